@@ -1,0 +1,55 @@
+// Size of the client core (templates/client, without validators) beside openapi-fetch,
+// both bundled the same way: esbuild bundle + minify, ESM, platform neutral, then gzip.
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build, type BuildOptions } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** Budget of the core, gzipped (issue 4: at most 1.5 kB). */
+export const CORE_GZIP_BUDGET = 1536;
+
+export interface SizeRow {
+  name: string;
+  minified: number;
+  gzipped: number;
+}
+
+const common: BuildOptions = { bundle: true, minify: true, format: "esm", platform: "neutral", write: false, logLevel: "silent" };
+
+async function measureBuild(name: string, options: BuildOptions): Promise<SizeRow> {
+  const result = await build({ ...common, ...options });
+  const code = result.outputFiles?.[0]?.contents;
+  if (!code) throw new Error(`esbuild produced no output for ${name}`);
+  return { name, minified: code.byteLength, gzipped: gzipSync(code, { level: 9 }).byteLength };
+}
+
+/** Measures the core and openapi-fetch; the core is the first row. */
+export async function measureClientSize(): Promise<[SizeRow, SizeRow]> {
+  return Promise.all([
+    measureBuild("verispec client core", { entryPoints: [`${root}templates/client/index.ts`] }),
+    measureBuild("openapi-fetch", {
+      stdin: {
+        contents: 'import createClient from "openapi-fetch";\nexport { createClient };\n',
+        resolveDir: root,
+        loader: "js",
+      },
+    }),
+  ]);
+}
+
+export default async function run(): Promise<void> {
+  const [core, other] = await measureClientSize();
+  console.log("client size (esbuild bundle+minify, esm, neutral; gzip level 9)");
+  console.table(
+    [core, other].map((r) => ({
+      bundle: r.name,
+      "minified (B)": r.minified,
+      "gzipped (B)": r.gzipped,
+      "gzipped / openapi-fetch": (r.gzipped / other.gzipped).toFixed(2),
+    })),
+  );
+  console.log(`core budget: ${core.gzipped} / ${CORE_GZIP_BUDGET} B gzipped`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();

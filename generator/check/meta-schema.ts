@@ -1,0 +1,120 @@
+// Check, part 1: every spec file against the meta-schema (spec/meta/spec.schema.yaml).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { parse } from "yaml";
+import { describeValue, type Diagnostic } from "../diagnostics.js";
+import { positionOf, type LoadedSpec, type PathSegment, type SpecFile } from "../load/load-spec.js";
+
+interface MetaSchema {
+  files: Record<string, string>;
+  $defs: Record<string, { description?: string }>;
+}
+
+function loadMetaSchema(specDir: string): MetaSchema & Record<string, unknown> {
+  return parse(readFileSync(join(specDir, "meta", "spec.schema.yaml"), "utf8")) as MetaSchema & Record<string, unknown>;
+}
+
+/** The $def a spec file must match, by its name ("entities/*" matches any entity file). */
+function defFor(meta: MetaSchema, name: string): string | undefined {
+  if (meta.files[name]) return meta.files[name];
+  const dir = name.includes("/") ? `${name.slice(0, name.lastIndexOf("/"))}/*` : undefined;
+  return dir ? meta.files[dir] : undefined;
+}
+
+function pointerToPath(pointer: string): PathSegment[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
+}
+
+function valueAt(data: unknown, path: readonly PathSegment[]): unknown {
+  let v: unknown = data;
+  for (const seg of path) v = v == null ? undefined : (v as Record<PathSegment, unknown>)[seg];
+  return v;
+}
+
+/** What the failing keyword expected, in words. */
+function expectedText(e: ErrorObject): string {
+  const schema = e.parentSchema as { description?: string; properties?: Record<string, unknown> } | undefined;
+  switch (e.keyword) {
+    case "required":
+      return `a key \`${(e.params as { missingProperty: string }).missingProperty}\``;
+    case "additionalProperties": {
+      const allowed = Object.keys(schema?.properties ?? {});
+      return allowed.length ? `one of the keys ${allowed.map((k) => `\`${k}\``).join(", ")}` : "no other key";
+    }
+    case "type":
+      return `a value of type ${String((e.params as { type: string }).type)}`;
+    case "enum":
+      return `one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "const":
+      return JSON.stringify((e.params as { allowedValue: unknown }).allowedValue);
+    case "pattern":
+      return schema?.description ?? `text matching ${(e.params as { pattern: string }).pattern}`;
+    case "propertyNames":
+      return "a valid key";
+    default:
+      return schema?.description ?? (e.message ?? "a valid value");
+  }
+}
+
+function toDiagnostic(file: SpecFile, e: ErrorObject): Diagnostic {
+  const path = pointerToPath(e.instancePath);
+  if (e.keyword === "additionalProperties") {
+    const key = (e.params as { additionalProperty: string }).additionalProperty;
+    return { pos: positionOf(file, [...path, key], true), found: `an unknown key \`${key}\``, expected: expectedText(e) };
+  }
+  if (e.keyword === "required") {
+    return { pos: positionOf(file, path), found: `no key \`${(e.params as { missingProperty: string }).missingProperty}\``, expected: expectedText(e) };
+  }
+  if (e.keyword === "propertyNames") {
+    const name = (e.params as { propertyName: string }).propertyName;
+    return { pos: positionOf(file, [...path, name], true), found: `the key ${JSON.stringify(name)}`, expected: expectedText(e) };
+  }
+  return { pos: positionOf(file, path), found: describeValue(valueAt(file.data, path)), expected: expectedText(e) };
+}
+
+/** Keeps the most specific errors: combinators and errors on a parent of another error's place go. */
+function mostSpecific(errors: readonly ErrorObject[]): ErrorObject[] {
+  const useful = errors.filter((e) => !["anyOf", "oneOf", "if", "$ref"].includes(e.keyword));
+  const seen = new Set<string>();
+  return useful.filter((e) => {
+    const deeper = useful.some((o) => o !== e && o.instancePath.startsWith(`${e.instancePath}/`));
+    const key = `${e.instancePath}|${e.keyword}|${JSON.stringify(e.params)}`;
+    if (deeper || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function checkAgainstMetaSchema(spec: LoadedSpec): Diagnostic[] {
+  const meta = loadMetaSchema(spec.dir);
+  const { files: _files, ...schema } = meta;
+  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true });
+  ajv.addSchema(schema);
+  const id = schema.$id as string;
+  const compiled = new Map<string, ValidateFunction>();
+  const diagnostics: Diagnostic[] = [];
+  for (const file of spec.files) {
+    const def = defFor(meta, file.name);
+    if (!def) {
+      diagnostics.push({
+        pos: { file: file.displayPath, line: 1, col: 1 },
+        found: `a spec file named ${JSON.stringify(file.name)}`,
+        expected: `one of the files ${Object.keys(meta.files).join(", ")}`,
+      });
+      continue;
+    }
+    let validate = compiled.get(def);
+    if (!validate) {
+      validate = ajv.getSchema(`${id}#/$defs/${def}`)!;
+      compiled.set(def, validate);
+    }
+    if (!validate(file.data)) diagnostics.push(...mostSpecific(validate.errors ?? []).map((e) => toDiagnostic(file, e)));
+  }
+  return diagnostics;
+}

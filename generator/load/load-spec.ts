@@ -1,0 +1,113 @@
+// Load: every YAML file under spec/ as a document that remembers where each value stands.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { SpecError, type Diagnostic, type SourcePos } from "../diagnostics.js";
+
+export type PathSegment = string | number;
+
+export interface SpecFile {
+  /** Path relative to the spec directory, with "/" separators, e.g. "entities/trust.yaml". */
+  readonly name: string;
+  /** Path shown in diagnostics, e.g. "spec/entities/trust.yaml". */
+  readonly displayPath: string;
+  readonly data: unknown;
+  readonly doc: Document.Parsed;
+  readonly lines: LineCounter;
+}
+
+export interface LoadedSpec {
+  readonly dir: string;
+  readonly files: readonly SpecFile[];
+}
+
+function listYamlFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d).sort()) {
+      const full = join(d, entry);
+      if (statSync(full).isDirectory()) {
+        if (entry !== "meta") walk(full);
+      } else if (entry.endsWith(".yaml") || entry.endsWith(".yml")) {
+        out.push(full);
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export function displayPathOf(specDir: string, file: string): string {
+  const rel = relative(join(specDir, ".."), file).split(sep).join("/");
+  return rel.startsWith("..") ? file : rel;
+}
+
+export function parseSpecFile(specDir: string, file: string, text: string): SpecFile {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const displayPath = displayPathOf(specDir, file);
+  const problems = [...doc.errors, ...doc.warnings];
+  if (problems.length > 0) {
+    const diagnostics: Diagnostic[] = problems.map((e) => {
+      const at = lines.linePos(e.pos[0]);
+      return {
+        pos: { file: displayPath, line: at.line, col: at.col },
+        found: `invalid YAML (${e.message.split("\n")[0]})`,
+        expected: "well-formed YAML",
+      };
+    });
+    throw new SpecError(diagnostics);
+  }
+  const name = relative(specDir, file).split(sep).join("/");
+  return { name, displayPath, data: doc.toJS({ maxAliasCount: 100 }), doc, lines };
+}
+
+/** Reads every spec file; a YAML syntax error anywhere stops here with its position. */
+export function loadSpec(specDir: string): LoadedSpec {
+  const files: SpecFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const file of listYamlFiles(specDir)) {
+    try {
+      files.push(parseSpecFile(specDir, file, readFileSync(file, "utf8")));
+    } catch (err) {
+      if (err instanceof SpecError) diagnostics.push(...err.diagnostics);
+      else throw err;
+    }
+  }
+  if (diagnostics.length > 0) throw new SpecError(diagnostics);
+  return { dir: specDir, files };
+}
+
+/**
+ * Position of the value at `path` in a file; when the path goes deeper than the document (a missing
+ * key), the position of the deepest node that exists. `key: true` points at a mapping key instead.
+ */
+export function positionOf(file: SpecFile, path: readonly PathSegment[], key = false): SourcePos {
+  let node: Node | null | undefined = file.doc.contents as Node | null;
+  let offset = node?.range?.[0] ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i]!;
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) break;
+      const keyNode = pair.key as Node;
+      if (last && key) {
+        offset = keyNode.range?.[0] ?? offset;
+        node = undefined;
+        break;
+      }
+      node = pair.value as Node | null;
+      offset = node?.range?.[0] ?? keyNode.range?.[0] ?? offset;
+    } else if (isSeq(node) && typeof seg === "number") {
+      const item = node.items[seg] as Node | undefined;
+      if (!item) break;
+      node = item;
+      offset = item.range?.[0] ?? offset;
+    } else {
+      break;
+    }
+  }
+  const at = file.lines.linePos(offset);
+  return { file: file.displayPath, line: at.line, col: at.col };
+}

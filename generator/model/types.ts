@@ -1,0 +1,291 @@
+// The model: one typed, read-only intermediate representation of the whole spec. Every emitter reads
+// only this; nothing here knows about YAML, JSON Schema or OpenAPI syntax.
+import type { SourcePos } from "../diagnostics.js";
+
+export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
+
+/** A "not shown" of the seed, carried into descriptions of every output. */
+export interface Unknown {
+  readonly seed: string;
+  readonly text: string;
+  readonly pos: SourcePos;
+}
+
+/** A validation message: the code and text a failing rule reports (seed: 7). */
+export interface Message {
+  readonly id: string;
+  readonly code: string;
+  readonly message: string;
+  /** "observed": exactly as in the seed's table; "verispec": verispec's wording (the seed shows none). */
+  readonly origin: "observed" | "verispec" | "default";
+}
+
+/** A named value rule (spec/rules.yaml), with `{unicodeLetter}` already expanded. */
+export interface Rule {
+  readonly name: string;
+  readonly seed: string;
+  readonly description: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  /** Keyword ("pattern", "minLength", ...) to the message it reports. */
+  readonly messages: Readonly<Record<string, Message>>;
+  readonly examples: readonly string[];
+  readonly pos: SourcePos;
+}
+
+/** A named closed list of values: a country group, the state codes, a status list. */
+export interface ValueSet {
+  readonly name: string;
+  readonly values: readonly string[];
+}
+
+export interface Condition {
+  readonly field: string;
+  readonly values: readonly string[];
+  readonly seed?: string;
+  readonly properties: Readonly<Record<string, Field>>;
+}
+
+/** A field or a shape: the spec's small schema language after resolving rules, value sets and includes. */
+export interface Field {
+  readonly pos: SourcePos;
+  readonly seed?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly unknown?: string;
+  readonly type?: JsonType | readonly JsonType[];
+  readonly required: "yes" | "no" | "ifPresent";
+  readonly nullable: boolean;
+  readonly rule?: Rule;
+  readonly enum?: readonly unknown[];
+  readonly const?: unknown;
+  readonly values?: ValueSet;
+  readonly format?: "uri" | "uuid";
+  readonly deprecated: boolean;
+  readonly secret: boolean;
+  readonly examples?: readonly unknown[];
+  readonly minimum?: number;
+  readonly properties?: Readonly<Record<string, Field>>;
+  readonly additionalProperties?: boolean | Field;
+  readonly items?: Field;
+  readonly ref?: string;
+  readonly when: readonly Condition[];
+  readonly exactlyOneOf?: readonly string[];
+  readonly oneOf?: readonly Field[];
+  readonly discriminator?: string;
+  readonly selectBy?: { readonly field: string; readonly then: string; readonly else: string };
+  readonly messages: Readonly<Record<string, Message>>;
+  /** v5 create body: apply the per-type requirements of 2.11. */
+  readonly requirements: boolean;
+  readonly unknownShape: boolean;
+}
+
+export interface Shape extends Field {
+  readonly id: string;
+}
+
+export interface StakeholderType {
+  readonly name: string;
+  readonly seed: string;
+  readonly description?: string;
+  /** Shape id of its `fields`. */
+  readonly fields: string;
+}
+
+export interface Role {
+  readonly name: string;
+  readonly types: readonly string[];
+  readonly required: boolean;
+  readonly description?: string;
+  readonly unknown?: string;
+}
+
+export interface RoleSet {
+  readonly name: string;
+  readonly seed: string;
+  readonly description?: string;
+  readonly roles: readonly Role[];
+  readonly pos: SourcePos;
+}
+
+export interface EntityBranch {
+  readonly name: string;
+  readonly seed: string;
+  readonly countries: ValueSet;
+  /** Fields in order: `country` first, then the table's own, then included field sets. */
+  readonly fields: Readonly<Record<string, Field>>;
+}
+
+export interface EntityKind {
+  /** The wire value of `type`, e.g. "unRegulatedTrust". */
+  readonly kind: string;
+  readonly seed: string;
+  readonly interface: "verify" | "idform";
+  readonly title: string;
+  readonly description: string;
+  readonly unknown?: string;
+  readonly branches: readonly EntityBranch[];
+  readonly stakeholders?: { readonly seed: string; readonly required: boolean; readonly roleSet: RoleSet };
+  readonly pos: SourcePos;
+}
+
+export interface EntityRequest {
+  readonly id: string;
+  readonly seed: string;
+  readonly title: string;
+  readonly description: string;
+  readonly interface: "verify" | "idform";
+  /** Envelope fields plus this request's own. */
+  readonly fields: Readonly<Record<string, Field>>;
+}
+
+export interface V5Requirement {
+  readonly type: string;
+  readonly seed: string;
+  readonly addresses: readonly string[];
+  readonly documents: readonly string[];
+  readonly identifiersFor: readonly { readonly countries: ValueSet; readonly identifiers: readonly string[] }[];
+}
+
+export interface VerificationStatus {
+  readonly value: string;
+  readonly seed: string;
+  readonly meaning: string;
+  readonly outcome: string;
+}
+
+export interface SubmissionStatus {
+  readonly value: string;
+  readonly seed: string;
+  readonly meaning?: string;
+  readonly unknown?: string;
+  readonly locksResubmission: boolean;
+}
+
+export interface Transition {
+  readonly seed: string;
+  readonly from: string | null;
+  readonly trigger: string;
+  readonly condition?: string;
+  readonly to: readonly string[];
+  readonly alsoHappens?: string;
+  readonly unknown?: string;
+}
+
+export interface ErrorType {
+  readonly type: string;
+  readonly seed: string;
+  readonly httpStatus: number;
+  readonly message?: string;
+  readonly condition: string;
+}
+
+export interface Limit {
+  readonly name: string;
+  readonly seed: string;
+  readonly value: string;
+  readonly appliesTo: string;
+  readonly rule?: string;
+  readonly numbers: Readonly<Record<string, number>>;
+}
+
+export interface Endpoint {
+  readonly operationId: string;
+  readonly seed: string;
+  readonly method: "GET" | "POST";
+  /** null: the seed does not show the path (the caller supplies it). */
+  readonly path: string | null;
+  readonly auth: "body" | "basic";
+  readonly client: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly unknown?: string;
+  readonly request?: string;
+  readonly pathParams: Readonly<Record<string, Field>>;
+  readonly responses: Readonly<Record<string, string>>;
+  readonly errors: readonly string[];
+  readonly errorBody: string;
+  readonly limits: readonly string[];
+}
+
+export interface SignatureHeader {
+  readonly name: string;
+  readonly prefix?: string;
+  readonly digest?: "hmac-sha256" | "sha3-256" | "keccak-256";
+  readonly description?: string;
+  readonly value?: string;
+}
+
+export interface SignatureScheme {
+  readonly version: string;
+  readonly seed: string;
+  readonly description: string;
+  readonly headers: readonly SignatureHeader[];
+  readonly receiverMust: readonly string[];
+  readonly bodyVariant?: { readonly deprecated: boolean; readonly description: string; readonly unknown?: string };
+}
+
+export interface WebhookPayloadDef {
+  readonly name: string;
+  readonly seed: string;
+  readonly schema: string;
+  readonly signatureVersion: string;
+  readonly operationId: string;
+  readonly summary: string;
+}
+
+export interface Model {
+  readonly countries: {
+    readonly iso3: readonly { readonly code: string; readonly name: string }[];
+    readonly groups: Readonly<Record<string, ValueSet & { readonly seed: string; readonly description?: string }>>;
+    readonly usStates: ValueSet;
+  };
+  readonly unicodeVersion: string;
+  readonly rules: Readonly<Record<string, Rule>>;
+  readonly messages: {
+    readonly codes: readonly string[];
+    readonly observed: readonly (Message & { readonly seed: string; readonly paths: readonly (readonly string[])[] })[];
+    /** JSON Schema keyword to the Zod 4 default message template. */
+    readonly defaults: Readonly<Record<string, Message>>;
+    readonly verispec: Readonly<Record<string, Message>>;
+  };
+  readonly errorTypes: readonly ErrorType[];
+  readonly limits: Readonly<Record<string, Limit>>;
+  readonly verificationStatuses: readonly VerificationStatus[];
+  readonly olderVerificationStatuses: readonly string[];
+  readonly submissionStatuses: readonly SubmissionStatus[];
+  readonly outcomes: Readonly<Record<string, { readonly seed: string; readonly guidance: string }>>;
+  readonly transitions: readonly Transition[];
+  readonly attempts: { readonly seed: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number; readonly rules: readonly string[] };
+  readonly versions: {
+    readonly metadataVersion: string;
+    readonly olderPaths: readonly string[];
+    readonly pathPrefix: string;
+    readonly webhookVersion: string;
+    readonly signatureVersions: readonly { readonly version: string; readonly description: string; readonly seed: string }[];
+    readonly deprecations: readonly { readonly seed: string; readonly what: string; readonly replacement?: string }[];
+  };
+  readonly stakeholderGuidance: string;
+  readonly stakeholderTypes: readonly StakeholderType[];
+  readonly roleSets: Readonly<Record<string, RoleSet>>;
+  readonly entityKinds: readonly EntityKind[];
+  readonly entityRequests: readonly EntityRequest[];
+  readonly shapes: Readonly<Record<string, Shape>>;
+  readonly v5Requirements: readonly V5Requirement[];
+  readonly requiredDocumentMessage: Message;
+  readonly servers: readonly { readonly name: string; readonly seed: string; readonly description: string }[];
+  readonly auth: Readonly<Record<string, { readonly seed: string; readonly description: string }>>;
+  readonly endpoints: readonly Endpoint[];
+  readonly delivery: { readonly seed: string; readonly rules: readonly string[] };
+  readonly signatures: readonly SignatureScheme[];
+  readonly webhookToleranceMs: number;
+  readonly webhookPayloads: readonly WebhookPayloadDef[];
+  /** Every "not shown" of the seed, in spec order. */
+  readonly unknowns: readonly Unknown[];
+}
+
+/** Schema ids of the entity kinds: "v4.entities.<Kind>" with the kind's first letter upper-cased. */
+export function entitySchemaId(kind: string): string {
+  return `v4.entities.${kind.charAt(0).toUpperCase()}${kind.slice(1)}`;
+}

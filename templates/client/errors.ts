@@ -1,0 +1,88 @@
+import type { ServiceIssue } from "./types.js";
+
+// Names are set on the prototype in static blocks, not taken from the class name:
+// minifiers rename classes, and the prototype value is in place before the stack is captured.
+
+/**
+ * Base of every error the client raises. Misuse (bad path, credentials passed by the caller)
+ * is a TypeError; a caller's own abort rethrows the caller's AbortError unchanged.
+ *
+ * Stored bodies are redacted before they get here: no secret, no Authorization value.
+ */
+export class VerispecError extends Error {
+  declare readonly status?: number;
+  /** `trace` of the v5 envelope, when the response had one. */
+  declare readonly trace?: string;
+  /** Response body: parsed JSON, or raw text when not JSON; for validation errors the data checked. Redacted. */
+  declare readonly body?: unknown;
+  static {
+    this.prototype.name = "VerispecError";
+  }
+  /** `init` becomes own fields (status, trace, body, details, cause...). */
+  constructor(message: string, init?: object) {
+    super(message);
+    Object.assign(this, init);
+  }
+  toJSON(): object {
+    return { ...this, name: this.name, message: this.message };
+  }
+}
+
+/**
+ * validation_error (seed: 7, HTTP 422). `details` are the service's `{message, code, path}` items.
+ * Raised locally by `validate: true` with the same details, the `schemaId` and no `status` (nothing was sent).
+ */
+export class ValidationError extends VerispecError {
+  declare readonly details: ServiceIssue[];
+  declare readonly schemaId?: string;
+  static {
+    this.prototype.name = "ValidationError";
+  }
+}
+
+/** too_many_attempts (seed: 7, HTTP 474): attempt cap exhausted, data not re-verified. */
+export class TooManyAttemptsError extends VerispecError {
+  static {
+    this.prototype.name = "TooManyAttemptsError";
+  }
+}
+
+/** submission_conflict (seed: 7, HTTP 475): wait for the first resubmission's outcome, then retry. */
+export class SubmissionConflictError extends VerispecError {
+  static {
+    this.prototype.name = "SubmissionConflictError";
+  }
+}
+
+/** Any other non-2xx response. */
+export class HttpError extends VerispecError {
+  declare readonly status: number;
+  static {
+    this.prototype.name = "HttpError";
+  }
+}
+
+/** The client's timeout fired (per attempt). */
+export class TimeoutError extends VerispecError {
+  static {
+    this.prototype.name = "TimeoutError";
+  }
+}
+
+/** fetch rejected (connection refused, reset, DNS...); the original error is `cause`. */
+export class NetworkError extends VerispecError {
+  declare readonly cause: unknown;
+  static {
+    this.prototype.name = "NetworkError";
+  }
+}
+
+/** A 2xx body did not match its schema: the service's spec drifted from the generated one. */
+export class ResponseValidationError extends VerispecError {
+  declare readonly schemaId: string;
+  /** The validator's issues, `{message, code, path}` like ValidationError's. */
+  declare readonly details: ServiceIssue[];
+  static {
+    this.prototype.name = "ResponseValidationError";
+  }
+}

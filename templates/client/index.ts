@@ -1,0 +1,22 @@
+// Runtime of the generated client; copied verbatim to generated/runtime/client/.
+export { createClientCore } from "./core.js";
+export {
+  HttpError,
+  NetworkError,
+  ResponseValidationError,
+  SubmissionConflictError,
+  TimeoutError,
+  TooManyAttemptsError,
+  ValidationError,
+  VerispecError,
+} from "./errors.js";
+export type {
+  CallInput,
+  ClientCore,
+  ClientOptions,
+  OperationSpec,
+  RetryOptions,
+  ServiceIssue,
+  SpecConstants,
+  Validate,
+} from "./types.js";

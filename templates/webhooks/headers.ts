@@ -1,0 +1,86 @@
+/**
+ * Header access for the signature headers (seed: 6.4). Names are case-insensitive; accepted
+ * inputs are a fetch `Headers`, Node's `IncomingHttpHeaders` (including array values) or a plain object.
+ */
+
+/** Anything with a case-insensitive `get`, such as the fetch API's `Headers`. */
+export interface HeaderGetter {
+  get(name: string): string | null;
+}
+
+export type WebhookHeaders = HeaderGetter | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+
+export const HEADER_SIGNATURE_V2 = "x-svc-signature";
+export const HEADER_SIGNATURE_SHA = "x-svc-signature-sha";
+export const HEADER_SIGNATURE_KECCAK = "x-svc-signature-keccak";
+export const HEADER_SIGNATURE_VERSION = "x-svc-signature-version";
+
+/** A header sent more than once: ambiguous, so the caller refuses it rather than picking one. */
+export const DUPLICATE_HEADER: unique symbol = Symbol("duplicate header");
+export type HeaderValue = string | typeof DUPLICATE_HEADER | undefined;
+
+export interface SignatureHeaders {
+  readonly version: HeaderValue;
+  readonly v2: HeaderValue;
+  readonly sha: HeaderValue;
+  readonly keccak: HeaderValue;
+}
+
+const WANTED = new Set([HEADER_SIGNATURE_V2, HEADER_SIGNATURE_SHA, HEADER_SIGNATURE_KECCAK, HEADER_SIGNATURE_VERSION]);
+
+/** Reads the four signature headers. Empty values count as absent. */
+export function readSignatureHeaders(headers: WebhookHeaders): SignatureHeaders {
+  if (isHeaderGetter(headers)) {
+    // Headers joins repeated values with ", ", which then fails the format check.
+    return {
+      version: clean(headers.get(HEADER_SIGNATURE_VERSION)),
+      v2: clean(headers.get(HEADER_SIGNATURE_V2)),
+      sha: clean(headers.get(HEADER_SIGNATURE_SHA)),
+      keccak: clean(headers.get(HEADER_SIGNATURE_KECCAK)),
+    };
+  }
+  return readFromRecord(headers);
+}
+
+function readFromRecord(record: Readonly<Record<string, unknown>>): SignatureHeaders {
+  const found: Record<string, HeaderValue> = {};
+  // One pass over the keys, so "X-Svc-Signature" and "x-svc-signature" in one object are seen as a duplicate.
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const name = key.toLowerCase();
+    if (!WANTED.has(name)) continue;
+    found[name] = merge(found[name], valueOf(record[key]));
+  }
+  return {
+    version: found[HEADER_SIGNATURE_VERSION],
+    v2: found[HEADER_SIGNATURE_V2],
+    sha: found[HEADER_SIGNATURE_SHA],
+    keccak: found[HEADER_SIGNATURE_KECCAK],
+  };
+}
+
+function valueOf(raw: unknown): HeaderValue {
+  if (Array.isArray(raw)) {
+    let result: HeaderValue;
+    for (const item of raw) result = merge(result, clean(item));
+    return result;
+  }
+  return clean(raw);
+}
+
+function merge(existing: HeaderValue, next: HeaderValue): HeaderValue {
+  if (existing === undefined) return next;
+  if (next === undefined) return existing;
+  return DUPLICATE_HEADER;
+}
+
+function clean(raw: unknown): string | undefined {
+  if (typeof raw === "number") return String(raw);
+  if (typeof raw !== "string") return undefined;
+  const trimmed = raw.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+function isHeaderGetter(headers: WebhookHeaders): headers is HeaderGetter {
+  return typeof (headers as { get?: unknown }).get === "function";
+}
