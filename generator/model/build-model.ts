@@ -56,9 +56,9 @@ function buildAll(ctx: Context): Model {
     (g.countries as string[]).forEach((code, i) => {
       if (!iso3Codes.has(code)) ctx.report({ file: countriesFile, path: ["groups", name, "countries", i] }, `the country ${JSON.stringify(code)}`, "an ISO 3166-1 alpha-3 code of iso3166Alpha3");
     });
-    groups[name] = { name, seed: g.seed, description: g.description, values: [...g.countries] };
+    groups[name] = { name: `group:${name}`, seed: g.seed, description: g.description, values: [...g.countries] };
   }
-  const usStates: ValueSet = { name: "usStates", values: [...countries.usStates.codes] };
+  const usStates: ValueSet = { name: "usStates", seed: countries.usStates.seed, description: "2-letter USA state code.", values: [...countries.usStates.codes] };
 
   const errors = raw({ file: ctx.file("errors.yaml"), path: [] });
   const vm = errors.validationMessages as Raw;
@@ -135,13 +135,13 @@ function buildAll(ctx: Context): Model {
   const errorTypes = Object.entries(errors.errorTypes as Record<string, Raw>).map(([type, e]) => ({ type, seed: e.seed, httpStatus: e.httpStatus, message: e.message, condition: e.condition }));
 
   const valueSets: Record<string, ValueSet> = {
-    iso3: { name: "iso3", values: iso3.map((c) => c.code) },
+    iso3: { name: "iso3", seed: countries.seed, description: "ISO 3166-1 alpha-3 country code.", values: iso3.map((c) => c.code) },
     usStates,
-    verificationStatuses: { name: "verificationStatuses", values: verificationStatuses.map((s) => s.value) },
-    olderVerificationStatuses: { name: "olderVerificationStatuses", values: [...statuses.olderVerificationStatuses.values] },
-    submissionStatuses: { name: "submissionStatuses", values: submissionStatuses.map((s) => s.value) },
-    errorTypes: { name: "errorTypes", values: errorTypes.map((e) => e.type) },
-    validationCodes: { name: "validationCodes", values: [...codes] },
+    verificationStatuses: { name: "verificationStatuses", seed: "3", description: "Verification status.", values: verificationStatuses.map((s) => s.value) },
+    olderVerificationStatuses: { name: "olderVerificationStatuses", seed: "6.3", description: "Verification status of the older webhook payload.", values: [...statuses.olderVerificationStatuses.values] },
+    submissionStatuses: { name: "submissionStatuses", seed: "3", description: "Submission status.", values: submissionStatuses.map((s) => s.value) },
+    errorTypes: { name: "errorTypes", seed: "7", description: "Error type.", values: errorTypes.map((e) => e.type) },
+    validationCodes: { name: "validationCodes", seed: "7", description: "Validation issue code (Zod 4's codes).", values: [...codes] },
   };
   const resolveValues = (name: string, a: At): ValueSet | undefined => {
     if (name.startsWith("group:")) {
@@ -201,7 +201,7 @@ function buildAll(ctx: Context): Model {
       ref: r.ref, when, exactlyOneOf: r.exactlyOneOf,
       oneOf: r.oneOf ? (r.oneOf as Raw[]).map((_, i) => toField(at(a, "oneOf", i))) : undefined,
       discriminator: r.discriminator, selectBy: r.selectBy,
-      messages: { ...(rule?.messages ?? {}), ...resolveMessages(r.messages, at(a, "messages")) },
+      messages: resolveMessages(r.messages, at(a, "messages")),
       requirements: r.requirements === true, unknownShape: r.unknownShape === true,
     };
   };
@@ -294,7 +294,7 @@ function buildAll(ctx: Context): Model {
     if (shapeSources[id]) ctx.report({ file: olderFile, path: ["entityRequests", id] }, `the id ${id} both as an entity request and as a shape`, "each schema id once", true);
     const own = fieldMap({ file: olderFile, path: ["entityRequests", id] }, undefined, r.fields ? "fields" : undefined);
     if (!entityKinds.some((k) => k.interface === r.interface)) ctx.report({ file: olderFile, path: ["entityRequests", id, "interface"] }, `the interface ${r.interface} with no entity kind`, "an interface that some entity kind declares");
-    return { id, seed: r.seed, title: r.title, description: r.description, interface: r.interface, fields: { ...envelopeFields, ...own } };
+    return { id, seed: r.seed, title: r.title, description: r.description, interface: r.interface, examples: r.examples ?? [], fields: { ...envelopeFields, ...own } };
   });
   const metadataVersion = envelopeFields.metadata_version?.const;
 
@@ -378,6 +378,7 @@ function buildAll(ctx: Context): Model {
     countries: { iso3, groups, usStates },
     unicodeVersion: letters.unicodeVersion,
     rules,
+    valueSets: Object.values(valueSets),
     messages: {
       codes: [...codes],
       observed: Object.entries(vm.observed as Record<string, Raw>).map(([id, m]) => ({ ...observed[id]!, seed: m.seed, paths: m.paths ?? [] })),

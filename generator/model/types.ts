@@ -36,8 +36,11 @@ export interface Rule {
 
 /** A named closed list of values: a country group, the state codes, a status list. */
 export interface ValueSet {
+  /** "iso3", "usStates", a status list, or "group:<name>" for a country group. */
   readonly name: string;
   readonly values: readonly string[];
+  readonly seed?: string;
+  readonly description?: string;
 }
 
 export interface Condition {
@@ -75,6 +78,7 @@ export interface Field {
   readonly oneOf?: readonly Field[];
   readonly discriminator?: string;
   readonly selectBy?: { readonly field: string; readonly then: string; readonly else: string };
+  /** The field's own messages; its rule's messages stay with the rule. */
   readonly messages: Readonly<Record<string, Message>>;
   /** v5 create body: apply the per-type requirements of 2.11. */
   readonly requirements: boolean;
@@ -136,6 +140,7 @@ export interface EntityRequest {
   readonly title: string;
   readonly description: string;
   readonly interface: "verify" | "idform";
+  readonly examples: readonly unknown[];
   /** Envelope fields plus this request's own. */
   readonly fields: Readonly<Record<string, Field>>;
 }
@@ -243,6 +248,8 @@ export interface Model {
   };
   readonly unicodeVersion: string;
   readonly rules: Readonly<Record<string, Rule>>;
+  /** The named value sets other than country groups. */
+  readonly valueSets: readonly ValueSet[];
   readonly messages: {
     readonly codes: readonly string[];
     readonly observed: readonly (Message & { readonly seed: string; readonly paths: readonly (readonly string[])[] })[];

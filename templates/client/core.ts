@@ -82,39 +82,43 @@ export function createClientCore(
   async function call<T>(op: OperationSpec, input: CallInput): Promise<T> {
     const { signal } = input;
     const url = options.baseUrl.replace(/\/+$/, "") + buildPath(op.path ?? input.path, input.pathParams);
-    const headers: Record<string, string> = { ...options.headers, Accept: "application/json", "Content-Type": "application/json" };
+    // Headers.set: the client's values replace the caller's whatever their letter case.
+    const headers = new Headers(options.headers);
+    headers.set("Accept", "application/json");
+    headers.set("Content-Type", "application/json");
     let body = input.body;
-    if (op.auth == "basic") headers.Authorization = "Basic " + token;
+    if (op.auth == "basic") headers.set("Authorization", "Basic " + token);
     else body = { ...body, ...credentials }; // the configured credentials win over any in the body
     if (options.validate) await check(ValidationError, "Validation error:", op.requestSchema, body);
 
-    const retry = op.method == "GET" && options.retry !== false ? options.retry : { retries: 0 };
-    const { retries = 2, baseDelayMs = 200, maxDelayMs = 2000 } = retry ?? {};
+    const { retries = 2, baseDelayMs = 200, maxDelayMs = 2000 } = options.retry || {};
+    const attempts = op.method == "GET" && options.retry !== false ? retries : 0; // never a POST
     const ms = input.timeoutMs ?? options.timeoutMs ?? 30_000;
     for (let attempt = 0; ; attempt++) {
+      // AbortSignal.timeout/any: Node >= 20.3, all current browsers; keeps the core free of timer bookkeeping.
       const timeout = AbortSignal.timeout(ms);
       let res: Response | undefined;
       let data: unknown;
       try {
         const fetchFn = options.fetch ?? fetch; // called unbound: browsers reject fetch with a foreign `this`
-        res = await fetchFn(url, {
+        const r = await fetchFn(url, {
           method: op.method,
           headers,
           body: body && JSON.stringify(body),
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
-        data = parseBody(await res.text());
+        data = parseBody(await r.text());
+        res = r; // only once the body is read: a failure while reading is a network error
       } catch (e) {
         if (signal?.aborted) throw e; // the caller's abort stays the caller's AbortError
         if (timeout.aborted) throw new TimeoutError(`Timeout ${ms} ms`);
-        if (attempt >= retries) throw new NetworkError("Network error", { cause: e });
-        res = undefined; // a network error: retry
+        if (attempt >= attempts) throw new NetworkError("Network error", { cause: e });
       }
       if (res?.ok) {
         if (options.validateResponses) await check(ResponseValidationError, "Response does not match", op.responseSchema, data);
         return data as T;
       }
-      if (res && (res.status < 500 || attempt >= retries)) throw toError(res.status, redact(data), constants);
+      if (res && (res.status < 500 || attempt >= attempts)) throw toError(res.status, redact(data), constants);
       await new Promise((r) => setTimeout(r, backoffMs(attempt, baseDelayMs, maxDelayMs)));
     }
   }

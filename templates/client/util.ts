@@ -13,7 +13,7 @@ export function buildPath(template: string | null | undefined, params: Record<st
   if (!/^\/(?!\/)/.test(template!)) throw new TypeError("path must start with /");
   return template!.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
-    if (!value) throw new TypeError("missing path param " + name);
+    if (!value) throw new TypeError("missing " + name);
     return encodeURIComponent(value);
   });
 }

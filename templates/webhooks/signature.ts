@@ -22,14 +22,16 @@ export const V2_PREFIX = "sha256=";
 export const V1_SHA_PREFIX = "svc_sec_sha256_";
 export const V1_KECCAK_PREFIX = "svc_sec_keccak256_";
 
-const HEX_64 = /^[0-9a-fA-F]{64}$/;
 const encoder = new TextEncoder();
 
 /** The 32 digest bytes after `prefix`, or undefined when the value is not `prefix` + 64 hex digits. */
 export function parseDigest(value: string, prefix: string): Buffer | undefined {
   if (!value.startsWith(prefix)) return undefined;
   const hex = value.slice(prefix.length);
-  return HEX_64.test(hex) ? Buffer.from(hex, "hex") : undefined;
+  if (hex.length !== 64) return undefined;
+  // Node stops decoding hex at the first invalid character, so 32 bytes out means 64 valid digits in.
+  const digest = Buffer.from(hex, "hex");
+  return digest.length === 32 ? digest : undefined;
 }
 
 export function hmacSha256(secret: SigningSecret, body: RawBody): Buffer {

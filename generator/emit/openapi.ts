@@ -1,0 +1,177 @@
+// Emits generated/openapi.json and generated/openapi.yaml: OpenAPI 3.1.0 with paths, webhooks and
+// components.schemas shared with the JSON Schemas (same builder, `$ref`s into components).
+import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject, ResponseObject } from "openapi3-ts/oas31";
+import { stringify } from "yaml";
+import type { Endpoint, Model } from "../model/types.js";
+import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
+import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } from "./schema-builder.js";
+
+const COMPONENTS = "#/components/schemas/";
+const options: BuildOptions = { refTo: (id) => `${COMPONENTS}${id}`, discriminatorMapping: true };
+const ref = (id: string) => ({ $ref: `${COMPONENTS}${id}` });
+const JSON_MEDIA = "application/json";
+
+function exampleOf(model: Model, id: string): unknown {
+  const def = buildDefinitions(model, options).find((d) => d.id === id);
+  return (def?.schema.examples as unknown[] | undefined)?.[0];
+}
+
+function errorResponses(model: Model, e: Endpoint): Record<string, ResponseObject> {
+  const out: Record<string, ResponseObject> = {};
+  for (const type of e.errors) {
+    const t = model.errorTypes.find((x) => x.type === type)!;
+    const example: JsonSchema = { statusCode: t.httpStatus, status: "error", data: null, help: null, error: { type: t.type } };
+    if (t.message) example.message = t.message;
+    if (type === "validation_error") {
+      (example.error as JsonSchema).details = model.messages.observed.map((m) => ({ message: m.message, code: m.code, path: m.paths[0] }));
+    }
+    out[String(t.httpStatus)] = {
+      description: `\`${t.type}\`: ${t.condition}`,
+      content: { [JSON_MEDIA]: { schema: ref(e.errorBody), example: sortedObject(Object.entries(example)) } },
+    };
+  }
+  const shapeNote = e.errorBody.startsWith("v4.") ? " Its exact shape: not shown." : "";
+  out["4XX"] = { description: `Other client errors. Errors for failed authentication and their HTTP statuses: not shown.${shapeNote}`, content: { [JSON_MEDIA]: { schema: ref(e.errorBody) } } };
+  out.default = { description: `Any other error: a JSON error body.${shapeNote}`, content: { [JSON_MEDIA]: { schema: ref(e.errorBody) } } };
+  return out;
+}
+
+function operation(model: Model, e: Endpoint): OperationObject {
+  const responses: Record<string, ResponseObject> = {};
+  for (const [status, id] of Object.entries(e.responses)) {
+    const example = exampleOf(model, id);
+    responses[status] = { description: `Success (seed ${e.seed}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
+  }
+  Object.assign(responses, errorResponses(model, e));
+  const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (seed ${l.seed})`);
+  const description = [
+    e.description,
+    e.auth === "body" ? `Authentication: ${model.auth.body!.description} (seed ${model.auth.body!.seed})` : `Authentication: ${model.auth.basic!.description} (seed ${model.auth.basic!.seed})`,
+    limits.length ? `Limits:\n${limits.join("\n")}` : undefined,
+    e.unknown ? `Not shown in the seed: ${e.unknown}` : undefined,
+    `Seed: ${e.seed}.`,
+  ].filter(Boolean).join("\n\n");
+  const op: OperationObject = {
+    operationId: e.operationId,
+    summary: e.summary,
+    description,
+    tags: [e.auth === "basic" ? "v5" : "older"],
+    "x-seed": e.seed,
+    security: e.auth === "basic" ? [{ basicAuth: [] }] : [],
+    responses,
+  };
+  if (e.request) {
+    const example = exampleOf(model, e.request);
+    op.requestBody = { required: true, content: { [JSON_MEDIA]: { schema: ref(e.request), ...(example ? { example } : {}) } } };
+  }
+  const params: ParameterObject[] = Object.entries(e.pathParams).map(([name, f]) => ({
+    name, in: "path", required: true, description: f.description, schema: fieldSchema(f, options), example: "7f0c2a9e-3b8d-4c55-9d1e-2f4b6a8c0d12",
+  }));
+  if (params.length) op.parameters = params;
+  return op;
+}
+
+function webhookItem(model: Model, name: string): PathItemObject {
+  const p = model.webhookPayloads.find((x) => x.name === name)!;
+  const scheme = model.signatures.find((s) => s.version === p.signatureVersion)!;
+  const parameters: ParameterObject[] = scheme.headers.map((h) => ({
+    name: h.name, in: "header", required: h.value !== undefined || p.signatureVersion === "2",
+    description: [h.description, h.prefix ? `Prefix \`${h.prefix}\`.` : undefined, h.value ? `Value \`${h.value}\`.` : undefined].filter(Boolean).join(" "),
+    schema: h.value !== undefined ? { type: "string", const: h.value } : { type: "string", pattern: `^${h.prefix}[0-9a-f]{64}$` },
+  }));
+  const example = exampleOf(model, p.schema);
+  const description = [
+    scheme.description,
+    scheme.receiverMust.length ? `Receivers must: ${scheme.receiverMust.join("; ")}.` : undefined,
+    scheme.bodyVariant ? `${scheme.bodyVariant.description}${scheme.bodyVariant.unknown ? ` Not shown in the seed: ${scheme.bodyVariant.unknown}` : ""}` : undefined,
+    `Delivery (seed ${model.delivery.seed}):\n${model.delivery.rules.map((r) => `- ${r}`).join("\n")}`,
+    `Seed: ${p.seed}.`,
+  ].filter(Boolean).join("\n\n");
+  return {
+    post: {
+      operationId: p.operationId,
+      summary: p.summary,
+      description,
+      tags: ["webhooks"],
+      "x-seed": p.seed,
+      parameters,
+      security: [],
+      requestBody: { required: true, content: { [JSON_MEDIA]: { schema: ref(p.schema), ...(example ? { example } : {}) } } },
+      responses: { "200": { description: "Answer `200 OK` promptly and process the payload asynchronously (seed 6.1)." } },
+    },
+  };
+}
+
+function statusTable(model: Model): string {
+  const rows = model.verificationStatuses.map((s) => `| \`${s.value}\` | ${s.meaning} | ${s.outcome.replace("_", " ")} |`);
+  const sub = model.submissionStatuses.map((s) => `| \`${s.value}\` | ${s.meaning ?? `Not shown in the seed: ${s.unknown}`} |`);
+  const transitions = model.transitions.map((t) => `| ${t.from ?? "(none)"} | ${t.trigger} | ${t.condition ?? ""} | ${t.to.length ? t.to.join(", ") : "not stated"} | ${t.alsoHappens ?? ""} |`);
+  return [
+    "## Verification statuses (seed 3)",
+    "| Value | Meaning | Receiver outcome |", "|---|---|---|", ...rows, "",
+    "## Submission statuses (seed 3)",
+    "| Value | Meaning |", "|---|---|", ...sub, "",
+    "## Transitions (seed 3)",
+    "| From | Trigger | Condition | To | Also happens |", "|---|---|---|---|---|", ...transitions, "",
+    ...model.attempts.rules.map((r) => `- ${r}`),
+  ].join("\n");
+}
+
+function infoDescription(model: Model): string {
+  const notShown = model.unknowns.map((u) => `- (seed ${u.seed}) ${u.text}`);
+  return [
+    "Verification service for individuals (KYC) and entities with their stakeholders (KYB): the older form-based interface (`/verify`, `/idform`, `/getVerificationStatus`, the follow-up request; envelope fields prefixed `metadata_`, version `4`) and the current one (`/v5/verifications`, HTTP Basic, JSON envelope), with signed webhooks (signature versions 1 and 2).",
+    `All paths are appended to \`{base_url}\`. ${BANNER}.`,
+    `## Stakeholders (seed 2.1)\n${model.stakeholderGuidance}`,
+    statusTable(model),
+    `## Not shown in the seed\nThese facts are not shown by the seed specification; verispec models them as unknown instead of guessing.\n\n${notShown.join("\n")}`,
+  ].join("\n\n");
+}
+
+export function buildOpenApi(model: Model): OpenAPIObject {
+  const paths: Record<string, PathItemObject> = {};
+  for (const e of model.endpoints) {
+    if (e.path === null) continue; // seed 4.4: the follow-up request's path is not shown
+    (paths[e.path] ??= {})[e.method.toLowerCase() as "get" | "post"] = operation(model, e);
+  }
+  const schemas = sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema]));
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Verification service (KYC and KYB)",
+      version: model.versions.webhookVersion,
+      summary: "Identity verification of individuals and business verification of entities and their stakeholders.",
+      description: infoDescription(model),
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+    servers: model.servers.map((s) => ({
+      url: "{base_url}",
+      description: s.description,
+      variables: { base_url: { default: `https://${s.name}.base-url.invalid`, description: `Base address of the ${s.name} environment (not shown in the seed; the default is a placeholder under the reserved .invalid domain).` } },
+    })),
+    tags: [
+      { name: "older", description: "Older form-based interface: credentials in the JSON body, `metadata_version` `4`." },
+      { name: "v5", description: "Current interface: path prefix `/v5`, HTTP Basic authentication, JSON envelope." },
+      { name: "webhooks", description: "Signed webhooks (seed 6)." },
+    ],
+    paths: sortedObject(Object.entries(paths)),
+    webhooks: sortedObject(model.webhookPayloads.map((p) => [p.operationId, webhookItem(model, p.name)])),
+    components: {
+      schemas,
+      securitySchemes: { basicAuth: { type: "http", scheme: "basic", description: model.auth.basic!.description } },
+    },
+    "x-verispec": {
+      generatedBy: BANNER,
+      unshownOperations: model.endpoints.filter((e) => e.path === null).map((e) => ({ operationId: e.operationId, request: e.request, note: e.unknown })),
+    },
+  } as OpenAPIObject;
+}
+
+export function emitOpenApi(model: Model): OutputFile[] {
+  const doc = buildOpenApi(model);
+  return [
+    { path: "openapi.json", contents: jsonText(doc) },
+    { path: "openapi.yaml", contents: `# ${BANNER}\n${stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}` },
+  ];
+}

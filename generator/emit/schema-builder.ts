@@ -1,0 +1,312 @@
+// One schema builder for every output: the JSON Schemas and the OpenAPI document are the same
+// definitions, differing only in where a `$ref` points and in small OpenAPI-only additions.
+import type { EntityKind, EntityRequest, Field, Message, Model, RoleSet, Rule, V5Requirement, ValueSet } from "../model/types.js";
+import { entitySchemaId } from "../model/types.js";
+
+export type JsonSchema = { [key: string]: unknown };
+
+export interface BuildOptions {
+  /** Where a reference to a definition points, e.g. "#/$defs/v5.Document". */
+  readonly refTo: (id: string) => string;
+  /** OpenAPI only: add `mapping` to discriminators (Ajv does not support it, OpenAPI tools want it). */
+  readonly discriminatorMapping: boolean;
+}
+
+/** Vendor keywords the schemas carry; validators that do not know them ignore them. */
+export const VENDOR_KEYWORDS = ["x-seed", "x-not-shown", "x-verispec-errors"] as const;
+
+const messageEntry = (m: Message) => ({ code: m.code, message: m.message });
+
+/** A condition on an object's keys; `type` and `properties` keep Ajv's strict mode satisfied. */
+function objectHaving(properties: Record<string, unknown>, required: readonly string[] = Object.keys(properties)): JsonSchema {
+  const props = { ...Object.fromEntries(required.map((k) => [k, true])), ...properties };
+  return { type: "object", properties: props, required: [...required] };
+}
+
+function withNotes(schema: JsonSchema, f: { seed?: string; description?: string; unknown?: string; title?: string }): JsonSchema {
+  const out: JsonSchema = {};
+  if (f.title) out.title = f.title;
+  const text = [f.description, f.unknown ? `Not shown in the seed: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
+  if (text) out.description = text;
+  if (f.seed) out["x-seed"] = f.seed;
+  if (f.unknown) out["x-not-shown"] = f.unknown;
+  return { ...out, ...schema };
+}
+
+function errorsFor(messages: Readonly<Record<string, Message>>): JsonSchema {
+  const keys = Object.keys(messages).sort();
+  return keys.length ? { "x-verispec-errors": Object.fromEntries(keys.map((k) => [k, messageEntry(messages[k]!)])) } : {};
+}
+
+/** A field of the spec as a JSON Schema (2020-12) object. */
+export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
+  if (f.unknownShape) return withNotes({}, f);
+  if (f.ref) {
+    const ref: JsonSchema = { $ref: o.refTo(f.ref) };
+    return withNotes(f.nullable ? { anyOf: [ref, { type: "null" }] } : ref, { ...f, title: undefined });
+  }
+  const s: JsonSchema = {};
+  const baseType = f.type ?? (f.properties ? "object" : f.items ? "array" : undefined);
+  if (baseType !== undefined) {
+    const types = Array.isArray(baseType) ? [...baseType] : [baseType];
+    s.type = f.nullable ? [...types, "null"] : types.length === 1 ? types[0] : types;
+  }
+  if (f.values && !f.nullable && !isCountryGroup(f.values)) {
+    // Named value sets (all ISO codes, state codes, statuses) are shared definitions, written once.
+    s.$ref = o.refTo(valueSetDefinitionId(f.values));
+    delete s.type;
+  } else {
+    const values = f.values?.values ?? f.enum;
+    if (values) s.enum = f.nullable ? [...values, null] : [...values];
+  }
+  if (f.const !== undefined) s.const = f.const;
+  if (f.format) s.format = f.format;
+  if (f.minimum !== undefined) s.minimum = f.minimum;
+  let messages = f.messages;
+  if (f.rule && !f.nullable) {
+    // A rule is one shared definition: its pattern (the Unicode letter class is long) is written once.
+    s.$ref = o.refTo(ruleDefinitionId(f.rule));
+    delete s.type;
+  } else if (f.rule) {
+    Object.assign(s, ruleKeywords(f.rule));
+    messages = { ...f.rule.messages, ...messages };
+  }
+  if (f.secret) s.writeOnly = true;
+  if (f.deprecated) s.deprecated = true;
+  if (f.properties) Object.assign(s, objectSchema(f.properties, f.additionalProperties, o));
+  else if (f.additionalProperties !== undefined) s.additionalProperties = typeof f.additionalProperties === "boolean" ? f.additionalProperties : fieldSchema(f.additionalProperties, o);
+  if (f.items) s.items = fieldSchema(f.items, o);
+  const allOf: JsonSchema[] = f.when.map((c) => ({
+    if: objectHaving({ [c.field]: c.values.length === 1 ? { const: c.values[0] } : { enum: [...c.values] } }),
+    then: { properties: Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, fieldSchema(v, o)])) },
+  }));
+  if (allOf.length) s.allOf = allOf;
+  if (f.exactlyOneOf) s.oneOf = f.exactlyOneOf.map((name) => objectHaving({}, [name]));
+  if (f.oneOf) {
+    s.oneOf = f.oneOf.map((v) => fieldSchema(v, o));
+    if (f.discriminator) {
+      s.type ??= "object";
+      s.discriminator = { propertyName: f.discriminator };
+    }
+  }
+  if (f.selectBy) {
+    s.if = objectHaving({}, [f.selectBy.field]);
+    s.then = { $ref: o.refTo(f.selectBy.then) };
+    s.else = { $ref: o.refTo(f.selectBy.else) };
+  }
+  if (f.examples) s.examples = [...f.examples];
+  return withNotes({ ...s, ...errorsFor(messages) }, f);
+}
+
+export const ruleDefinitionId = (rule: Rule) => `rules.${rule.name}`;
+export const valueSetDefinitionId = (set: ValueSet) => `values.${set.name}`;
+// Country groups stay inline: a discriminator needs its `enum` in place (Ajv and OpenAPI tools alike).
+const isCountryGroup = (set: ValueSet) => set.name.startsWith("group:");
+
+function ruleKeywords(rule: Rule): JsonSchema {
+  const s: JsonSchema = {};
+  if (rule.minLength !== undefined) s.minLength = rule.minLength;
+  if (rule.maxLength !== undefined) s.maxLength = rule.maxLength;
+  if (rule.pattern !== undefined) s.pattern = rule.pattern;
+  return s;
+}
+
+function ruleSchema(rule: Rule): JsonSchema {
+  const s: JsonSchema = { type: "string", ...ruleKeywords(rule), ...errorsFor(rule.messages) };
+  if (rule.examples.length) s.examples = [...rule.examples];
+  return withNotes(s, { seed: rule.seed, description: rule.description, title: rule.name });
+}
+
+function objectSchema(props: Readonly<Record<string, Field>>, additional: boolean | Field | undefined, o: BuildOptions): JsonSchema {
+  const required = Object.entries(props).filter(([, f]) => f.required === "yes").map(([k]) => k);
+  const s: JsonSchema = { properties: Object.fromEntries(Object.entries(props).map(([k, f]) => [k, fieldSchema(f, o)])) };
+  if (required.length) s.required = required;
+  if (additional !== undefined) s.additionalProperties = typeof additional === "boolean" ? additional : fieldSchema(additional, o);
+  return s;
+}
+
+// ---- Older entity kinds (seed: 2.2-2.9) ----------------------------------------------------------
+
+/** The `fields` object of one country branch: closed, because each table lists its fields in full. */
+function branchSchema(kind: EntityKind, index: number, o: BuildOptions): JsonSchema {
+  const b = kind.branches[index]!;
+  return withNotes({ type: "object", ...objectSchema(b.fields, false, o) }, { seed: b.seed, title: `${kind.title} fields (${b.name})` });
+}
+
+/** Stakeholders of a kind: roles of its role set, the types each role allows, required roles (seed: 2.1). */
+function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): JsonSchema {
+  const types = model.stakeholderTypes;
+  const roleRules = roleSet.roles
+    .filter((r) => r.types.length < types.length)
+    .map((r) => ({
+      if: objectHaving({ role: { const: r.name } }),
+      then: { properties: { type: { enum: [...r.types] } } },
+    }));
+  const typeRules = types.map((t) => ({
+    if: objectHaving({ type: { const: t.name } }),
+    then: { properties: { fields: { $ref: o.refTo(t.fields) } } },
+  }));
+  const item: JsonSchema = {
+    type: "object",
+    properties: {
+      type: { type: "string", enum: types.map((t) => t.name) },
+      role: { type: "string", enum: roleSet.roles.map((r) => r.name), description: roleSet.roles.map((r) => `\`${r.name}\`: ${[r.description, `types ${r.types.join(", ")}`, r.required ? "required" : undefined, r.unknown].filter(Boolean).join("; ")}`).join("\n") },
+      fields: { type: "object" },
+    },
+    required: ["type", "role", "fields"],
+    additionalProperties: false,
+    allOf: [...roleRules, ...typeRules],
+  };
+  const required = roleSet.roles.filter((r) => r.required);
+  const template = model.messages.verispec.requiredRole!;
+  const s: JsonSchema = { type: "array", items: item };
+  if (required.length) {
+    s.allOf = required.map((r) => ({
+      contains: objectHaving({ role: { const: r.name } }),
+      "x-verispec-errors": { contains: { code: template.code, message: template.message.replaceAll("{role}", r.name) } },
+    }));
+  }
+  return withNotes(s, { seed: roleSet.seed, description: `Stakeholders. ${model.stakeholderGuidance}` });
+}
+
+/** `{ type, fields, stakeholders }` of an entity kind, without the envelope. */
+function entityParts(kind: EntityKind, model: Model, o: BuildOptions): { properties: Record<string, JsonSchema>; required: string[] } {
+  const fields = kind.branches.length === 1
+    ? branchSchema(kind, 0, o)
+    : {
+        type: "object",
+        oneOf: kind.branches.map((_, i) => branchSchema(kind, i, o)),
+        discriminator: { propertyName: "country" },
+      };
+  const properties: Record<string, JsonSchema> = { type: { type: "string", const: kind.kind }, fields };
+  const required = ["type", "fields"];
+  if (kind.stakeholders) {
+    properties.stakeholders = stakeholdersSchema(kind.stakeholders.roleSet, model, o);
+    if (kind.stakeholders.required) required.push("stakeholders");
+  }
+  return { properties, required };
+}
+
+export function entityKindSchema(kind: EntityKind, model: Model, o: BuildOptions): JsonSchema {
+  const { properties, required } = entityParts(kind, model, o);
+  return withNotes({ type: "object", properties, required, additionalProperties: false }, kind);
+}
+
+export function entityRequestVariantId(request: EntityRequest, kind: EntityKind): string {
+  return `${request.id}.${entitySchemaId(kind.kind).split(".").pop()}`;
+}
+
+/** One request variant: the envelope's fields and the kind's parts in one closed object. */
+function entityRequestVariant(request: EntityRequest, kind: EntityKind, model: Model, o: BuildOptions): JsonSchema {
+  const envelope = objectSchema(request.fields, undefined, o);
+  const parts = entityParts(kind, model, o);
+  return withNotes(
+    {
+      type: "object",
+      properties: { ...(envelope.properties as JsonSchema), ...parts.properties },
+      required: [...((envelope.required as string[]) ?? []), ...parts.required],
+      additionalProperties: false,
+    },
+    { seed: kind.seed, title: `${request.title}: ${kind.title}`, description: kind.description, unknown: kind.unknown },
+  );
+}
+
+function entityRequestSchema(request: EntityRequest, model: Model, o: BuildOptions): JsonSchema {
+  const kinds = kindsOf(request, model);
+  const s: JsonSchema = {
+    type: "object",
+    oneOf: kinds.map((k) => ({ $ref: o.refTo(entityRequestVariantId(request, k)) })),
+    discriminator: { propertyName: "type" },
+  };
+  if (request.examples.length) s.examples = [...request.examples];
+  if (o.discriminatorMapping) {
+    (s.discriminator as JsonSchema).mapping = Object.fromEntries(kinds.map((k) => [k.kind, o.refTo(entityRequestVariantId(request, k))]));
+  }
+  return withNotes(s, request);
+}
+
+export const kindsOf = (request: EntityRequest, model: Model) => model.entityKinds.filter((k) => k.interface === request.interface);
+
+// ---- v5 requirements per entity type (seed: 2.11) -------------------------------------------------
+
+function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSchema[] {
+  const doc = model.requiredDocumentMessage;
+  const whenType = (type: string, countries?: readonly string[]): JsonSchema =>
+    objectHaving(countries ? { type: { const: type }, country: { enum: [...countries] } } : { type: { const: type } });
+  const out: JsonSchema[] = [];
+  for (const r of reqs) {
+    for (const a of r.addresses) {
+      out.push({ if: whenType(r.type), then: { required: ["addresses"], properties: { addresses: objectHaving({ [a]: { type: "string" } }) } }, "x-seed": r.seed });
+    }
+    for (const group of r.identifiersFor) {
+      for (const id of group.identifiers) {
+        out.push({ if: whenType(r.type, group.countries.values), then: { required: ["identifiers"], properties: { identifiers: objectHaving({ [id]: { type: "string" } }) } }, "x-seed": r.seed });
+      }
+    }
+    for (const kind of r.documents) {
+      const errors = { "x-verispec-errors": { required: messageEntry(doc), contains: messageEntry(doc) } };
+      out.push({
+        if: whenType(r.type),
+        then: {
+          required: ["documents"],
+          properties: {
+            documents: {
+              type: "array",
+              contains: objectHaving({ kind: { const: kind }, source: { const: "base64" } }, ["kind", "source", "data"]),
+              ...errors,
+            },
+          },
+          ...errors,
+        },
+        "x-seed": r.seed,
+      });
+    }
+  }
+  return out;
+}
+
+// ---- All definitions --------------------------------------------------------------------------------
+
+export interface Definition {
+  readonly id: string;
+  /** Published as generated/schemas/<id>.json and listed by `verispec schemas`. */
+  readonly published: boolean;
+  readonly schema: JsonSchema;
+}
+
+/** Every definition of the spec, in a stable order: shapes, entity kinds, entity requests and their variants. */
+export function buildDefinitions(model: Model, o: BuildOptions): Definition[] {
+  const defs: Definition[] = [];
+  for (const id of Object.keys(model.shapes).sort()) {
+    const shape = model.shapes[id]!;
+    let schema = fieldSchema(shape, o);
+    if (shape.requirements) schema = { ...schema, allOf: [...((schema.allOf as JsonSchema[]) ?? []), ...requirementRules(model.v5Requirements, model)] };
+    defs.push({ id, published: true, schema });
+  }
+  for (const set of model.valueSets) defs.push({ id: valueSetDefinitionId(set), published: false, schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, seed: set.seed }) });
+  for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule) });
+  for (const kind of model.entityKinds) defs.push({ id: entitySchemaId(kind.kind), published: true, schema: entityKindSchema(kind, model, o) });
+  for (const request of model.entityRequests) {
+    defs.push({ id: request.id, published: true, schema: entityRequestSchema(request, model, o) });
+    for (const kind of kindsOf(request, model)) defs.push({ id: entityRequestVariantId(request, kind), published: false, schema: entityRequestVariant(request, kind, model, o) });
+  }
+  return defs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Ids a schema refers to, directly (refs shaped by `refTo`). */
+export function referencedIds(schema: unknown, fromRef: (ref: string) => string | undefined): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === "$ref" && typeof x === "string") {
+          const id = fromRef(x);
+          if (id) out.add(id);
+        } else walk(x);
+      }
+    }
+  };
+  walk(schema);
+  return out;
+}

@@ -1,0 +1,35 @@
+// The straight line: load -> check -> model -> emit. Writing is the caller's choice (generate or check).
+import { checkAgainstMetaSchema } from "./check/meta-schema.js";
+import { SpecError } from "./diagnostics.js";
+import { EMITTERS } from "./emitters.js";
+import type { OutputFile } from "./emit/output.js";
+import { loadSpec } from "./load/load-spec.js";
+import { buildModel } from "./model/build-model.js";
+import type { Model } from "./model/types.js";
+
+export function modelFromSpec(specDir: string): Model {
+  const spec = loadSpec(specDir);
+  const diagnostics = checkAgainstMetaSchema(spec);
+  if (diagnostics.length > 0) throw new SpecError(diagnostics);
+  return buildModel(spec);
+}
+
+export interface EmitContext {
+  /** The project root, where templates/ is read from. */
+  readonly root: string;
+}
+
+export function emitAll(model: Model, ctx: EmitContext): OutputFile[] {
+  const files = EMITTERS.flatMap((emit) => emit(model, ctx));
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (seen.has(f.path)) throw new Error(`two emitters wrote ${f.path}`);
+    seen.add(f.path);
+    if (!f.contents.endsWith("\n") || f.contents.includes("\r")) throw new Error(`${f.path}: output must use LF and end with a newline`);
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export function generateFiles(specDir: string, ctx: EmitContext): OutputFile[] {
+  return emitAll(modelFromSpec(specDir), ctx);
+}
