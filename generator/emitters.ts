@@ -1,10 +1,15 @@
 // The emitters, in one plain list. Each is a pure function from the model to files under generated/.
-import type { OutputFile } from "./emit/output.js";
+import { emitClient } from "./emit/client.js";
 import { emitJsonSchemas } from "./emit/json-schemas.js";
 import { emitOpenApi } from "./emit/openapi.js";
+import type { OutputFile } from "./emit/output.js";
+import { emitRuntime } from "./emit/runtime.js";
+import { emitTypes } from "./emit/types.js";
+import { emitValidators } from "./emit/validators.js";
+import { emitWebhooks } from "./emit/webhooks.js";
 import type { Model } from "./model/types.js";
 import type { EmitContext } from "./pipeline.js";
 
 export type Emitter = (model: Model, ctx: EmitContext) => OutputFile[];
 
-export const EMITTERS: readonly Emitter[] = [emitJsonSchemas, emitOpenApi];
+export const EMITTERS: readonly Emitter[] = [emitJsonSchemas, emitOpenApi, emitValidators, emitTypes, emitClient, emitWebhooks, emitRuntime];

@@ -1,0 +1,8 @@
+// Emits generated/ files for client (filled in by its issue).
+import type { Model } from "../model/types.js";
+import type { EmitContext } from "../pipeline.js";
+import type { OutputFile } from "./output.js";
+
+export function emitClient(_model: Model, _ctx: EmitContext): OutputFile[] {
+  return [];
+}

@@ -1,0 +1,8 @@
+// Emits generated/ files for webhooks (filled in by its issue).
+import type { Model } from "../model/types.js";
+import type { EmitContext } from "../pipeline.js";
+import type { OutputFile } from "./output.js";
+
+export function emitWebhooks(_model: Model, _ctx: EmitContext): OutputFile[] {
+  return [];
+}
