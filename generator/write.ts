@@ -17,7 +17,11 @@ export function writeAtomically(outDir: string, files: readonly OutputFile[]): v
       writeFileSync(target, f.contents);
     }
     if (files.length === 0) mkdirSync(temp, { recursive: true });
-    if (existsSync(outDir)) renameSync(outDir, old);
+    if (existsSync(outDir)) {
+      const docs = join(outDir, "docs"); // built by `verispec docs`, kept across generations
+      if (existsSync(docs) && !existsSync(join(temp, "docs"))) renameSync(docs, join(temp, "docs"));
+      renameSync(outDir, old);
+    }
     renameSync(temp, outDir);
   } catch (err) {
     rmSync(temp, { recursive: true, force: true });
