@@ -57,7 +57,8 @@ export async function runValidate(_dirs: Dirs, _id: string, _file: string, io: I
   return 2;
 }
 
-export async function runWebhook(_args: readonly string[], io: Io): Promise<number> {
-  io.stderr("verispec: webhook is not available yet\n");
-  return 2;
+/** `verispec webhook ...`, with the kit generated from the spec (generated/webhooks.ts). */
+export async function runWebhook(args: readonly string[], io: Io): Promise<number> {
+  const [{ webhookCommand }, kit] = await Promise.all([import("./commands/webhook.js"), import("../generated/webhooks.js")]);
+  return webhookCommand([...args], { stdout: io.stdout, stderr: io.stderr, env: io.env }, kit);
 }
