@@ -176,7 +176,9 @@ function entityParts(kind: EntityKind, model: Model, o: BuildOptions): { propert
     : {
         type: "object",
         oneOf: kind.branches.map((_, i) => branchSchema(kind, i, o)),
-        discriminator: { propertyName: "country" },
+        // Ajv (JSON Schemas) selects the inline country branch by its `enum`. OpenAPI tools can only follow a
+        // discriminator to named (`$ref`) schemas, so the OpenAPI document keeps the exact `oneOf` alone.
+        ...(o.discriminatorMapping ? {} : { discriminator: { propertyName: "country" } }),
       };
   const properties: Record<string, JsonSchema> = { type: { type: "string", const: kind.kind }, fields };
   const required = ["type", "fields"];
@@ -252,6 +254,8 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
           properties: {
             documents: {
               type: "array",
+              // Any item here (the property's own schema checks items); linters want `items` beside `type: array`.
+              items: true,
               contains: objectHaving({ kind: { const: kind }, source: { const: "base64" } }, ["kind", "source", "data"]),
               ...errors,
             },

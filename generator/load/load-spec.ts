@@ -46,7 +46,8 @@ export function parseSpecFile(specDir: string, file: string, text: string): Spec
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const displayPath = displayPathOf(specDir, file);
-  const problems = [...doc.errors, ...doc.warnings];
+  // The first problem only: later ones are usually echoes of it.
+  const problems = [...doc.errors, ...doc.warnings].slice(0, 1);
   if (problems.length > 0) {
     const diagnostics: Diagnostic[] = problems.map((e) => {
       const at = lines.linePos(e.pos[0]);

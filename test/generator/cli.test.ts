@@ -1,0 +1,90 @@
+// The CLI contract: commands, help, usage errors (exit 2), check's exit codes.
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { main, type Io } from "../../generator/cli.js";
+import { ROOT } from "./helpers.js";
+
+function capture(cwd = ROOT) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: Io = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: {}, cwd, stdin: async () => "" };
+  return { io, out: () => out.join(""), err: () => err.join("") };
+}
+
+const temp = mkdtempSync(join(tmpdir(), "verispec-cli-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+describe("verispec CLI", () => {
+  it("with no command prints usage and exits 2", async () => {
+    const c = capture();
+    expect(await main([], c.io)).toBe(2);
+    expect(c.out()).toContain("Usage: verispec <command>");
+  });
+
+  it.each(["generate", "check", "schemas", "validate"])("%s --help prints its usage and exits 0", async (cmd) => {
+    const c = capture();
+    expect(await main([cmd, "--help"], c.io)).toBe(0);
+    expect(c.out()).toContain(`Usage: verispec ${cmd}`);
+  });
+
+  it("an unknown command or option is a usage error: exit 2, usage on stderr", async () => {
+    const a = capture();
+    expect(await main(["frobnicate"], a.io)).toBe(2);
+    expect(a.err()).toContain('unknown command "frobnicate"');
+    const b = capture();
+    expect(await main(["check", "--frob"], b.io)).toBe(2);
+    expect(b.err()).toContain("Usage: verispec check");
+  });
+
+  it("a missing spec directory is one clear line, exit 2", async () => {
+    const c = capture(temp);
+    expect(await main(["schemas"], c.io)).toBe(2);
+    expect(c.err()).toBe(`verispec: no spec directory at ${join(temp, "spec")}\n`);
+  });
+
+  it("schemas lists the ids one a line", async () => {
+    const c = capture();
+    expect(await main(["schemas"], c.io)).toBe(0);
+    const ids = c.out().trim().split("\n");
+    expect(ids).toContain("v5.VerificationCreateRequest");
+    expect(ids).toContain("v4.entities.Trust");
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it("check exits 0 when current, 1 with a short per-file diff when stale", async () => {
+    const out = join(temp, "generated");
+    cpSync(join(ROOT, "generated"), out, { recursive: true });
+    const ok = capture();
+    expect(await main(["check", "--out", out], ok.io)).toBe(0);
+
+    writeFileSync(join(out, "schemas", "v4.Gender.json"), "{}\n");
+    writeFileSync(join(out, "leftover.txt"), "old\n");
+    rmSync(join(out, "openapi.yaml"));
+    const stale = capture();
+    expect(await main(["check", "--out", out], stale.io)).toBe(1);
+    expect(stale.out()).toContain("changed: schemas/v4.Gender.json");
+    expect(stale.out()).toContain("line 1 - {}");
+    expect(stale.out()).toContain("missing: openapi.yaml");
+    expect(stale.out()).toContain("no longer generated: leftover.txt");
+  });
+
+  it("generate writes every file and check then passes", async () => {
+    const out = join(temp, "fresh");
+    const g = capture();
+    expect(await main(["generate", "--out", out], g.io)).toBe(0);
+    expect(g.out()).toMatch(/wrote \d+ files/);
+    const c = capture();
+    expect(await main(["check", "--out", out], c.io)).toBe(0);
+  });
+});
+
+describe("the installed bin", () => {
+  it("runs from the project root after npm ci (npx verispec)", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const r = spawnSync(join(ROOT, "node_modules", ".bin", "verispec"), ["schemas"], { cwd: ROOT, encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout.split("\n")).toContain("v4.VerifyRequest");
+  });
+});
