@@ -1,8 +1,355 @@
-// Emits generated/ files for types (filled in by its issue).
-import type { Model } from "../model/types.js";
-import type { EmitContext } from "../pipeline.js";
-import type { OutputFile } from "./output.js";
+// Emits generated/types.ts: TypeScript types for every request, response, payload and entity kind.
+//
+// Printed from the model rather than through json-schema-to-typescript: the schemas express the
+// narrowing the seed needs with if/then (USA-only `state`, role -> stakeholder types), which that tool
+// drops, and their `$defs` ids (`rules.x`, `values.x`) would become type names. Printing from the model
+// gives discriminated unions that narrow, and names equal to the schema ids (`v4.VerifyRequest` is
+// generated/schemas/v4.VerifyRequest.json). Output is deterministic: model order, no formatter.
+import type { EntityKind, EntityRequest, Field, Model, RoleSet, ValueSet } from "../model/types.js";
+import { entitySchemaId } from "../model/types.js";
+import { BANNER, type OutputFile } from "./output.js";
 
-export function emitTypes(_model: Model, _ctx: EmitContext): OutputFile[] {
-  return [];
+/**
+ * The envelope fields the client core adds itself (templates/client/core.ts, seed: 2.1, 5). Client
+ * body types omit them; the emitter checks that every `auth: body` request really has them.
+ */
+export const CREDENTIAL_FIELDS = ["metadata_version", "metadata_serviceUid", "metadata_secretKey"] as const;
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const ident = (s: string) => s.replace(/[^A-Za-z0-9_$]/g, "");
+const lit = (v: unknown) => JSON.stringify(v);
+const union = (parts: readonly string[]) => (parts.length ? [...new Set(parts)].join(" | ") : "never");
+const isIdentifier = (k: string) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k);
+const key = (k: string) => (isIdentifier(k) ? k : lit(k));
+
+/** "usStates" -> "UsState", "verificationStatuses" -> "VerificationStatus", "iso3" -> "Iso3". */
+export function valueSetTypeName(set: ValueSet): string {
+  const n = cap(set.name);
+  return n.endsWith("uses") ? n.slice(0, -2) : n.endsWith("s") ? n.slice(0, -1) : n;
+}
+const isGroup = (set: ValueSet) => set.name.startsWith("group:");
+
+/** Type name of a schema id: the id itself, as a path through `v4`/`v5` namespaces. */
+const typeRef = (id: string) => id;
+
+/** A JSDoc block; `*\/` inside text cannot end the comment early. */
+function jsdoc(lines: readonly (string | undefined)[], indent: string): string {
+  const text = lines.filter((l): l is string => !!l).join("\n\n").replace(/\*\//g, "*\\/").trim();
+  if (!text) return "";
+  const body = text.split("\n");
+  if (body.length === 1 && !text.startsWith("@")) return `${indent}/** ${text} */\n`;
+  return `${indent}/**\n${body.map((l) => `${indent} *${l ? ` ${l}` : ""}`).join("\n")}\n${indent} */\n`;
+}
+
+interface Notes {
+  readonly title?: string;
+  readonly description?: string;
+  readonly unknown?: string;
+  readonly seed?: string;
+}
+
+/** The JSDoc lines of a field: its own description, its rule's, "not shown", the seed section, deprecation. */
+function fieldDoc(f: Field | Notes, extra: readonly string[] = []): string[] {
+  const field = f as Partial<Field>;
+  const lines: (string | undefined)[] = [f.title && f.description ? `${f.title}.` : f.title, f.description];
+  if (field.rule && field.rule.description !== f.description) lines.push(field.rule.description);
+  if (field.required === "ifPresent") lines.push("Required if present (seed wording): optional, but not empty when given.");
+  lines.push(...extra);
+  if (f.unknown) lines.push(`Not shown in the seed: ${f.unknown}`);
+  const tags: string[] = [];
+  if (f.seed) tags.push(`@see seed ${f.seed}`);
+  if (field.secret) tags.push("@remarks Secret: never logged; the client adds it.");
+  if (field.deprecated) tags.push(`@deprecated ${f.description ?? "Deprecated (seed: 9)."}`);
+  return [...(lines.filter(Boolean) as string[]), ...(tags.length ? [tags.join("\n")] : [])];
+}
+
+class Printer {
+  constructor(private readonly model: Model) {}
+
+  /** The TypeScript type of a field (without its optionality). */
+  type(f: Field, indent: string): string {
+    if (f.unknownShape) return "unknown";
+    const nullable = (t: string) => (f.nullable ? `${t} | null` : t);
+    if (f.ref) return nullable(typeRef(f.ref));
+    if (f.oneOf) return nullable(union(f.oneOf.map((o) => this.type(o, indent))));
+    if (f.const !== undefined) return nullable(lit(f.const));
+    if (f.values) return nullable(this.values(f.values));
+    if (f.enum) return nullable(union(f.enum.map(lit)));
+    if (f.properties || f.additionalProperties !== undefined || f.type === "object") return nullable(this.object(f, indent));
+    if (f.items || f.type === "array") return nullable(`Array<${f.items ? this.type(f.items, indent) : "unknown"}>`);
+    if (f.rule) return nullable("string");
+    const types = f.type === undefined ? [] : Array.isArray(f.type) ? f.type : [f.type];
+    if (!types.length) return nullable("unknown");
+    return nullable(union(types.map((t) => (t === "integer" ? "number" : t === "object" ? "Record<string, unknown>" : t === "array" ? "unknown[]" : t))));
+  }
+
+  values(set: ValueSet): string {
+    return isGroup(set) ? union(set.values.map(lit)) : valueSetTypeName(set);
+  }
+
+  /** Property lines of an object, each with its JSDoc. `override` replaces a property's type text. */
+  members(props: Readonly<Record<string, Field>>, indent: string, override: Record<string, { type: string; optional: boolean }> = {}): string {
+    let out = "";
+    for (const [name, f] of Object.entries(props)) {
+      const o = override[name];
+      out += jsdoc(fieldDoc(f), indent);
+      out += `${indent}${key(name)}${(o ? o.optional : f.required !== "yes") ? "?" : ""}: ${o ? o.type : this.type(f, indent)};\n`;
+    }
+    return out;
+  }
+
+  indexSignature(f: Field, indent: string): string {
+    const a = f.additionalProperties;
+    if (a === undefined || a === false) return "";
+    return `${indent}[key: string]: ${a === true ? "unknown" : `${this.type(a, indent)} | undefined`};\n`;
+  }
+
+  /**
+   * An object type. `when` conditions on one field become a union that narrows on that field
+   * (seed 2.2: `state` is a USA state code only where `country` is USA); `exactlyOneOf` becomes a
+   * union where each key excludes the others.
+   */
+  object(f: Field, indent: string): string {
+    const props = f.properties ?? {};
+    const inner = `${indent}  `;
+    const obj = (override: Record<string, { type: string; optional: boolean }> = {}, extra: Readonly<Record<string, Field>> = {}) =>
+      `{\n${this.members({ ...props, ...extra }, inner, override)}${this.indexSignature(f, inner)}${indent}}`;
+    const fields = [...new Set(f.when.map((c) => c.field))];
+    if (fields.length === 1 && props[fields[0]!]) {
+      const on = fields[0]!;
+      const base = props[on]!;
+      // A condition narrows a property's type, not whether it is required: that stays the base's.
+      const narrowed = (c: (typeof f.when)[number]) =>
+        Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, props[k] ? { ...v, required: props[k]!.required } : v]));
+      const variants = f.when.map((c) => obj({ [on]: { type: union(c.values.map(lit)), optional: false } }, narrowed(c)));
+      const taken = f.when.flatMap((c) => c.values);
+      const all = base.values?.values ?? base.enum ?? (base.const !== undefined ? [base.const] : undefined);
+      // The other values, where the field has a closed list; otherwise any value keeps the base shape.
+      const rest = all ? all.filter((v) => !taken.includes(v as string)) : undefined;
+      if (!rest) variants.push(obj());
+      else if (rest.length) {
+        const restType = base.values && !isGroup(base.values) ? `Exclude<${valueSetTypeName(base.values)}, ${union(taken.map(lit))}>` : union(rest.map(lit));
+        variants.push(obj({ [on]: { type: restType, optional: base.required !== "yes" } }));
+      }
+      return variants.length === 1 ? variants[0]! : `(${variants.join(` | `)})`;
+    }
+    if (f.exactlyOneOf) {
+      return `(${f.exactlyOneOf
+        .map((name) => obj(Object.fromEntries(f.exactlyOneOf!.map((other) => [other, other === name ? { type: this.type(props[other]!, inner), optional: false } : { type: "never", optional: true }]))))
+        .join(" | ")})`;
+    }
+    if (!Object.keys(props).length && f.additionalProperties === true) return "Record<string, unknown>";
+    return obj();
+  }
+}
+
+// ---- Declarations -----------------------------------------------------------------------------------
+
+interface Decl {
+  /** Namespace path, e.g. ["v4", "entities"]. */
+  readonly ns: readonly string[];
+  readonly text: (indent: string) => string;
+}
+
+function shapeDecl(id: string, shape: Field, p: Printer, schemaId = id, extraDoc: string[] = []): Decl {
+  const parts = id.split(".");
+  const name = parts.pop()!;
+  return {
+    ns: parts,
+    text: (indent) => {
+      const doc = jsdoc(fieldDoc(shape, [...extraDoc, `Schema: \`schemas/${schemaId}.json\`${schemaId === id ? "" : " (with the credentials)"}.`]), indent);
+      const t = p.type(shape, indent);
+      const isPlainObject = t.startsWith("{") && !shape.ref && !shape.oneOf;
+      return isPlainObject ? `${doc}${indent}export interface ${name} ${t}\n` : `${doc}${indent}export type ${name} = ${t};\n`;
+    },
+  };
+}
+
+/** Shape of a credential-carrying request without its credentials: the body the client takes. */
+function withoutCredentials(shape: Field): Field {
+  const properties = Object.fromEntries(Object.entries(shape.properties ?? {}).filter(([k]) => !(CREDENTIAL_FIELDS as readonly string[]).includes(k)));
+  return { ...shape, properties, examples: undefined };
+}
+
+/** "v4.VerifyRequest" -> "VerifyBody", "v4.RequestedActionsRequest" -> "RequestedActionsBody". */
+export const bodyTypeName = (requestId: string) => `${requestId.split(".").pop()!.replace(/Request$/, "")}Body`;
+
+function checkCredentials(model: Model, fields: Readonly<Record<string, Field>>, where: string): void {
+  for (const name of CREDENTIAL_FIELDS) if (!fields[name]) throw new Error(`${where}: an auth: body request lacks ${name}, which the client core adds`);
+  const version = fields.metadata_version!.const;
+  if (version !== model.versions.metadataVersion) throw new Error(`${where}: metadata_version ${lit(version)} differs from versions.yaml ${lit(model.versions.metadataVersion)}`);
+}
+
+function roleSetDecl(set: RoleSet, model: Model): Decl {
+  const byType = new Map(model.stakeholderTypes.map((t) => [t.name, t]));
+  return {
+    ns: ["v4", "entities"],
+    text: (indent) => {
+      const doc = jsdoc(
+        [
+          `Stakeholders of the \`${set.name}\` role set: \`{ type, role, fields }\`, where each role allows only its stakeholder types.`,
+          set.description,
+          set.roles.map((r) => `- \`${r.name}\`${r.required ? " (required: at least one)" : ""}: ${r.types.join(", ")}${r.description ? `. ${r.description}` : ""}${r.unknown ? `. Not shown in the seed: ${r.unknown}` : ""}`).join("\n"),
+          model.stakeholderGuidance,
+          `@see seed ${set.seed}`,
+        ],
+        indent,
+      );
+      for (const r of set.roles) for (const t of r.types) if (!byType.has(t)) throw new Error(`role ${set.name}.${r.name}: unknown stakeholder type ${t}`);
+      const members = set.roles.map((r) => `${indent}  | v4.Stakeholder<${lit(r.name)}, ${union(r.types.map(lit))}>`);
+      return `${doc}${indent}export type ${cap(set.name)}Stakeholder =\n${members.join("\n")};\n`;
+    },
+  };
+}
+
+const branchTypeName = (kind: EntityKind, branch: string) => `${cap(kind.kind)}${ident(cap(branch))}Fields`;
+
+function entityDecls(kind: EntityKind, p: Printer): Decl[] {
+  const name = entitySchemaId(kind.kind).split(".").pop()!;
+  const decls: Decl[] = kind.branches.map((b) => ({
+    ns: ["v4", "entities"],
+    text: (indent: string) =>
+      `${jsdoc([`${kind.title} fields (${b.name}).`, `@see seed ${b.seed}`], indent)}${indent}export interface ${branchTypeName(kind, b.name)} {\n${p.members(b.fields, `${indent}  `)}${indent}}\n`,
+  }));
+  decls.push({
+    ns: ["v4", "entities"],
+    text: (indent) => {
+      const inner = `${indent}  `;
+      let body = `${inner}type: ${lit(kind.kind)};\n`;
+      body += jsdoc(kind.branches.length > 1 ? ["Narrows on `country`."] : [], inner);
+      body += `${inner}fields: ${union(kind.branches.map((b) => branchTypeName(kind, b.name)))};\n`;
+      if (kind.stakeholders) {
+        body += jsdoc([`@see seed ${kind.stakeholders.seed}`], inner);
+        body += `${inner}stakeholders${kind.stakeholders.required ? "" : "?"}: Array<v4.entities.${cap(kind.stakeholders.roleSet.name)}Stakeholder>;\n`;
+      }
+      return `${jsdoc(fieldDoc(kind, [`Schema: \`schemas/${entitySchemaId(kind.kind)}.json\`.`]), indent)}${indent}export interface ${name} {\n${body}${indent}}\n`;
+    },
+  });
+  return decls;
+}
+
+function entityRequestDecls(request: EntityRequest, model: Model, p: Printer): Decl[] {
+  checkCredentials(model, request.fields, request.id);
+  const parts = request.id.split(".");
+  const name = parts.pop()!;
+  const body = bodyTypeName(request.id);
+  const kinds = model.entityKinds.filter((k) => k.interface === request.interface);
+  const envelope = Object.fromEntries(Object.entries(request.fields).filter(([k]) => !(CREDENTIAL_FIELDS as readonly string[]).includes(k)));
+  const kindUnion = kinds.map((k) => `v4.entities.${entitySchemaId(k.kind).split(".").pop()!}`);
+  return [
+    {
+      ns: parts,
+      text: (indent) =>
+        `${jsdoc([`${request.title}: the envelope fields the caller gives (the client adds the credentials).`, `@see seed ${request.seed}`], indent)}` +
+        `${indent}export interface ${name.replace(/Request$/, "")}Envelope {\n${p.members(envelope, `${indent}  `)}${indent}}\n`,
+    },
+    {
+      ns: parts,
+      text: (indent) =>
+        `${jsdoc([`${request.title} as \`createClient\` takes it: without \`metadata_version\`, \`metadata_serviceUid\`, \`metadata_secretKey\`. Narrows on \`type\`.`, request.description, `@see seed ${request.seed}`], indent)}` +
+        `${indent}export type ${body} = ${name.replace(/Request$/, "")}Envelope & (\n${kindUnion.map((k) => `${indent}  | ${k}`).join("\n")}\n${indent});\n`,
+    },
+    {
+      ns: parts,
+      text: (indent) =>
+        `${jsdoc([`${request.title} as sent on the wire, credentials included.`, request.description, `Schema: \`schemas/${request.id}.json\`.`, `@see seed ${request.seed}`], indent)}` +
+        `${indent}export type ${name} = v4.Credentials & ${body};\n`,
+    },
+  ];
+}
+
+function credentialsDecl(model: Model, p: Printer): Decl {
+  const request = model.entityRequests[0];
+  if (!request) throw new Error("no older entity request: cannot find the credential fields");
+  const fields = Object.fromEntries(CREDENTIAL_FIELDS.map((k) => [k, request.fields[k]!]));
+  return {
+    ns: ["v4"],
+    text: (indent) =>
+      `${jsdoc(["Credentials and version of the older interface, in the JSON body. `createClient` adds them to every older call.", "@see seed 2.1, 5"], indent)}` +
+      `${indent}export interface Credentials {\n${p.members(fields, `${indent}  `)}${indent}}\n`,
+  };
+}
+
+function stakeholderGenericDecl(model: Model): Decl {
+  return {
+    ns: ["v4"],
+    text: (indent) =>
+      `${jsdoc(["Stakeholder type names of the older interface.", "@see seed 2.1"], indent)}${indent}export type StakeholderType = ${union(model.stakeholderTypes.map((t) => lit(t.name)))};\n` +
+      `${jsdoc(["The `fields` shape of each stakeholder type."], indent)}${indent}export interface StakeholderFieldsByType {\n${model.stakeholderTypes
+        .map((t) => `${jsdoc([t.description], `${indent}  `)}${indent}  ${key(t.name)}: ${typeRef(t.fields)};\n`)
+        .join("")}${indent}}\n` +
+      `${jsdoc(["One stakeholder `{ type, role, fields }` (older form); a union over `T` that narrows on `type`.", model.stakeholderGuidance, "@see seed 2.1"], indent)}` +
+      `${indent}export type Stakeholder<R extends string = string, T extends StakeholderType = StakeholderType> = T extends StakeholderType\n` +
+      `${indent}  ? { type: T; role: R; fields: StakeholderFieldsByType[T] }\n${indent}  : never;\n`,
+  };
+}
+
+/** Renders declarations grouped into `export declare namespace` blocks (type-only: nothing at runtime). */
+function render(decls: readonly Decl[]): string {
+  interface Node {
+    text: string[];
+    children: Map<string, Node>;
+  }
+  const root: Node = { text: [], children: new Map() };
+  for (const d of decls) {
+    let node = root;
+    for (const n of d.ns) {
+      if (!node.children.has(n)) node.children.set(n, { text: [], children: new Map() });
+      node = node.children.get(n)!;
+    }
+    node.text.push(d.text("  ".repeat(d.ns.length)));
+  }
+  const print = (node: Node, depth: number): string[] => {
+    const indent = "  ".repeat(depth);
+    const out = [...node.text];
+    for (const [name, child] of node.children) {
+      out.push(`${indent}${depth === 0 ? "export declare" : "export"} namespace ${name} {\n${print(child, depth + 1).join("\n")}${indent}}\n`);
+    }
+    return out;
+  };
+  return print(root, 0).join("\n");
+}
+
+export function typesText(model: Model): string {
+  const p = new Printer(model);
+  const decls: Decl[] = [];
+  const valueSets: ValueSet[] = [model.countries.usStates, ...model.valueSets.filter((s) => s.name !== model.countries.usStates.name)];
+  const names = new Set<string>();
+  for (const set of valueSets) {
+    const name = valueSetTypeName(set);
+    if (names.has(name) || name === "v4" || name === "v5") throw new Error(`value set ${set.name}: type name ${name} is taken`);
+    names.add(name);
+    const doc = set.name === "iso3" ? "ISO 3166-1 alpha-3 country code." : set.description;
+    decls.push({ ns: [], text: (indent) => `${jsdoc([doc ?? `\`${set.name}\` values.`, set.seed ? `@see seed ${set.seed}` : undefined], indent)}${indent}export type ${name} = ${union(set.values.map(lit))};\n` });
+  }
+  decls.push(credentialsDecl(model, p), stakeholderGenericDecl(model));
+
+  const requestIds = new Set(model.endpoints.filter((e) => e.auth === "body" && e.request).map((e) => e.request!));
+  for (const id of Object.keys(model.shapes).sort()) {
+    const shape = model.shapes[id]!;
+    if (requestIds.has(id)) {
+      checkCredentials(model, shape.properties ?? {}, id);
+      const parts = id.split(".");
+      const body = `${parts.slice(0, -1).join(".")}.${bodyTypeName(id)}`;
+      decls.push(shapeDecl(body, withoutCredentials(shape), p, id, ["As `createClient` takes it: without the credentials, which the client adds."]));
+      decls.push({
+        ns: parts.slice(0, -1),
+        text: (indent) => `${jsdoc([`${shape.title ?? id} as sent on the wire, credentials included.`, `Schema: \`schemas/${id}.json\`.`, shape.seed ? `@see seed ${shape.seed}` : undefined], indent)}${indent}export type ${parts.at(-1)} = v4.Credentials & ${body};\n`,
+      });
+    } else decls.push(shapeDecl(id, shape, p));
+  }
+  for (const set of Object.values(model.roleSets)) decls.push(roleSetDecl(set, model));
+  for (const kind of model.entityKinds) decls.push(...entityDecls(kind, p));
+  for (const request of model.entityRequests) decls.push(...entityRequestDecls(request, model, p));
+
+  return `// ${BANNER}
+// TypeScript types of every request, response, payload and entity kind, printed from spec/ (seed: 2-7).
+// A type's name is its schema id: \`v4.VerifyRequest\` is described by schemas/v4.VerifyRequest.json.
+// \`*Body\` types are what the client takes (no credentials); \`*Request\` types are what is sent.
+
+${render(decls)}`;
+}
+
+export function emitTypes(model: Model): OutputFile[] {
+  return [{ path: "types.ts", contents: typesText(model) }];
 }

@@ -1,15 +1,14 @@
-// A webhook receiver on node:http (seed: 6.1): keep the raw bytes, verify, answer 200 at once, process after.
-// In an application, import from "verispec/webhooks" and pass the kit generated from the spec.
+// A webhook receiver on node:http (seed 6.1): keep the raw bytes, verify, answer 200 at once, process after.
 import { createServer, type Server } from "node:http";
 import {
   createOrderingGuard,
+  interpretWebhook,
+  verifyWebhook,
   WebhookVerificationError,
   type WebhookInterpretation,
-  type WebhookKit,
-} from "../../templates/webhooks/index.js";
+} from "../../generated/webhooks.js";
 
 export function createReceiver(
-  kit: WebhookKit,
   secret: string | string[], // several keys during a rotation
   handle: (payload: unknown, meaning: WebhookInterpretation) => Promise<void>,
 ): Server {
@@ -21,7 +20,7 @@ export function createReceiver(
       let payload: unknown;
       try {
         // The exact bytes received: JSON parsed and re-serialised would not match the signature.
-        ({ payload } = await kit.verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret }));
+        ({ payload } = await verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret }));
       } catch (error) {
         const refused = error instanceof WebhookVerificationError;
         // A replay was handled already; other refusals are 400; anything else (a store down) is 500, so it is retried.
@@ -30,7 +29,7 @@ export function createReceiver(
       }
       res.writeHead(200).end(); // answer at once, then process
       try {
-        if (await ordering.accept(payload)) await handle(payload, kit.interpretWebhook(payload));
+        if (await ordering.accept(payload)) await handle(payload, interpretWebhook(payload));
       } catch (error) {
         console.error("webhook processing failed:", error instanceof Error ? error.message : error);
       }

@@ -1,9 +1,8 @@
 /** The README's receiver example (receiver-example.ts), exercised with real HTTP POSTs on 127.0.0.1. */
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWebhookKit, signWebhook, type WebhookInterpretation } from "../../templates/webhooks/index.js";
+import { signWebhook, type WebhookInterpretation } from "../../generated/webhooks.js";
 import { createReceiver } from "./receiver-example.js";
-import { fixtureRules } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";
 
 const SECRET = vectors.secret;
@@ -12,8 +11,7 @@ let releaseProcessing: () => void = () => undefined;
 let processingGate = Promise.resolve();
 let processed: () => void = () => undefined;
 
-const kit = createWebhookKit({ rules: fixtureRules });
-const server = createReceiver(kit, SECRET, async (payload, meaning) => {
+const server = createReceiver(SECRET, async (payload, meaning) => {
   await processingGate; // holds processing until the test has its response
   handled.push({ payload, meaning });
   processed();
@@ -70,5 +68,16 @@ describe("receiver example", () => {
     expect((await post(nextBody, signWebhook({ version: "2", rawBody: nextBody, secret: SECRET }))).status).toBe(200);
     await later;
     expect(handled.map((h) => h.meaning.outcome)).toEqual(["retry_possible", "processing"]);
+  });
+});
+
+describe("the README shows this receiver as written", () => {
+  it("README.md's receiver block is receiver-example.ts with the package import", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const root = join(import.meta.dirname, "..", "..");
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const example = readFileSync(join(import.meta.dirname, "receiver-example.ts"), "utf8").replace('"../../generated/webhooks.js"', '"verispec/webhooks"');
+    expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
   });
 });

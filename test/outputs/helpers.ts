@@ -1,0 +1,54 @@
+// Shared by the test/outputs tests: the repository root, running a CLI of node_modules/.bin, free ports.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const OPENAPI = join(ROOT, "generated", "openapi.json");
+export const SCHEMAS = join(ROOT, "generated", "schemas");
+export const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
+
+export interface RunResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command to completion (no shell), collecting its output. */
+export function run(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, [...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: "1", ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** The text between README.md's `<!-- name:start -->` and `<!-- name:end -->` markers. */
+export async function readmeSection(name: string): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  const text = await readFile(join(ROOT, "README.md"), "utf8");
+  const start = text.indexOf(`<!-- ${name}:start -->`);
+  const end = text.indexOf(`<!-- ${name}:end -->`);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${name} markers`);
+  return text.slice(start, end);
+}

@@ -1,0 +1,76 @@
+// The generated bindings (generated/webhooks.ts): the runtime with the spec's real rules.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { canTransition, interpretWebhook, signWebhook, verifyWebhook, webhookRules } from "../../generated/webhooks.js";
+
+const NOW = 1_767_225_600_000;
+const body = (over: Record<string, unknown> = {}) => JSON.stringify({ version: "v5", tags: [], attempt: 1, trace: "t-1", timestamp: NOW, ...over });
+
+describe("generated webhook rules", () => {
+  it("takes the tolerance from spec/limits.yaml", () => {
+    expect(webhookRules.toleranceMs).toBe(300_000);
+  });
+
+  it("accepts 300000 ms either way and refuses 300001 ms", async () => {
+    for (const [offset, ok] of [[300_000, true], [-300_000, true], [300_001, false], [-300_001, false]] as const) {
+      const rawBody = body({ timestamp: NOW + offset, trace: `t${offset}` });
+      const headers = signWebhook({ version: "2", rawBody, secret: "k" });
+      const result = verifyWebhook({ rawBody, headers, secret: "k", now: NOW });
+      if (ok) await expect(result).resolves.toMatchObject({ version: "2" });
+      else await expect(result).rejects.toMatchObject({ reason: "timestamp_out_of_tolerance" });
+    }
+  });
+
+  it("reads statuses as seed 6.2 says", () => {
+    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("retry_possible");
+    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 5, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
+    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "locked" }).outcome).toBe("final_rejection");
+    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 1, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
+    expect(interpretWebhook({ verificationStatus: "info" }).outcome).toBe("fetch_details");
+    expect(interpretWebhook({ verificationStatus: "error" }).outcome).toBe("fetch_details");
+    expect(interpretWebhook({ verificationStatus: "removed" }).outcome).toBe("stakeholder_removed");
+    expect(interpretWebhook({ verificationStatus: "locked" }).outcome).toBe("locked");
+    expect(interpretWebhook({ verificationStatus: "pending" }).outcome).toBe("processing");
+    expect(interpretWebhook({ verificationStatus: "verified" }).outcome).toBe("verified");
+  });
+
+  it("follows the transition table of seed 3", () => {
+    expect(canTransition(null, "pending")).toBe(true);
+    expect(canTransition("pending", "verified")).toBe(true);
+    expect(canTransition("rejected", "pending")).toBe(true);
+    expect(canTransition(null, "removed")).toBe(true);
+    expect(canTransition(null, "verified")).toBe(false);
+  });
+});
+
+describe("verispec webhook verify (the real binary)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "verispec-webhook-cli-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const bin = join(import.meta.dirname, "..", "..", "node_modules", ".bin", "verispec");
+
+  it("verifies with the key from the environment, and refuses a tampered body", () => {
+    const rawBody = body();
+    writeFileSync(join(dir, "body.json"), rawBody);
+    writeFileSync(join(dir, "tampered.json"), rawBody.replace("t-1", "t-2"));
+    const headers = Object.entries(signWebhook({ version: "2", rawBody, secret: "s3cret-key" })).flatMap(([k, v]) => ["--header", `${k}: ${v}`]);
+    const run = (file: string) => spawnSync(bin, ["webhook", "verify", "--body", join(dir, file), ...headers, "--now", String(NOW)], {
+      encoding: "utf8", env: { ...process.env, VERISPEC_SIGNING_SECRET: "s3cret-key" },
+    });
+    const ok = run("body.json");
+    expect(ok.status).toBe(0);
+    expect(ok.stdout.trim()).toBe('{"valid":true,"version":"2"}');
+    const bad = run("tampered.json");
+    expect(bad.status).toBe(1);
+    expect(bad.stdout.trim()).toBe('{"valid":false,"reason":"signature_mismatch"}');
+    expect(bad.stdout + bad.stderr).not.toContain("s3cret-key");
+  });
+
+  it("refuses a key on the command line with usage and exit 2", () => {
+    const r = spawnSync(bin, ["webhook", "verify", "--body", "x", "--secret", "k"], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("Usage: verispec webhook verify");
+  });
+});
