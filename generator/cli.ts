@@ -11,6 +11,7 @@ Commands:
   schemas                  List the schema ids, one a line
   validate <id> <file|->   Validate a JSON document against a schema id
   webhook verify ...       Verify a signed webhook delivery (verispec webhook verify --help)
+  docs                     Write generated/docs/index.html, a self-contained API reference
 
 Options:
   --spec <dir>             Spec directory (default: ./spec)
@@ -32,6 +33,10 @@ Prints the schema ids, one a line (use them with 'verispec validate' and generat
 Validates a JSON document (a file, or standard input with '-') against a schema id.
 Prints {"valid":true} and exits 0, or {"valid":false,"errors":[{message,code,path}]} and exits 1.
 An unknown schema id, a missing file or text that is not JSON: one line on stderr and exit 2.`,
+  docs: `Usage: verispec docs [--out <dir>]
+
+Writes <out>/docs/index.html from <out>/openapi.json with Redocly CLI (Redoc bundled inline): one
+self-contained page that loads nothing from the network. Run 'verispec generate' first.`,
 };
 
 export interface Io {
@@ -96,6 +101,8 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return commands.runCheck(dirs, io);
       case "schemas":
         return commands.runSchemas(dirs, io);
+      case "docs":
+        return await (await import("./docs.js")).runDocs(dirs, io);
       case "validate": {
         if (parsed.positionals.length !== 2) return usageError(io, "validate", "validate takes a schema id and a file (or -)");
         const [id, file] = parsed.positionals as [string, string];

@@ -52,9 +52,9 @@ export function runSchemas(dirs: Dirs, io: Io): number {
   return 0;
 }
 
-export async function runValidate(_dirs: Dirs, _id: string, _file: string, io: Io): Promise<number> {
-  io.stderr("verispec: validate is not available yet\n");
-  return 2;
+export async function runValidate(dirs: Dirs, id: string, file: string, io: Io): Promise<number> {
+  const { validateCommand } = await import("./commands/validate.js");
+  return validateCommand(dirs.out, id, file, io);
 }
 
 /** `verispec webhook ...`, with the kit generated from the spec (generated/webhooks.ts). */

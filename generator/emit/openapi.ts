@@ -128,13 +128,43 @@ function infoDescription(model: Model): string {
   ].join("\n\n");
 }
 
+/**
+ * OpenAPI tools read a discriminator without `mapping` as "the value is the schema's name" (openapi-
+ * typescript types `type` as "v4.RequestedIndividualAnswer"); the builder maps only the entity requests.
+ * Every other discriminator over `$ref`s gets the mapping from each target's `const` (or one-value `enum`)
+ * of the discriminator property. Returns new objects; the definitions are not changed.
+ */
+export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonSchema>>): Record<string, JsonSchema> {
+  const valueOf = (ref: unknown, property: string): string | undefined => {
+    if (typeof ref !== "string" || !ref.startsWith(COMPONENTS)) return undefined;
+    const target = schemas[ref.slice(COMPONENTS.length)];
+    const p = (target?.properties as Record<string, JsonSchema> | undefined)?.[property];
+    if (typeof p?.const === "string") return p.const;
+    const values = p?.enum as unknown[] | undefined;
+    return values?.length === 1 && typeof values[0] === "string" ? values[0] : undefined;
+  };
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== "object") return v;
+    const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)])) as JsonSchema;
+    const d = out.discriminator as JsonSchema | undefined;
+    const members = out.oneOf as JsonSchema[] | undefined;
+    if (d && !d.mapping && typeof d.propertyName === "string" && members?.length) {
+      const pairs = members.map((m) => [valueOf(m.$ref, d.propertyName as string), m.$ref] as const);
+      if (pairs.every(([value]) => value !== undefined)) out.discriminator = { ...d, mapping: Object.fromEntries(pairs) };
+    }
+    return out;
+  };
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, walk(schema) as JsonSchema]));
+}
+
 export function buildOpenApi(model: Model): OpenAPIObject {
   const paths: Record<string, PathItemObject> = {};
   for (const e of model.endpoints) {
     if (e.path === null) continue; // seed 4.4: the follow-up request's path is not shown
     (paths[e.path] ??= {})[e.method.toLowerCase() as "get" | "post"] = operation(model, e);
   }
-  const schemas = sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema]));
+  const schemas = withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])));
   return {
     openapi: "3.1.0",
     info: {
@@ -144,7 +174,8 @@ export function buildOpenApi(model: Model): OpenAPIObject {
       description: infoDescription(model),
       license: { name: "MIT", identifier: "MIT" },
     },
-    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+    // No `jsonSchemaDialect`: its default is the OAS 3.1 base dialect already, and Prism 5.14 skips all
+    // request validation when the field is present (see README, For other languages).
     servers: model.servers.map((s) => ({
       url: "{base_url}",
       description: s.description,

@@ -151,7 +151,9 @@ function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): Js
     properties: {
       type: { type: "string", enum: types.map((t) => t.name) },
       role: { type: "string", enum: roleSet.roles.map((r) => r.name), description: roleSet.roles.map((r) => `\`${r.name}\`: ${[r.description, `types ${r.types.join(", ")}`, r.required ? "required" : undefined, r.unknown].filter(Boolean).join("; ")}`).join("\n") },
-      fields: { type: "object" },
+      // Any object here (the per-type rules below give its shape). `additionalProperties: true` is the JSON
+      // Schema default, written out so that generators (openapi-typescript) do not read an empty object.
+      fields: { type: "object", additionalProperties: true },
     },
     required: ["type", "role", "fields"],
     additionalProperties: false,

@@ -18,7 +18,7 @@ export interface RunResult {
 /** Runs a command to completion (no shell), collecting its output. */
 export function run(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, [...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: "1", ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, [...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: "1", REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
@@ -51,4 +51,36 @@ export async function readmeSection(name: string): Promise<string> {
   const end = text.indexOf(`<!-- ${name}:end -->`);
   if (start < 0 || end < start) throw new Error(`README.md has no ${name} markers`);
   return text.slice(start, end);
+}
+
+/**
+ * The TypeScript verdict on a payload: the generated validators (generated/validators/index.js,
+ * `validate(id, data)`) when they exist, else Ajv (draft 2020-12, formats) on generated/schemas.
+ */
+export async function typescriptVerdict(): Promise<{ source: string; validate: (id: string, data: unknown) => boolean }> {
+  const { existsSync, readFileSync } = await import("node:fs");
+  const { pathToFileURL } = await import("node:url");
+  const generated = join(ROOT, "generated", "validators", "index.js");
+  if (existsSync(generated)) {
+    const mod = (await import(pathToFileURL(generated).href)) as { validate: (id: string, data: unknown) => unknown };
+    return {
+      source: "generated/validators",
+      validate: (id, data) => {
+        const r = mod.validate(id, data);
+        return typeof r === "boolean" ? r : Boolean((r as { valid: boolean }).valid);
+      },
+    };
+  }
+  const { Ajv2020 } = await import("ajv/dist/2020.js");
+  const addFormats = (await import("ajv-formats")).default as unknown as (ajv: InstanceType<typeof Ajv2020>) => void;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  return {
+    source: "Ajv on generated/schemas",
+    validate: (id, data) => {
+      const schema = JSON.parse(readFileSync(join(SCHEMAS, `${id}.json`), "utf8")) as { $id: string };
+      const v = ajv.getSchema(schema.$id) ?? ajv.compile(schema);
+      return v(data) as boolean;
+    },
+  };
 }

@@ -1,0 +1,57 @@
+// The shapes shared by the generated validators and their runtime (seed: 7).
+
+/** One item of the service's 422 `error.details`: `{ message, code, path }` (seed: 7). */
+export interface ValidationIssue {
+  readonly message: string;
+  readonly code: string;
+  /** Property names and array indices (as numbers) from the body root. */
+  readonly path: readonly (string | number)[];
+}
+
+export type ValidationResult = { readonly valid: true } | { readonly valid: false; readonly errors: readonly ValidationIssue[] };
+
+export interface ValidateOptions {
+  /**
+   * Strict mode: also check the ABN check digits (ATO weighted modulus 89). Off by default, because
+   * the service checks the format only (exactly 11 digits; seed: 7, 8).
+   */
+  readonly abnChecksum?: boolean;
+}
+
+export type Validator = (data: unknown, options?: ValidateOptions) => ValidationResult;
+
+/** An error object as Ajv's generated code reports it (`messages: false`). */
+export interface AjvError {
+  readonly instancePath: string;
+  readonly schemaPath: string;
+  readonly keyword: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** An Ajv standalone validate function; `this` carries the options (Ajv `passContext`). */
+export interface RawValidate {
+  (this: ValidateOptions | undefined, data: unknown): boolean;
+  errors?: readonly AjvError[] | null;
+}
+
+export interface Message {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What the generator knows about one failing keyword location (keyed by Ajv's schemaPath). */
+export interface KeywordEntry {
+  /** The exact code and message (from `x-verispec-errors` or the spec's own wording). */
+  readonly override?: Message;
+  /** `required`: the expected type of each property, as Zod names it. */
+  readonly expected?: Readonly<Record<string, string>>;
+  /** `required`: a requirement on a nested key reports that key (seed: 7, `addresses, registeredAddress`). */
+  readonly nested?: Readonly<Record<string, readonly string[]>>;
+  /** `discriminator`: the tag values of the union. */
+  readonly options?: readonly string[];
+}
+
+export type ErrorTable = Readonly<Record<string, KeywordEntry>>;
+
+/** Message templates by JSON Schema keyword (spec/errors.yaml `validationMessages.defaults`). */
+export type MessageTemplates = Readonly<Record<string, Message>>;

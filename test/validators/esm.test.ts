@@ -1,0 +1,61 @@
+// The generated validators are real ESM that plain `node` imports, without Ajv compiling at start-up,
+// deterministic, and split so that a bundle of one validator holds only what it reaches.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { describe, expect, it } from "vitest";
+import { emitValidators } from "../../generator/emit/validators.js";
+import { publishedSchemaIds } from "../../generator/emit/json-schemas.js";
+import { modelFromSpec } from "../../generator/pipeline.js";
+import { schemaIds, validateV4EntitiesTrust, validateV5VerificationCreateRequest } from "../../generated/validators/index.js";
+import { ROOT } from "./helpers.js";
+
+const GENERATED = join(ROOT, "generated");
+const jsFiles = (dir: string) => readdirSync(join(GENERATED, dir)).filter((f) => f.endsWith(".js")).map((f) => join(GENERATED, dir, f));
+
+describe("generated/validators", () => {
+  it("plain node (no tsx) imports index.js and validates", () => {
+    const script = `import("./generated/validators/index.js").then((m) => console.log(JSON.stringify(m.validate("v5.VerificationCreateRequest", { website: "" }))))`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ valid: false, errors: [{ message: "Website is required.", code: "too_small", path: ["website"] }] });
+  });
+  it("has no require( and imports nothing from ajv", () => {
+    for (const file of [...jsFiles("validators"), ...jsFiles("runtime/validators")]) {
+      const text = readFileSync(file, "utf8");
+      expect(text, file).not.toMatch(/\brequire\(/);
+      expect(text, file).not.toMatch(/from "ajv/);
+    }
+  });
+  it("exports one function per schema id and per entity kind, and schemaIds", () => {
+    const model = modelFromSpec(join(ROOT, "spec"));
+    expect([...schemaIds]).toEqual(publishedSchemaIds(model));
+    expect(schemaIds).toContain("v4.entities.Trust");
+    expect(typeof validateV4EntitiesTrust).toBe("function");
+    expect(validateV5VerificationCreateRequest({ website: "https://x.example" })).toEqual({ valid: true });
+    for (const id of schemaIds) expect(readdirSync(join(GENERATED, "validators"))).toContain(`${id}.d.ts`);
+  });
+  it("is the same bytes on every run and every file ends with a newline", () => {
+    const model = modelFromSpec(join(ROOT, "spec"));
+    const a = emitValidators(model, { root: ROOT });
+    const b = emitValidators(modelFromSpec(join(ROOT, "spec")), { root: ROOT });
+    expect(a).toEqual(b);
+    for (const f of a) {
+      expect(f.contents.endsWith("\n")).toBe(true);
+      expect(readFileSync(join(GENERATED, f.path), "utf8")).toBe(f.contents);
+    }
+  });
+  it("a bundle of one small validator holds only the code it reaches", async () => {
+    const bundle = async (entry: string) =>
+      (await build({ entryPoints: [join(GENERATED, "validators", entry)], bundle: true, write: false, format: "esm", minify: true, logLevel: "silent" })).outputFiles[0]!.text;
+    const small = await bundle("v4.Gender.js");
+    const large = await bundle("v4.VerifyRequest.js");
+    // The shared runtime and error table are in both; the compiled code of other schemas is not.
+    expect(small.length * 3).toBeLessThan(large.length);
+    for (const code of ["image/jpeg", "[0-9]{6,13}"]) {
+      expect(large).toContain(code); // the Data URI and NZBN patterns
+      expect(small).not.toContain(code);
+    }
+  });
+});
