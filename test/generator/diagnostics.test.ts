@@ -105,7 +105,7 @@ const cases: Case[] = [
     file: "rules.yaml",
     from: "      pattern: abnFormat",
     to: "      pattern: abnFormatt",
-    message: 'spec/rules.yaml:47:16: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `oneLookupKey`',
+    message: 'spec/rules.yaml:47:16: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `oneLookupKey`',
   },
   {
     name: "a transition to an unknown status",
