@@ -2,6 +2,7 @@
 // outcomes, transitions and timestamp tolerance. Only data comes from here; the logic is the template's.
 import type { Model } from "../model/types.js";
 import { BANNER, type OutputFile } from "./output.js";
+import { validatorName } from "./validators.js";
 
 export function webhookRules(model: Model) {
   const locked = model.submissionStatuses.find((s) => s.locksResubmission);
@@ -20,25 +21,45 @@ export function webhookRules(model: Model) {
   };
 }
 
+/** The payload schema of each format: "v5" is the current payload, "v4" the older one (seed 6.2, 6.3). */
+function payloadSchemas(model: Model): { v5: string; v4: string } {
+  const current = model.webhookPayloads.find((p) => p.schema.startsWith("v5."));
+  const older = model.webhookPayloads.find((p) => p.schema.startsWith("v4."));
+  if (!current || !older) throw new Error("webhooks.yaml: a v5 and an older payload are both needed");
+  return { v5: current.schema, v4: older.schema };
+}
+
 export function emitWebhooks(model: Model): OutputFile[] {
   const rules = JSON.stringify(webhookRules(model), null, 2);
+  const schemas = payloadSchemas(model);
+  const [v5Type, v4Type] = [schemas.v5, schemas.v4];
   const text = `// ${BANNER}
 // Webhook verification bound to the spec (seed: 3, 6, 8). The logic is in runtime/webhooks/.
 import { createWebhookKit, type WebhookKit, type WebhookRules } from "./runtime/webhooks/index.js";
+import type { v4, v5 } from "./types.js";
+import { ${validatorName(schemas.v4)} } from "./validators/${schemas.v4}.js";
+import { ${validatorName(schemas.v5)} } from "./validators/${schemas.v5}.js";
 
 /** Statuses, receiver outcomes, transitions and the timestamp tolerance, from the spec YAML. */
 export const webhookRules: WebhookRules = ${rules};
 
-const kit: WebhookKit = createWebhookKit({ rules: webhookRules });
+/** A verified payload, typed by its format. */
+export type WebhookPayload = ${v5Type} | ${v4Type};
+
+const kit: WebhookKit<${v5Type}, ${v4Type}> = createWebhookKit<${v5Type}, ${v4Type}>({
+  rules: webhookRules,
+  // A signed payload that does not match its schema is refused as invalid_payload, with the issues.
+  validatePayload: (version, payload) => (version === "v5" ? ${validatorName(schemas.v5)} : ${validatorName(schemas.v4)})(payload),
+});
 
 /** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */
-export const verifyWebhook: WebhookKit["verifyWebhook"] = kit.verifyWebhook;
+export const verifyWebhook = kit.verifyWebhook;
 /** Signs a payload as the service does, for tests and local tools. */
-export const signWebhook: WebhookKit["signWebhook"] = kit.signWebhook;
+export const signWebhook = kit.signWebhook;
 /** What a payload's status means for the receiver (seed: 6.2). */
-export const interpretWebhook: WebhookKit["interpretWebhook"] = kit.interpretWebhook;
+export const interpretWebhook = kit.interpretWebhook;
 /** Whether the transition table of seed 3 allows going from one status to another. */
-export const canTransition: WebhookKit["canTransition"] = kit.canTransition;
+export const canTransition = kit.canTransition;
 
 export {
   createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,

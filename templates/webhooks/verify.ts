@@ -36,7 +36,7 @@ import { isV5Payload, payloadTimestampMs, withinTolerance } from "./timestamp.js
 export type ValidatePayload = (
   version: "v5" | "v4",
   payload: unknown,
-) => { valid: true } | { valid: false; errors: Array<{ message: string; code: string; path: Array<string | number> }> };
+) => { readonly valid: true } | { readonly valid: false; readonly errors: readonly WebhookPayloadIssue[] };
 
 export interface VerifyWebhookInput {
   /** The exact bytes received, before any JSON parsing: re-serialised JSON does not match the signature. */

@@ -25,16 +25,26 @@ describe("generated webhook rules", () => {
   });
 
   it("reads statuses as seed 6.2 says", () => {
-    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("retry_possible");
-    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 5, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
-    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "locked" }).outcome).toBe("final_rejection");
-    expect(interpretWebhook({ verificationStatus: "rejected", attempt: 1, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
-    expect(interpretWebhook({ verificationStatus: "info" }).outcome).toBe("fetch_details");
-    expect(interpretWebhook({ verificationStatus: "error" }).outcome).toBe("fetch_details");
-    expect(interpretWebhook({ verificationStatus: "removed" }).outcome).toBe("stakeholder_removed");
-    expect(interpretWebhook({ verificationStatus: "locked" }).outcome).toBe("locked");
-    expect(interpretWebhook({ verificationStatus: "pending" }).outcome).toBe("processing");
-    expect(interpretWebhook({ verificationStatus: "verified" }).outcome).toBe("verified");
+    const base = { version: "v5" as const, tags: [] as string[], attempt: 1 };
+    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("retry_possible");
+    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 5, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
+    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "locked" }).outcome).toBe("final_rejection");
+    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
+    expect(interpretWebhook({ ...base, verificationStatus: "info" }).outcome).toBe("fetch_details");
+    expect(interpretWebhook({ ...base, verificationStatus: "error" }).outcome).toBe("fetch_details");
+    expect(interpretWebhook({ ...base, verificationStatus: "removed" }).outcome).toBe("stakeholder_removed");
+    expect(interpretWebhook({ verificationStatus: "locked" }).outcome).toBe("locked"); // older format only
+    expect(interpretWebhook({ ...base, verificationStatus: "pending" }).outcome).toBe("processing");
+    expect(interpretWebhook({ ...base, verificationStatus: "verified" }).outcome).toBe("verified");
+  });
+
+  it("refuses a signed payload that does not match its schema as invalid_payload", async () => {
+    const rawBody = body({ attempt: "first" });
+    const headers = signWebhook({ version: "2", rawBody, secret: "k" });
+    await expect(verifyWebhook({ rawBody, headers, secret: "k", now: NOW })).rejects.toMatchObject({
+      reason: "invalid_payload",
+      errors: [{ code: "invalid_type", path: ["attempt"] }],
+    });
   });
 
   it("follows the transition table of seed 3", () => {

@@ -6,18 +6,19 @@ import {
   verifyWebhook,
   WebhookVerificationError,
   type WebhookInterpretation,
+  type WebhookPayload,
 } from "../../generated/webhooks.js";
 
 export function createReceiver(
   secret: string | string[], // several keys during a rotation
-  handle: (payload: unknown, meaning: WebhookInterpretation) => Promise<void>,
+  handle: (payload: WebhookPayload, meaning: WebhookInterpretation) => Promise<void>,
 ): Server {
   const ordering = createOrderingGuard(); // drops stale events and re-deliveries, per trace
   return createServer((req, res) => {
     const chunks: Buffer[] = []; // limit the body size in front of this (proxy or framework)
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", async () => {
-      let payload: unknown;
+      let payload: WebhookPayload;
       try {
         // The exact bytes received: JSON parsed and re-serialised would not match the signature.
         ({ payload } = await verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret }));
