@@ -111,10 +111,11 @@ function ruleKeywords(rule: Rule): JsonSchema {
   return s;
 }
 
-function ruleSchema(rule: Rule): JsonSchema {
+function ruleSchema(rule: Rule, patternNote: string): JsonSchema {
   const s: JsonSchema = { type: "string", ...ruleKeywords(rule), ...errorsFor(rule.messages) };
   if (rule.examples.length) s.examples = [...rule.examples];
-  return withNotes(s, { seed: rule.seed, description: rule.description, title: rule.name });
+  const description = rule.pattern ? `${rule.description}\n\n${patternNote}` : rule.description;
+  return withNotes(s, { seed: rule.seed, description, title: rule.name });
 }
 
 function objectSchema(props: Readonly<Record<string, Field>>, additional: boolean | Field | undefined, o: BuildOptions): JsonSchema {
@@ -290,7 +291,7 @@ export function buildDefinitions(model: Model, o: BuildOptions): Definition[] {
     defs.push({ id, published: true, schema });
   }
   for (const set of model.valueSets) defs.push({ id: valueSetDefinitionId(set), published: false, schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, seed: set.seed }) });
-  for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule) });
+  for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule, model.patternNote) });
   for (const kind of model.entityKinds) defs.push({ id: entitySchemaId(kind.kind), published: true, schema: entityKindSchema(kind, model, o) });
   for (const request of model.entityRequests) {
     defs.push({ id: request.id, published: true, schema: entityRequestSchema(request, model, o) });

@@ -378,6 +378,7 @@ function buildAll(ctx: Context): Model {
     countries: { iso3, groups, usStates },
     unicodeVersion: letters.unicodeVersion,
     rules,
+    patternNote: raw({ file: rulesFile, path: [] }).patternNote,
     valueSets: Object.values(valueSets),
     messages: {
       codes: [...codes],

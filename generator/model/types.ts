@@ -248,6 +248,8 @@ export interface Model {
   };
   readonly unicodeVersion: string;
   readonly rules: Readonly<Record<string, Rule>>;
+  /** Added to the description of every rule with a pattern: how regex engines may differ on it. */
+  readonly patternNote: string;
   /** The named value sets other than country groups. */
   readonly valueSets: readonly ValueSet[];
   readonly messages: {
