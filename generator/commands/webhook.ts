@@ -5,6 +5,7 @@
  */
 import { readFile as fsReadFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { isWebhookVerificationError } from "../../templates/webhooks/errors.js";
 import type { VerifyWebhookInput } from "../../templates/webhooks/index.js";
 
 export const WEBHOOK_USAGE = `Usage: verispec webhook verify --body <file> --header "Name: value" [--header ...]
@@ -76,13 +77,13 @@ export async function webhookCommand(args: string[], io: WebhookCommandIo, kit: 
     io.stdout(`${JSON.stringify({ valid: true, version })}\n`);
     return 0;
   } catch (error) {
-    const reason = verificationReason(error);
-    if (reason === undefined) {
+    // Duck-typed: the generated runtime's error class is a copy of this folder's, not the same class.
+    if (!isWebhookVerificationError(error)) {
       io.stderr(`verispec webhook verify: ${error instanceof Error ? error.message : "unexpected error"}\n`);
       return 2;
     }
-    io.stdout(`${JSON.stringify({ valid: false, reason })}\n`);
-    io.stderr(`${(error as Error).message}\n`);
+    io.stdout(`${JSON.stringify({ valid: false, reason: error.reason })}\n`);
+    io.stderr(`${error.message}\n`);
     return 1;
   }
 }
@@ -176,22 +177,6 @@ function textOf(value: Uint8Array | string): string {
   return typeof value === "string" ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8");
 }
 
-const REASONS = new Set([
-  "missing_signature",
-  "malformed_signature",
-  "signature_mismatch",
-  "timestamp_out_of_tolerance",
-  "replayed",
-  "unsupported_version",
-  "invalid_payload",
-]);
-
-/** Duck-typed: the generated runtime's error class is a different class from this folder's. */
-function verificationReason(error: unknown): string | undefined {
-  if (!(error instanceof Error) || error.name !== "WebhookVerificationError") return undefined;
-  const reason = (error as { reason?: unknown }).reason;
-  return typeof reason === "string" && REASONS.has(reason) ? reason : undefined;
-}
 
 function usageFailure(io: WebhookCommandIo, error: unknown): number {
   // parseArgs messages name the option only, never its value; other errors here are ours.

@@ -39,7 +39,7 @@ export function standaloneSchema(root: Definition, byId: ReadonlyMap<string, Def
 }
 
 export function jsonSchemaDefinitions(model: Model): Definition[] {
-  return buildDefinitions(model, { refTo, discriminatorMapping: false });
+  return buildDefinitions(model, { refTo, target: "json-schema" });
 }
 
 export function emitJsonSchemas(model: Model): OutputFile[] {

@@ -7,14 +7,13 @@ import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
 import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } from "./schema-builder.js";
 
 const COMPONENTS = "#/components/schemas/";
-const options: BuildOptions = { refTo: (id) => `${COMPONENTS}${id}`, discriminatorMapping: true };
+const options: BuildOptions = { refTo: (id) => `${COMPONENTS}${id}`, target: "openapi" };
 const ref = (id: string) => ({ $ref: `${COMPONENTS}${id}` });
 const JSON_MEDIA = "application/json";
 
-function exampleOf(model: Model, id: string): unknown {
-  const def = buildDefinitions(model, options).find((d) => d.id === id);
-  return (def?.schema.examples as unknown[] | undefined)?.[0];
-}
+type Schemas = Readonly<Record<string, JsonSchema>>;
+
+const exampleOf = (schemas: Schemas, id: string): unknown => (schemas[id]?.examples as unknown[] | undefined)?.[0];
 
 function errorResponses(model: Model, e: Endpoint): Record<string, ResponseObject> {
   const out: Record<string, ResponseObject> = {};
@@ -36,10 +35,10 @@ function errorResponses(model: Model, e: Endpoint): Record<string, ResponseObjec
   return out;
 }
 
-function operation(model: Model, e: Endpoint): OperationObject {
+function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject {
   const responses: Record<string, ResponseObject> = {};
   for (const [status, id] of Object.entries(e.responses)) {
-    const example = exampleOf(model, id);
+    const example = exampleOf(schemas, id);
     responses[status] = { description: `Success (seed ${e.seed}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
   }
   Object.assign(responses, errorResponses(model, e));
@@ -61,7 +60,7 @@ function operation(model: Model, e: Endpoint): OperationObject {
     responses,
   };
   if (e.request) {
-    const example = exampleOf(model, e.request);
+    const example = exampleOf(schemas, e.request);
     op.requestBody = { required: true, content: { [JSON_MEDIA]: { schema: ref(e.request), ...(example ? { example } : {}) } } };
   }
   const params: ParameterObject[] = Object.entries(e.pathParams).map(([name, f]) => ({
@@ -71,7 +70,7 @@ function operation(model: Model, e: Endpoint): OperationObject {
   return op;
 }
 
-function webhookItem(model: Model, name: string): PathItemObject {
+function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObject {
   const p = model.webhookPayloads.find((x) => x.name === name)!;
   const scheme = model.signatures.find((s) => s.version === p.signatureVersion)!;
   const parameters: ParameterObject[] = scheme.headers.map((h) => ({
@@ -79,7 +78,7 @@ function webhookItem(model: Model, name: string): PathItemObject {
     description: [h.description, h.prefix ? `Prefix \`${h.prefix}\`.` : undefined, h.value ? `Value \`${h.value}\`.` : undefined].filter(Boolean).join(" "),
     schema: h.value !== undefined ? { type: "string", const: h.value } : { type: "string", pattern: `^${h.prefix}[0-9a-f]{64}$` },
   }));
-  const example = exampleOf(model, p.schema);
+  const example = exampleOf(schemas, p.schema);
   const description = [
     scheme.description,
     scheme.receiverMust.length ? `Receivers must: ${scheme.receiverMust.join("; ")}.` : undefined,
@@ -130,8 +129,8 @@ function infoDescription(model: Model): string {
 
 /**
  * OpenAPI tools read a discriminator without `mapping` as "the value is the schema's name" (openapi-
- * typescript types `type` as "v4.RequestedIndividualAnswer"); the builder maps only the entity requests.
- * Every other discriminator over `$ref`s gets the mapping from each target's `const` (or one-value `enum`)
+ * typescript types `type` as "v4.RequestedIndividualAnswer"). Every discriminator over `$ref`s gets the
+ * mapping from each target's `const` (or one-value `enum`)
  * of the discriminator property. Returns new objects; the definitions are not changed.
  */
 export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonSchema>>): Record<string, JsonSchema> {
@@ -159,12 +158,12 @@ export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonS
 }
 
 export function buildOpenApi(model: Model): OpenAPIObject {
+  const schemas = withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])));
   const paths: Record<string, PathItemObject> = {};
   for (const e of model.endpoints) {
     if (e.path === null) continue; // seed 4.4: the follow-up request's path is not shown
-    (paths[e.path] ??= {})[e.method.toLowerCase() as "get" | "post"] = operation(model, e);
+    (paths[e.path] ??= {})[e.method.toLowerCase() as "get" | "post"] = operation(model, schemas, e);
   }
-  const schemas = withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])));
   return {
     openapi: "3.1.0",
     info: {
@@ -187,7 +186,7 @@ export function buildOpenApi(model: Model): OpenAPIObject {
       { name: "webhooks", description: "Signed webhooks (seed 6)." },
     ],
     paths: sortedObject(Object.entries(paths)),
-    webhooks: sortedObject(model.webhookPayloads.map((p) => [p.operationId, webhookItem(model, p.name)])),
+    webhooks: sortedObject(model.webhookPayloads.map((p) => [p.operationId, webhookItem(model, schemas, p.name)])),
     components: {
       schemas,
       securitySchemes: { basicAuth: { type: "http", scheme: "basic", description: model.auth.basic!.description } },

@@ -8,8 +8,12 @@ export type JsonSchema = { [key: string]: unknown };
 export interface BuildOptions {
   /** Where a reference to a definition points, e.g. "#/$defs/v5.Document". */
   readonly refTo: (id: string) => string;
-  /** OpenAPI only: add `mapping` to discriminators (Ajv does not support it, OpenAPI tools want it). */
-  readonly discriminatorMapping: boolean;
+  /**
+   * Which document the schemas go into. They differ in one place: a discriminator over inline schemas
+   * (the country branches) is kept for Ajv in the JSON Schemas and left out of OpenAPI, whose tools can
+   * only follow a discriminator to named schemas.
+   */
+  readonly target: "json-schema" | "openapi";
 }
 
 /** Vendor keywords the schemas carry; validators that do not know them ignore them. */
@@ -179,9 +183,7 @@ function entityParts(kind: EntityKind, model: Model, o: BuildOptions): { propert
     : {
         type: "object",
         oneOf: kind.branches.map((_, i) => branchSchema(kind, i, o)),
-        // Ajv (JSON Schemas) selects the inline country branch by its `enum`. OpenAPI tools can only follow a
-        // discriminator to named (`$ref`) schemas, so the OpenAPI document keeps the exact `oneOf` alone.
-        ...(o.discriminatorMapping ? {} : { discriminator: { propertyName: "country" } }),
+        ...(o.target === "json-schema" ? { discriminator: { propertyName: "country" } } : {}),
       };
   const properties: Record<string, JsonSchema> = { type: { type: "string", const: kind.kind }, fields };
   const required = ["type", "fields"];
@@ -224,9 +226,6 @@ function entityRequestSchema(request: EntityRequest, model: Model, o: BuildOptio
     discriminator: { propertyName: "type" },
   };
   if (request.examples.length) s.examples = [...request.examples];
-  if (o.discriminatorMapping) {
-    (s.discriminator as JsonSchema).mapping = Object.fromEntries(kinds.map((k) => [k.kind, o.refTo(entityRequestVariantId(request, k))]));
-  }
   return withNotes(s, request);
 }
 
