@@ -24,8 +24,9 @@ beforeAll(() => {
   project = join(dir, "consumer");
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  // Offline: every dependency is already in the npm cache from the project's own install.
-  run(npm, ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(dir, packed.filename)], project);
+  // Offline: every dependency is already in the npm cache from the project's own install. A TypeScript
+  // consumer on Node has @types/node (the webhook API takes Node's request headers and Buffers).
+  run(npm, ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(dir, packed.filename), "@types/node@^20"], project);
 }, 300_000);
 
 afterAll(() => {
