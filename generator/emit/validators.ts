@@ -311,9 +311,44 @@ export function hoistLongStrings(code: string, minLength = 120): string {
   return [...[...names].map(([s, n]) => `const ${n} = ${s};`), body].join("\n");
 }
 
+/**
+ * Inside an `if` condition or a `not` (Ajv's `createErrors: false`), a failure pushes an empty `{}` that
+ * is always discarded when the condition's verdict is read (`errors` is compared with its value at the
+ * start, then reset and `vErrors` truncated). Counting is enough: `errors++` alone gives the same
+ * verdicts without allocating an object and an array on every failed condition, a cost valid documents
+ * pay for each `if` they do not match. Sound only while no such region calls another function
+ * (`errors = vErrors.length` would lose the count): conditionsCallNothing checks that.
+ */
+export function dropPlaceholderErrors(code: string): string {
+  return code.replace(/const (err\d+) = \{\};\(vErrors \?\?= \[\]\)\.push\(\1\);errors\+\+;/g, "errors++;");
+}
+
+/**
+ * An error at a fixed place below the function's own instancePath also carries the two parts of its
+ * instancePath (`base`, the function's, and `at`, the literal below it). Ajv joins them into a new
+ * string for every error; reading such a string costs V8 a flattening (some hundreds of ns), where the
+ * two parts are mostly short or shared, so the error mapping looks the place up by them instead.
+ */
+export function splitInstancePaths(code: string): string {
+  return code.replace(/(const err\d+ = \{instancePath:instancePath\+("(?:[^"\\]|\\.)*"),)(?=schemaPath:)/g, "$1base:instancePath,at:$2,");
+}
+
+/** Throws when an `if` condition, or a `not` that is not a bare `$ref`, refers to a definition (see dropPlaceholderErrors). */
+export function conditionsCallNothing(defs: Defs): void {
+  for (const [key, def] of Object.entries(defs)) {
+    eachSubschema(def, "", (s, pointer) => {
+      const regions = [["if", s.if], ["not", isObject(s.not) && Object.keys(s.not).join() === "$ref" ? undefined : s.not]] as const;
+      for (const [keyword, region] of regions) {
+        if (region !== undefined && JSON.stringify(region).includes('"$ref"')) throw new Error(`validators: ${key}${pointer}/${keyword} refers to a definition; dropPlaceholderErrors needs it inline`);
+      }
+    });
+  }
+}
+
 /** Compiles every published id into one module; returns its code (exports `raw<Id>`). */
 export function compileValidators(doc: CompiledDocument): string {
   const stripped = stripAnnotations(doc.annotated, true) as Defs;
+  conditionsCallNothing(stripped);
   const keyOf = new Map<unknown, string>(Object.entries(stripped).map(([k, v]) => [v, k]));
   const envs: SchemaEnvLike[] = [];
   const ajv = newAjv(true, (code, env) => (envs.push(env as SchemaEnvLike), code));
@@ -338,6 +373,8 @@ export function compileValidators(doc: CompiledDocument): string {
   for (const schema of sets) code = code.replace(new RegExp(`(const ${schema} = [^\\n]*?;)(?=const |function |export )`), (decl: string) => `${decl}const ${schema}_set = /*#__PURE__*/ new Set(${schema}.enum);`);
   // Ajv's five-statement push, written as one (same effect; a third less code to parse at import).
   code = code.replace(/if\(vErrors === null\)\{vErrors = \[(err\d+)\];\}else \{vErrors\.push\(\1\);\}/g, "(vErrors ??= []).push($1);");
+  code = dropPlaceholderErrors(code);
+  code = splitInstancePaths(code);
   return requiresToImports(hoistLongStrings(code));
 }
 

@@ -198,39 +198,215 @@ export function groupIssues(issues, messages) {
     }
     return out;
 }
-/**
- * The code and message of keywords whose text depends on the schema only (enum options, patterns,
- * limits), computed once per schema location: the 50 state codes are not re-joined on every error.
- */
+/** Up to this many issues, a scan is cheaper than a map; past it, maps keep the work linear. */
+const LINEAR_MAX = 16;
 const FIXED = new Set(["enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "discriminator", "contains", "oneOf", "anyOf", "not"]);
-const cache = new WeakMap();
-/** The cache key: the schema location, plus the missing key or the received type (both bounded by the schema). */
-function cacheKey(e, value) {
-    if (FIXED.has(e.keyword))
-        return e.schemaPath;
-    if (e.keyword === "required")
-        return `${e.schemaPath}\u0000${String(e.params.missingProperty)}`;
-    if (e.keyword === "type")
-        return `${e.schemaPath}\u0000${parsedType(value)}`;
-    return undefined;
+const NULL_BRANCH = /\/(?:oneOf|anyOf)\/\d+\/type$/;
+const sitesByTable = new WeakMap();
+function sitesOf(table, messages) {
+    let byMessages = sitesByTable.get(table);
+    if (byMessages === undefined)
+        sitesByTable.set(table, (byMessages = new WeakMap()));
+    let sites = byMessages.get(messages);
+    if (sites === undefined)
+        byMessages.set(messages, (sites = new Map()));
+    return sites;
 }
-function cachedIssue(e, data, table, messages) {
-    const at = resolvePath(data, e.instancePath);
-    const key = cacheKey(e, at.value);
-    if (key === undefined)
-        return toIssue(e, data, table, messages);
-    let known = cache.get(messages);
-    if (!known)
-        cache.set(messages, (known = new Map()));
-    const hit = known.get(key);
-    if (!hit) {
-        const issue = toIssue(e, data, table, messages);
-        known.set(key, { code: issue.code, message: issue.message, suffix: issue.path.slice(at.path.length) });
-        return issue;
+function newSite(e, table) {
+    const found = applicators(e.schemaPath);
+    let noise = e.keyword === "if" || (e.keyword === "type" && e.params.type === "null" && NULL_BRANCH.test(e.schemaPath));
+    const unionPrefixes = [];
+    for (const a of found) {
+        if (a.keyword !== "oneOf" && a.keyword !== "anyOf")
+            noise = true;
+        else
+            unionPrefixes.push(a.prefix);
     }
-    return { code: hit.code, message: hit.message, path: hit.suffix.length ? [...at.path, ...hit.suffix] : at.path };
+    return { keyword: e.keyword, noise, unionPrefixes, isUnion: isUnion(e), hasOverride: table[e.schemaPath]?.override !== undefined, fixed: undefined, byParam: new Map() };
+}
+// Bounded: instancePaths depend on the document (indices, unknown keys), so the cache starts over when full.
+const POINTERS_MAX = 4096;
+const pointers = new Map();
+const pointersByBase = new Map();
+/** The pointer of an error, by its instancePath's two parts where the generated code gives them. */
+function pointerOfError(e) {
+    const { base, at } = e;
+    if (base === undefined || at === undefined)
+        return pointerOf(e.instancePath);
+    let byAt = pointersByBase.get(base);
+    if (byAt === undefined) {
+        if (pointersByBase.size >= POINTERS_MAX)
+            pointersByBase.clear();
+        pointersByBase.set(base, (byAt = new Map()));
+    }
+    let pointer = byAt.get(at);
+    if (pointer === undefined)
+        byAt.set(at, (pointer = pointerOf(base + at)));
+    return pointer;
+}
+function pointerOf(instancePath) {
+    let pointer = pointers.get(instancePath);
+    if (pointer !== undefined)
+        return pointer;
+    const segments = [];
+    const indices = [];
+    let plain = true;
+    if (instancePath !== "") {
+        for (const raw of instancePath.slice(1).split("/")) {
+            const segment = raw.includes("~") ? raw.replace(/~1/g, "/").replace(/~0/g, "~") : raw;
+            const index = Number(segment);
+            if (!Number.isNaN(index))
+                plain = false;
+            segments.push(segment);
+            indices.push(index);
+        }
+    }
+    if (pointers.size >= POINTERS_MAX)
+        pointers.clear();
+    pointers.set(instancePath, (pointer = { segments, indices, plain }));
+    return pointer;
+}
+/**
+ * The document path of an instancePath, as resolvePath gives it (indices as numbers where the value is
+ * an array); with `needValue`, `walked` is set to the value found there.
+ */
+let walked;
+function documentPath(data, e, needValue) {
+    const { segments, indices, plain } = pointerOfError(e);
+    if (plain && !needValue)
+        return segments.slice();
+    const path = [];
+    let value = data;
+    for (let i = 0; i < segments.length; i++) {
+        const segment = segments[i];
+        if (Array.isArray(value)) {
+            path.push(indices[i]);
+            value = value[indices[i]];
+        }
+        else {
+            path.push(segment);
+            value = value !== null && typeof value === "object" && hasOwn(value, segment) ? value[segment] : undefined;
+        }
+    }
+    walked = value;
+    return path;
+}
+function answer(e, data, path, table, messages) {
+    const issue = toIssue(e, data, table, messages);
+    const suffix = issue.path.slice(path.length);
+    return { code: issue.code, message: issue.message, suffix };
 }
 /** All of Ajv's errors for a document, as the service's issues. */
 export function mapErrors(errors, data, table, messages) {
-    return groupIssues(filterNoise(errors, table).map((e) => cachedIssue(e, data, table, messages)), messages);
+    const sites = sitesOf(table, messages);
+    const n = errors.length;
+    const at = new Array(n);
+    let unions = 0;
+    for (let k = 0; k < n; k++) {
+        const e = errors[k];
+        let site = sites.get(e.schemaPath);
+        if (site === undefined || site.keyword !== e.keyword)
+            sites.set(e.schemaPath, (site = newSite(e, table)));
+        at[k] = site;
+        if (site.isUnion)
+            unions++;
+    }
+    // filterNoise: noise, and errors inside a failed union.
+    const kept = [];
+    let types = 0;
+    for (let k = 0; k < n; k++) {
+        const site = at[k];
+        if (site.noise)
+            continue;
+        if (unions > 0 && site.unionPrefixes.length > 0 && insideFailedUnion(errors, at, errors[k], site))
+            continue;
+        kept.push(k);
+        if (site.keyword === "type")
+            types++;
+    }
+    const out = [];
+    let named; // unknown keys collected per issue (unrecognized_keys)
+    let index; // past LINEAR_MAX issues: by path and code
+    let wrongType; // past LINEAR_MAX type errors: their instancePaths
+    if (types > LINEAR_MAX)
+        wrongType = new Set(kept.filter((k) => at[k].keyword === "type").map((k) => errors[k].instancePath));
+    for (const k of kept) {
+        const e = errors[k];
+        const site = at[k];
+        // A value of the wrong type reports only that; a union's own error only when nothing more precise is at or below it.
+        if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath)))
+            continue;
+        if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k))
+            continue;
+        const path = documentPath(data, e, site.keyword === "type");
+        let a;
+        if (site.fixed !== undefined)
+            a = site.fixed;
+        else if (FIXED.has(site.keyword))
+            a = site.fixed = answer(e, data, path, table, messages);
+        else {
+            const param = site.keyword === "required" ? String(e.params.missingProperty) : site.keyword === "type" ? parsedType(walked) : undefined;
+            if (param === undefined)
+                a = answer(e, data, path, table, messages);
+            else if ((a = site.byParam.get(param)) === undefined)
+                site.byParam.set(param, (a = answer(e, data, path, table, messages)));
+        }
+        for (let s = 0; s < a.suffix.length; s++)
+            path.push(a.suffix[s]);
+        if (index === undefined && out.length >= LINEAR_MAX)
+            index = new Map(out.map((o, i) => [`${pathKey(o.path)} ${o.code}`, i]));
+        const seen = sameIssue(out, a.code, path, index);
+        if (a.code === "unrecognized_keys") {
+            const name = /: (.*)$/.exec(a.message)?.[1] ?? "";
+            if (seen >= 0 && named?.[seen] !== undefined) {
+                named[seen].push(name);
+                const m = template(messages, "additionalProperties:plural");
+                out[seen] = { code: m.code, message: fill(m.message, { keys: named[seen].join(", ") }), path: out[seen].path }; // groupIssues' key order
+                continue;
+            }
+            (named ??= [])[out.length] = [name];
+        }
+        else if (seen >= 0)
+            continue;
+        index?.set(`${pathKey(path)} ${a.code}`, out.length);
+        out.push({ message: a.message, code: a.code, path });
+    }
+    return out;
+}
+/** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
+function sameIssue(out, code, path, index) {
+    if (index !== undefined)
+        return index.get(`${pathKey(path)} ${code}`) ?? -1;
+    next: for (let i = 0; i < out.length; i++) {
+        const other = out[i];
+        if (other.code !== code || other.path.length !== path.length)
+            continue;
+        for (let s = 0; s < path.length; s++)
+            if (other.path[s] !== path[s])
+                continue next;
+        return i;
+    }
+    return -1;
+}
+function insideFailedUnion(errors, at, e, site) {
+    for (const prefix of site.unionPrefixes) {
+        for (let u = 0; u < errors.length; u++) {
+            if (at[u].isUnion && errors[u].schemaPath === prefix && within(e.instancePath, errors[u].instancePath))
+                return true;
+        }
+    }
+    return false;
+}
+function wrongTypeAt(errors, at, kept, instancePath) {
+    for (const k of kept)
+        if (at[k].keyword === "type" && errors[k].instancePath === instancePath)
+            return true;
+    return false;
+}
+function somethingBelow(errors, at, kept, self) {
+    const outer = errors[self].instancePath;
+    for (const k of kept)
+        if (k !== self && !at[k].isUnion && within(errors[k].instancePath, outer))
+            return true;
+    return false;
 }

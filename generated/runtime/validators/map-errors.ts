@@ -201,37 +201,228 @@ export function groupIssues(issues: readonly ValidationIssue[], messages: Messag
   return out;
 }
 
-/**
- * The code and message of keywords whose text depends on the schema only (enum options, patterns,
- * limits), computed once per schema location: the 50 state codes are not re-joined on every error.
- */
-const FIXED = new Set(["enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "discriminator", "contains", "oneOf", "anyOf", "not"]);
-const cache = new WeakMap<MessageTemplates, Map<string, Message & { readonly suffix: readonly (string | number)[] }>>();
+// ---- The hot path ---------------------------------------------------------------------------------------
+//
+// `mapErrors` gives exactly `groupIssues(filterNoise(errors).map(toIssue))`, without re-reading the schema
+// location of an error on every document: what a location needs (whether it is noise, the unions it lies
+// in, its fixed code and message) is worked out once, the first time an error names it, and kept; the
+// locations are bounded by the schemas. Per error, what is left is the document path (one scan of the
+// instancePath) and, for a `type` or `required` error, one map lookup.
 
-/** The cache key: the schema location, plus the missing key or the received type (both bounded by the schema). */
-function cacheKey(e: AjvError, value: unknown): string | undefined {
-  if (FIXED.has(e.keyword)) return e.schemaPath;
-  if (e.keyword === "required") return `${e.schemaPath}\u0000${String(e.params.missingProperty)}`;
-  if (e.keyword === "type") return `${e.schemaPath}\u0000${parsedType(value)}`;
-  return undefined;
+/** A schema location's answer once computed: what the document path is followed by, code and message. */
+interface Answer {
+  readonly code: string;
+  readonly message: string;
+  readonly suffix: readonly (string | number)[];
 }
 
-function cachedIssue(e: AjvError, data: unknown, table: ErrorTable, messages: MessageTemplates): ValidationIssue {
-  const at = resolvePath(data, e.instancePath);
-  const key = cacheKey(e, at.value);
-  if (key === undefined) return toIssue(e, data, table, messages);
-  let known = cache.get(messages);
-  if (!known) cache.set(messages, (known = new Map()));
-  const hit = known.get(key);
-  if (!hit) {
-    const issue = toIssue(e, data, table, messages);
-    known.set(key, { code: issue.code, message: issue.message, suffix: issue.path.slice(at.path.length) });
-    return issue;
+interface Site {
+  readonly keyword: string;
+  /** Never reported: `if` wrappers, errors inside contains / not / if, the null branch of a nullable. */
+  readonly noise: boolean;
+  /** The oneOf/anyOf locations this one lies inside (errors inside a failed union are dropped). */
+  readonly unionPrefixes: readonly string[];
+  readonly isUnion: boolean;
+  readonly hasOverride: boolean;
+  /** Fixed keywords: one answer. */
+  fixed: Answer | undefined;
+  /** `required` by missing key, `type` by received type. */
+  readonly byParam: Map<string, Answer>;
+}
+
+/** Up to this many issues, a scan is cheaper than a map; past it, maps keep the work linear. */
+const LINEAR_MAX = 16;
+const FIXED = new Set(["enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "discriminator", "contains", "oneOf", "anyOf", "not"]);
+const NULL_BRANCH = /\/(?:oneOf|anyOf)\/\d+\/type$/;
+const sitesByTable = new WeakMap<ErrorTable, WeakMap<MessageTemplates, Map<string, Site>>>();
+
+function sitesOf(table: ErrorTable, messages: MessageTemplates): Map<string, Site> {
+  let byMessages = sitesByTable.get(table);
+  if (byMessages === undefined) sitesByTable.set(table, (byMessages = new WeakMap()));
+  let sites = byMessages.get(messages);
+  if (sites === undefined) byMessages.set(messages, (sites = new Map()));
+  return sites;
+}
+
+function newSite(e: AjvError, table: ErrorTable): Site {
+  const found = applicators(e.schemaPath);
+  let noise = e.keyword === "if" || (e.keyword === "type" && e.params.type === "null" && NULL_BRANCH.test(e.schemaPath));
+  const unionPrefixes: string[] = [];
+  for (const a of found) {
+    if (a.keyword !== "oneOf" && a.keyword !== "anyOf") noise = true;
+    else unionPrefixes.push(a.prefix);
   }
-  return { code: hit.code, message: hit.message, path: hit.suffix.length ? [...at.path, ...hit.suffix] : at.path };
+  return { keyword: e.keyword, noise, unionPrefixes, isUnion: isUnion(e), hasOverride: table[e.schemaPath]?.override !== undefined, fixed: undefined, byParam: new Map() };
+}
+
+/** An instancePath read once: its segments (unescaped) and whether any could be an array index. */
+interface Pointer {
+  readonly segments: readonly string[];
+  readonly indices: readonly number[];
+  /** No segment reads as a number: the path is the segments, whatever the document holds. */
+  readonly plain: boolean;
+}
+
+// Bounded: instancePaths depend on the document (indices, unknown keys), so the cache starts over when full.
+const POINTERS_MAX = 4096;
+const pointers = new Map<string, Pointer>();
+
+const pointersByBase = new Map<string, Map<string, Pointer>>();
+
+/** The pointer of an error, by its instancePath's two parts where the generated code gives them. */
+function pointerOfError(e: AjvError): Pointer {
+  const { base, at } = e;
+  if (base === undefined || at === undefined) return pointerOf(e.instancePath);
+  let byAt = pointersByBase.get(base);
+  if (byAt === undefined) {
+    if (pointersByBase.size >= POINTERS_MAX) pointersByBase.clear();
+    pointersByBase.set(base, (byAt = new Map()));
+  }
+  let pointer = byAt.get(at);
+  if (pointer === undefined) byAt.set(at, (pointer = pointerOf(base + at)));
+  return pointer;
+}
+
+function pointerOf(instancePath: string): Pointer {
+  let pointer = pointers.get(instancePath);
+  if (pointer !== undefined) return pointer;
+  const segments: string[] = [];
+  const indices: number[] = [];
+  let plain = true;
+  if (instancePath !== "") {
+    for (const raw of instancePath.slice(1).split("/")) {
+      const segment = raw.includes("~") ? raw.replace(/~1/g, "/").replace(/~0/g, "~") : raw;
+      const index = Number(segment);
+      if (!Number.isNaN(index)) plain = false;
+      segments.push(segment);
+      indices.push(index);
+    }
+  }
+  if (pointers.size >= POINTERS_MAX) pointers.clear();
+  pointers.set(instancePath, (pointer = { segments, indices, plain }));
+  return pointer;
+}
+
+/**
+ * The document path of an instancePath, as resolvePath gives it (indices as numbers where the value is
+ * an array); with `needValue`, `walked` is set to the value found there.
+ */
+let walked: unknown;
+function documentPath(data: unknown, e: AjvError, needValue: boolean): (string | number)[] {
+  const { segments, indices, plain } = pointerOfError(e);
+  if (plain && !needValue) return segments.slice();
+  const path: (string | number)[] = [];
+  let value = data;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (Array.isArray(value)) {
+      path.push(indices[i]!);
+      value = value[indices[i]!];
+    } else {
+      path.push(segment);
+      value = value !== null && typeof value === "object" && hasOwn(value, segment) ? (value as Record<string, unknown>)[segment] : undefined;
+    }
+  }
+  walked = value;
+  return path;
+}
+
+function answer(e: AjvError, data: unknown, path: Path, table: ErrorTable, messages: MessageTemplates): Answer {
+  const issue = toIssue(e, data, table, messages);
+  const suffix = issue.path.slice(path.length);
+  return { code: issue.code, message: issue.message, suffix };
 }
 
 /** All of Ajv's errors for a document, as the service's issues. */
 export function mapErrors(errors: readonly AjvError[], data: unknown, table: ErrorTable, messages: MessageTemplates): ValidationIssue[] {
-  return groupIssues(filterNoise(errors, table).map((e) => cachedIssue(e, data, table, messages)), messages);
+  const sites = sitesOf(table, messages);
+  const n = errors.length;
+  const at: Site[] = new Array(n);
+  let unions = 0;
+  for (let k = 0; k < n; k++) {
+    const e = errors[k]!;
+    let site = sites.get(e.schemaPath);
+    if (site === undefined || site.keyword !== e.keyword) sites.set(e.schemaPath, (site = newSite(e, table)));
+    at[k] = site;
+    if (site.isUnion) unions++;
+  }
+  // filterNoise: noise, and errors inside a failed union.
+  const kept: number[] = [];
+  let types = 0;
+  for (let k = 0; k < n; k++) {
+    const site = at[k]!;
+    if (site.noise) continue;
+    if (unions > 0 && site.unionPrefixes.length > 0 && insideFailedUnion(errors, at, errors[k]!, site)) continue;
+    kept.push(k);
+    if (site.keyword === "type") types++;
+  }
+  const out: ValidationIssue[] = [];
+  let named: string[][] | undefined; // unknown keys collected per issue (unrecognized_keys)
+  let index: Map<string, number> | undefined; // past LINEAR_MAX issues: by path and code
+  let wrongType: Set<string> | undefined; // past LINEAR_MAX type errors: their instancePaths
+  if (types > LINEAR_MAX) wrongType = new Set(kept.filter((k) => at[k]!.keyword === "type").map((k) => errors[k]!.instancePath));
+  for (const k of kept) {
+    const e = errors[k]!;
+    const site = at[k]!;
+    // A value of the wrong type reports only that; a union's own error only when nothing more precise is at or below it.
+    if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath))) continue;
+    if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k)) continue;
+    const path = documentPath(data, e, site.keyword === "type");
+    let a: Answer | undefined;
+    if (site.fixed !== undefined) a = site.fixed;
+    else if (FIXED.has(site.keyword)) a = site.fixed = answer(e, data, path, table, messages);
+    else {
+      const param = site.keyword === "required" ? String(e.params.missingProperty) : site.keyword === "type" ? parsedType(walked) : undefined;
+      if (param === undefined) a = answer(e, data, path, table, messages);
+      else if ((a = site.byParam.get(param)) === undefined) site.byParam.set(param, (a = answer(e, data, path, table, messages)));
+    }
+    for (let s = 0; s < a.suffix.length; s++) path.push(a.suffix[s]!);
+    if (index === undefined && out.length >= LINEAR_MAX) index = new Map(out.map((o, i) => [`${pathKey(o.path)} ${o.code}`, i]));
+    const seen = sameIssue(out, a.code, path, index);
+    if (a.code === "unrecognized_keys") {
+      const name = /: (.*)$/.exec(a.message)?.[1] ?? "";
+      if (seen >= 0 && named?.[seen] !== undefined) {
+        named[seen]!.push(name);
+        const m = template(messages, "additionalProperties:plural");
+        out[seen] = { code: m.code, message: fill(m.message, { keys: named[seen]!.join(", ") }), path: out[seen]!.path }; // groupIssues' key order
+        continue;
+      }
+      (named ??= [])[out.length] = [name];
+    } else if (seen >= 0) continue;
+    index?.set(`${pathKey(path)} ${a.code}`, out.length);
+    out.push({ message: a.message, code: a.code, path });
+  }
+  return out;
+}
+
+/** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
+function sameIssue(out: readonly ValidationIssue[], code: string, path: readonly (string | number)[], index: Map<string, number> | undefined): number {
+  if (index !== undefined) return index.get(`${pathKey(path)} ${code}`) ?? -1;
+  next: for (let i = 0; i < out.length; i++) {
+    const other = out[i]!;
+    if (other.code !== code || other.path.length !== path.length) continue;
+    for (let s = 0; s < path.length; s++) if (other.path[s] !== path[s]) continue next;
+    return i;
+  }
+  return -1;
+}
+
+function insideFailedUnion(errors: readonly AjvError[], at: readonly Site[], e: AjvError, site: Site): boolean {
+  for (const prefix of site.unionPrefixes) {
+    for (let u = 0; u < errors.length; u++) {
+      if (at[u]!.isUnion && errors[u]!.schemaPath === prefix && within(e.instancePath, errors[u]!.instancePath)) return true;
+    }
+  }
+  return false;
+}
+
+function wrongTypeAt(errors: readonly AjvError[], at: readonly Site[], kept: readonly number[], instancePath: string): boolean {
+  for (const k of kept) if (at[k]!.keyword === "type" && errors[k]!.instancePath === instancePath) return true;
+  return false;
+}
+
+function somethingBelow(errors: readonly AjvError[], at: readonly Site[], kept: readonly number[], self: number): boolean {
+  const outer = errors[self]!.instancePath;
+  for (const k of kept) if (k !== self && !at[k]!.isUnion && within(errors[k]!.instancePath, outer)) return true;
+  return false;
 }

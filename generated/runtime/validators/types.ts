@@ -27,6 +27,9 @@ export interface AjvError {
   readonly schemaPath: string;
   readonly keyword: string;
   readonly params: Readonly<Record<string, unknown>>;
+  /** Where the generated code knows it: instancePath is `base + at` (`at` a fixed string). */
+  readonly base?: string;
+  readonly at?: string;
 }
 
 /** An Ajv standalone validate function; `this` carries the options (Ajv `passContext`). */
