@@ -105,6 +105,12 @@ export const TABLE = Object.freeze({
       "message": "ABN check digits are not valid."
     }
   },
+  "#/$defs/rules.personName/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: must contain only letters, apostrophes, spaces and hyphens"
+    }
+  },
   "#/$defs/rules.v5Name/maxLength": {
     "override": {
       "code": "too_big",
