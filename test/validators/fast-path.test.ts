@@ -10,7 +10,8 @@ import { MESSAGES, TABLE } from "../../generated/validators/errors.js";
 import { schemaIds } from "../../generated/validators/index.js";
 import type { SchemaId } from "../../generated/validators/index.js";
 import { dropPlaceholderErrors, pascalId } from "../../generator/emit/validators.js";
-import { filterNoise, groupIssues, mapErrors, toIssue } from "../../templates/validators/map-errors.js";
+import { mapErrors, toIssue } from "../../templates/validators/map-errors.js";
+import { filterNoise, groupIssues } from "./reference-pipeline.js";
 import type { AjvError, RawValidate } from "../../templates/validators/types.js";
 import { loadFixtures, ROOT } from "./helpers.js";
 
