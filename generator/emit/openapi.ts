@@ -120,7 +120,7 @@ function infoDescription(model: Model): string {
   const notShown = model.unknowns.map((u) => `- (seed ${u.seed}) ${u.text}`);
   return [
     "Verification service for individuals (KYC) and entities with their stakeholders (KYB): the older form-based interface (`/verify`, `/idform`, `/getVerificationStatus`, the follow-up request; envelope fields prefixed `metadata_`, version `4`) and the current one (`/v5/verifications`, HTTP Basic, JSON envelope), with signed webhooks (signature versions 1 and 2).",
-    `All paths are appended to \`{base_url}\`. ${BANNER}.`,
+    `All paths are appended to \`{base_url}\`. This document is ${BANNER}.`,
     `## Stakeholders (seed 2.1)\n${model.stakeholderGuidance}`,
     statusTable(model),
     `## Not shown in the seed\nThese facts are not shown by the seed specification; verispec models them as unknown instead of guessing.\n\n${notShown.join("\n")}`,
