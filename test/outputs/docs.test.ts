@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Io } from "../../generator/cli.js";
-import { runDocs } from "../../generator/docs.js";
+import { main } from "../../generator/cli/main.js";
+import type { Io } from "../../generator/context.js";
 import { OPENAPI, ROOT } from "./helpers.js";
 import { needProgram } from "../support/services.js";
 
@@ -63,7 +63,7 @@ beforeAll(async () => {
   let stdout = "";
   let stderr = "";
   const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: process.env, cwd: ROOT, stdin: async () => "" };
-  const code = await runDocs({ root: ROOT, spec: join(ROOT, "spec"), out: temp }, io);
+  const code = await main(["docs", "--out", temp], io);
   built = { code, stdout, stderr };
   if (code !== 0) return;
   pageUrl = pathToFileURL(join(temp, "docs", "index.html")).href;
