@@ -15,7 +15,7 @@ import { abnChecksum } from "../../templates/validators/abn.js";
 import { fullFormats } from "../../templates/validators/formats.js";
 import type { ErrorTable, KeywordEntry, MessageTemplates } from "../../templates/validators/types.js";
 import type { Model } from "../model/types.js";
-import type { EmitContext } from "../pipeline.js";
+import type { EmitContext } from "../context.js";
 import { jsonSchemaDefinitions } from "./json-schemas.js";
 import { BANNER, sortedObject, type OutputFile } from "./output.js";
 import type { JsonSchema } from "./schema-builder.js";

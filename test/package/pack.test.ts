@@ -1,8 +1,8 @@
 // The package as users get it: `npm pack` (prepack builds dist/), install the tarball into a scratch
-// project without network, import every entry point from plain Node ESM and type-check a TypeScript
-// consumer with tsc.
+// project without network and with an empty npm cache, import every entry point from plain Node ESM and
+// type-check a TypeScript consumer with tsc (Node's types: the @types/node that `npm ci` installed here).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ let project: string;
 let packed: { filename: string; files: { path: string }[] };
 
 const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
+  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") } });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "verispec-pack-"));
@@ -23,10 +23,12 @@ beforeAll(() => {
   packed = JSON.parse(out.slice(out.indexOf("[")))[0];
   project = join(dir, "consumer");
   mkdirSync(project);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  // Offline: every dependency is already in the npm cache from the project's own install. A TypeScript
-  // consumer on Node has @types/node (the webhook API takes Node's request headers and Buffers).
-  run(npm, ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(dir, packed.filename), "@types/node@^20"], project);
+  // No network and no npm cache: the runtime dependencies are linked from what `npm ci` installed here
+  // (file: directories are symlinked), so npm resolves nothing. The package's own ranges must accept them.
+  const { dependencies = {} } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  const links = Object.fromEntries(Object.keys(dependencies).map((name) => [name, `file:${join(root, "node_modules", name)}`]));
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { verispec: `file:${join(dir, packed.filename)}`, ...links } }));
+  run(npm, ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], project);
 }, 300_000);
 
 afterAll(() => {
@@ -80,7 +82,7 @@ console.log(JSON.stringify({
   it("a TypeScript consumer type-checks with tsc against the installed package", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, resolveJsonModule: true, types: ["node"] }, include: ["consumer.ts"] }),
+      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, resolveJsonModule: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }),
     );
     writeFileSync(
       join(project, "consumer.ts"),
