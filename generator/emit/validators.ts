@@ -4,7 +4,7 @@
 //
 // Layout: `ajv.js` holds every compiled function once (shared definitions are shared code; every
 // top-level declaration is side-effect free, so a bundler keeps only what an import reaches);
-// `<id>.js` wraps one schema id; `index.js` has them all, `validate(id, data)` and `schemaIds`.
+// `<id>.js` holds the code of one schema id (what it reaches of ajv.js) and wraps it; `index.js` has them all, `validate(id, data)` and `schemaIds`.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, _ } from "ajv";
@@ -19,6 +19,7 @@ import type { EmitContext } from "../context.js";
 import { jsonSchemaDefinitions } from "./json-schemas.js";
 import { BANNER, sortedObject, type OutputFile } from "./output.js";
 import type { JsonSchema } from "./schema-builder.js";
+import { reachOf, type Reach } from "./validator-reach.js";
 
 // A CommonJS default export, as ESM sees it.
 type StandaloneCode = (ajv: Ajv, refsOrFunc: Record<string, string>) => string;
@@ -94,10 +95,26 @@ function selectByWithoutOneOf(defs: Defs): void {
       if (branches.length !== 2 || !branches.includes(s.then.$ref) || !branches.includes(s.else.$ref)) return;
       const [then, other] = [s.then, s.else];
       s.then = { allOf: [then, { not: other }] };
-      s.else = { allOf: [other, { not: then }] };
+      // Where the `if` failing already makes `then` fail, `else` needs no `not`: the shape is decided once.
+      s.else = ifFailureFails(s.if, then, defs) ? other : { allOf: [other, { not: then }] };
       delete s.oneOf;
     });
   }
+}
+
+/**
+ * True when every value failing `condition` also fails `branch`: the condition only asks for an object
+ * with some keys (`properties` all `true`), and the branch is an object schema requiring all of them.
+ * (v5.Stakeholder: without `role`, the role-and-entity shape cannot match.)
+ */
+function ifFailureFails(condition: unknown, branch: JsonSchema, defs: Defs): boolean {
+  const target = typeof branch.$ref === "string" ? defs[keyOfRef(branch.$ref)] : branch;
+  if (!isObject(condition) || !isObject(target) || condition.type !== "object" || target.type !== "object") return false;
+  const asks = Object.keys(condition).every((k) => k === "type" || k === "required" || k === "properties");
+  const keys = Array.isArray(condition.required) ? (condition.required as string[]) : [];
+  const trivial = Object.values((condition.properties as JsonSchema | undefined) ?? {}).every((v) => v === true);
+  const required = Array.isArray(target.required) ? (target.required as string[]) : [];
+  return asks && trivial && keys.length > 0 && keys.every((k) => required.includes(k));
 }
 
 /**
@@ -491,13 +508,17 @@ export function runtimeJavaScript(root: string): OutputFile[] {
 
 const header = `// ${BANNER}`;
 
-function idModule(id: string): OutputFile[] {
+/**
+ * One schema id's module holds the compiled code that id reaches, and nothing else: importing one
+ * validator compiles only its own checks (issue 14: a few kB instead of the whole ajv.js).
+ */
+function idModule(id: string, reach: Reach): OutputFile[] {
   const name = validatorName(id);
   const js = [
     header,
     `import { createValidator } from "../runtime/validators/validator.js";`,
-    `import { ${rawName(id)} } from "./ajv.js";`,
     `import { MESSAGES, TABLE } from "./errors.js";`,
+    reach.code([rawName(id)], { unexport: true }),
     "",
     `/** Validates a document against ${id} (generated/schemas/${id}.json); errors in the service's shape. */`,
     `export const ${name} = /*#__PURE__*/ createValidator(${rawName(id)}, TABLE, MESSAGES);`,
@@ -568,14 +589,19 @@ function indexModule(ids: readonly string[]): OutputFile[] {
   ];
 }
 
+/** A value as a JavaScript string literal holding its JSON (ASCII only, like the rest of the output). */
+const jsonLiteral = (value: unknown) => asciiOnly(`'${JSON.stringify(value).replace(/[\\']/g, "\\$&")}'`);
+
 function errorsModule(table: ErrorTable, messages: MessageTemplates): OutputFile[] {
   const js = [
     header,
     "// From spec/errors.yaml (validationMessages.defaults) and the schemas' x-verispec-errors (seed: 7).",
-    `export const MESSAGES = Object.freeze(${JSON.stringify(messages, null, 2)});`,
+    // JSON text in a string literal: V8 scans a string and parses JSON far faster than it parses the
+    // same data written as object literals, and both tables are read at every import.
+    `export const MESSAGES = Object.freeze(JSON.parse(${jsonLiteral(messages)}));`,
     "",
     "/** By Ajv schemaPath: the exact messages, expected types of required keys, discriminator values. */",
-    `export const TABLE = Object.freeze(${JSON.stringify(table, null, 2)});`,
+    `export const TABLE = Object.freeze(JSON.parse(${jsonLiteral(table)}));`,
   ];
   const dts = [
     header,
@@ -600,10 +626,11 @@ function ajvModule(code: string, ids: readonly string[]): OutputFile[] {
 export function emitValidators(model: Model, ctx: EmitContext): OutputFile[] {
   const doc = compiledDocument(model);
   const ids = doc.published;
+  const reach = reachOf(compileValidators(doc));
   return [
-    ...ajvModule(compileValidators(doc), ids),
+    ...ajvModule(reach.code(ids.map(rawName)), ids),
     ...errorsModule(errorTable(doc, model), messageTemplates(model)),
-    ...ids.flatMap(idModule),
+    ...ids.flatMap((id) => idModule(id, reach)),
     ...indexModule(ids),
     ...runtimeJavaScript(ctx.root),
   ];

@@ -94,7 +94,9 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
 
   // seed: 6.4 — last, so only deliveries that passed every other check are remembered.
   const store = input.replayStore ?? context.defaultReplayStore;
-  const fresh = await store.addIfAbsent(authenticated.replayKey, Math.max(1, 2 * toleranceMs));
+  const added = store.addIfAbsent(authenticated.replayKey, Math.max(1, 2 * toleranceMs));
+  // A store that answers at once (the in-memory one) costs no extra turn of the event loop.
+  const fresh = typeof added === "boolean" ? added : await added;
   if (!fresh) throw new WebhookVerificationError("replayed", "this delivery was already accepted");
   return { version: authenticated.version, payload: payload as V5 | V4 };
 }
