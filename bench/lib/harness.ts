@@ -38,7 +38,7 @@ export interface SuiteResult {
   /** ns/op (throughput) or ms (import) per pair key `payload|impl`, per round. */
   readonly raw: ReadonlyMap<string, number[]>;
   readonly figures: readonly Figure[];
-  readonly instructions?: ReadonlyMap<string, number>;
+  readonly instructions?: ReadonlyMap<string, number | undefined>;
 }
 
 function childTime(file: string, suite: string, payload: string, impl: string): number {
@@ -55,22 +55,30 @@ function childImport(url: string): number {
   return Number(r.stdout.trim());
 }
 
-/** Instructions per operation under callgrind: (count(2n) - count(n)) / n, so start-up and warm-up cancel out. */
-function childInstructions(file: string, suite: string, payload: string, impl: string, n: number): number {
+/**
+ * Instructions per operation under callgrind: (count(2n) - count(n)) / n after the same warm-up, so
+ * start-up and warm-up cancel out. Undefined when the difference is not positive: on paths that
+ * allocate, garbage collection and optimisation on V8's own threads can land in either run, and the
+ * count then says nothing (seen on this machine; the time figures are the ones reported).
+ */
+function childInstructions(file: string, suite: string, payload: string, impl: string, n: number): number | undefined {
   const dir = mkdtempSync(join(tmpdir(), "verispec-cg-"));
   try {
     const count = (ops: number) => {
       const out = join(dir, `cg-${ops}.out`);
-      execFileSync("valgrind", ["--tool=callgrind", `--callgrind-out-file=${out}`, process.execPath, "--import", "tsx", CHILD, file, suite, payload, impl, `count:${n}:${ops}`], { stdio: "ignore" });
+      execFileSync("valgrind", ["--tool=callgrind", `--callgrind-out-file=${out}`, process.execPath, "--import", "tsx", CHILD, file, suite, payload, impl, `count:${WARMUP_OPS}:${ops}`], { stdio: "ignore" });
       const summary = /^summary:\s+(\d+)/m.exec(readFileSync(out, "utf8"));
       if (!summary) throw new Error(`callgrind wrote no summary for ${payload} / ${impl}`);
       return Number(summary[1]);
     };
-    return (count(2 * n) - count(n)) / n;
+    const perOp = (count(2 * n) - count(n)) / n;
+    return perOp > 0 ? perOp : undefined;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const WARMUP_OPS = 30_000;
 
 export function hasValgrind(): boolean {
   return spawnSync("valgrind", ["--version"]).status === 0;
@@ -164,11 +172,11 @@ export function runOnce(suites: readonly LoadedSuite[], options: Options): Suite
   return suites.map(({ suite, file }, i) => {
     const figures = suite.kind === "throughput" ? throughputFigures(suite, raw[i]!) : importFigures(suite, raw[i]!);
     if (!options.instructions || suite.kind !== "throughput") return { suite, raw: raw[i]!, figures };
-    const instructions = new Map<string, number>();
+    const instructions = new Map<string, number | undefined>();
     for (const p of suite.payloads) {
       for (const impl of suite.impls) {
         options.log(`  callgrind ${suite.id} ${p.id} ${impl.id}`);
-        instructions.set(pairKey(p.id, impl.id), childInstructions(file, suite.id, p.id, impl.id, 2000));
+        instructions.set(pairKey(p.id, impl.id), childInstructions(file, suite.id, p.id, impl.id, 20_000));
       }
     }
     return { suite, raw: raw[i]!, figures, instructions };
@@ -203,7 +211,7 @@ export function report(result: SuiteResult, rounds: number): string {
         const ratio = byKey.get(`ratio ${p.id} ${impl.id}`);
         const ratioText = ratio ? `${fmtRatio(ratio.summary.median)} (${fmtRatio(ratio.summary.min)}-${fmtRatio(ratio.summary.max)})` : "(verispec)";
         const count = result.instructions?.get(pairKey(p.id, impl.id));
-        lines.push(`| ${p.label} | ${impl.label} | ${fmtNs(ns.summary.median)} (${fmtPct(ns.summary.relative)}) | ${ratioText} | ${ratio ? verdict(ratio) : ""} |${withCounts ? ` ${count === undefined ? "" : Math.round(count).toLocaleString("en-US")} |` : ""}`);
+        lines.push(`| ${p.label} | ${impl.label} | ${fmtNs(ns.summary.median)} (${fmtPct(ns.summary.relative)}) | ${ratioText} | ${ratio ? verdict(ratio) : ""} |${withCounts ? ` ${count === undefined ? "n/a" : Math.round(count).toLocaleString("en-US")} |` : ""}`);
       }
     }
   } else {

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { reachOf } from "../../generator/emit/validator-reach.js";
+import { reachOf } from "../../generator/emit/validators/reach.js";
 import { validatorName } from "../../generator/emit/validators.js";
 import * as all from "../../generated/validators/index.js";
 import type { Validator } from "../../templates/validators/types.js";

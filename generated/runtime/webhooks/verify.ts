@@ -111,7 +111,9 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
   }
   const version = signatureVersion(headers);
   if (version === "2") {
-    const replayKey = checkV2(secrets, input.rawBody, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"));
+    const expected = expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature");
+    // expectDigest accepted it, so the header is `sha256=` and the 64 hex digits of `expected`.
+    const replayKey = checkV2(secrets, input.rawBody, expected, (headers.v2 as string).slice(V2_PREFIX.length));
     return { version, payload: parseJsonObject(input.rawBody), replayKey };
   }
   const expected = v1Digests(headers);
@@ -169,10 +171,10 @@ function v1Digests(headers: SignatureHeaders): V1Expected {
  * shared store learns nothing about the body. (The seed does not say where `deliveryId` is
  * carried, so it cannot be relied on here; a re-delivery has identical bytes and so the same key.)
  */
-function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buffer): string {
+function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buffer, expectedHex: string): string {
   for (const secret of secrets) {
-    const digest = hmacSha256(secret, body);
-    if (digestsEqual(digest, expected)) return `2:${digest.toString("hex")}`;
+    // On a match the digest's hex is the header's, in lower case: the same key without encoding the digest again.
+    if (digestsEqual(hmacSha256(secret, body), expected)) return `2:${expectedHex.toLowerCase()}`;
   }
   throw mismatch();
 }
