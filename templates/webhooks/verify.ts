@@ -79,26 +79,41 @@ interface Authenticated {
   readonly replayKey: string;
 }
 
-export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>> {
-  const secrets = secretList(input.secret);
-  const toleranceMs = input.toleranceMs ?? context.toleranceMs;
-  if (!Number.isFinite(toleranceMs) || toleranceMs < 0) {
-    throw new TypeError("verifyWebhook: toleranceMs must be a non-negative number");
+/**
+ * Not an `async` function: with a store that answers at once (the in-memory one) the result is settled
+ * without an extra turn of the event loop. Every failure, a TypeError for a bad argument included, is a
+ * rejected promise, never a synchronous throw.
+ */
+export function verifyWebhookWith<V5, V4>(context: VerifyContext, input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>> {
+  try {
+    const secrets = secretList(input.secret);
+    const toleranceMs = input.toleranceMs ?? context.toleranceMs;
+    if (!Number.isFinite(toleranceMs) || toleranceMs < 0) {
+      throw new TypeError("verifyWebhook: toleranceMs must be a non-negative number");
+    }
+    const now = input.now ?? Date.now();
+
+    const authenticated = authenticate(input, secrets);
+    const { payload } = authenticated;
+    validate(context.validatePayload, payload);
+    checkTimestamp(payload, now, toleranceMs);
+
+    // seed: 6.4 — last, so only deliveries that passed every other check are remembered.
+    const store = input.replayStore ?? context.defaultReplayStore;
+    const verified: VerifiedWebhook<V5, V4> = { version: authenticated.version, payload: payload as V5 | V4 };
+    const added = store.addIfAbsent(authenticated.replayKey, Math.max(1, 2 * toleranceMs));
+    if (typeof added === "boolean") return added ? Promise.resolve(verified) : Promise.reject(replayed());
+    return added.then((fresh) => {
+      if (!fresh) throw replayed();
+      return verified;
+    });
+  } catch (error) {
+    return Promise.reject(error);
   }
-  const now = input.now ?? Date.now();
+}
 
-  const authenticated = authenticate(input, secrets);
-  const { payload } = authenticated;
-  validate(context.validatePayload, payload);
-  checkTimestamp(payload, now, toleranceMs);
-
-  // seed: 6.4 — last, so only deliveries that passed every other check are remembered.
-  const store = input.replayStore ?? context.defaultReplayStore;
-  const added = store.addIfAbsent(authenticated.replayKey, Math.max(1, 2 * toleranceMs));
-  // A store that answers at once (the in-memory one) costs no extra turn of the event loop.
-  const fresh = typeof added === "boolean" ? added : await added;
-  if (!fresh) throw new WebhookVerificationError("replayed", "this delivery was already accepted");
-  return { version: authenticated.version, payload: payload as V5 | V4 };
+function replayed(): WebhookVerificationError {
+  return new WebhookVerificationError("replayed", "this delivery was already accepted");
 }
 
 function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret[]): Authenticated {
