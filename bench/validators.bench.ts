@@ -240,7 +240,7 @@ export const imports: ImportSuite = {
   kind: "import",
   id: "validators-import",
   title: "Validators: cold import",
-  notes: ["Each sample a fresh plain `node` process timing one `await import(...)`; figures are that time minus the empty module's in the same round."],
+  notes: ["Each sample a fresh plain `node` process timing one `await import(...)`; per round the fastest of 3 samples of each module, minus the empty module's."],
   modules: [
     { id: "empty", label: "an empty module", url: moduleUrl("bench", "lib", "empty.js") },
     { id: "all", label: "all validators (`generated/validators/index.js`)", url: moduleUrl("generated", "validators", "index.js") },
