@@ -194,8 +194,13 @@ export declare namespace v4 {
   export interface IdFormResponse {
     /** Names the service. */
     source: string;
-    /** URL of the hosted form. */
+    /**
+     * URL of the hosted form.
+     *
+     * URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL).
+     */
     serviceLink: string;
+    /** UUID: 8-4-4-4-12 hexadecimal digits with hyphens. */
     verificationUuid: string;
     status: "success";
     [key: string]: unknown;
@@ -504,12 +509,12 @@ export declare namespace v4 {
    *
    * Schema: `schemas/v4.WatchlistEntry.json`.
    *
-   * Not shown in the seed: Structure of watchlist hit `results`: not shown.
+   * Not shown in the seed: Structure of watchlist hit `results`: not shown. The key written as "the service" in the list of entry keys is a name the specification does not give: not shown.
    *
    * @see seed 6.3
    */
   export interface WatchlistEntry {
-    name?: string;
+    name: string;
     "Country Name"?: string;
     description?: string;
     method?: string;
@@ -540,9 +545,17 @@ export declare namespace v4 {
      * @deprecated Deprecated; use trace and submissionId.
      */
     verificationUuid?: string;
-    /** Entities: verification UUID; individuals: UUID of the attempt. */
+    /**
+     * Entities: verification UUID; individuals: UUID of the attempt.
+     *
+     * UUID: 8-4-4-4-12 hexadecimal digits with hyphens.
+     */
     trace?: string;
-    /** Entities: same as trace; individuals: grouping UUID. */
+    /**
+     * Entities: same as trace; individuals: grouping UUID.
+     *
+     * UUID: 8-4-4-4-12 hexadecimal digits with hyphens.
+     */
     submissionId?: string;
     /** Optional; individuals verified as part of an entity: the entity's id. */
     parentVerificationTrace?: string;
@@ -556,7 +569,7 @@ export declare namespace v4 {
     parentUserId?: string;
     /** Entity type (caller may change it on white-label forms). */
     entityType?: string;
-    /** When sent (examples show seconds and milliseconds). */
+    /** When sent, in Unix seconds or milliseconds (examples show both; a value below 100000000000 is seconds). */
     timestamp?: number;
     userId?: string;
     submissionStatus?: SubmissionStatus;
@@ -1407,6 +1420,7 @@ export declare namespace v5 {
     /** E.g. `application/pdf`, `image/png`. */
     mimeType: string;
     source: "url";
+    /** URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL). */
     data: string;
     fileName?: string;
     description?: string;
@@ -1445,7 +1459,7 @@ export declare namespace v5 {
    * @see seed 2.11
    */
   export interface Envelope {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1470,7 +1484,7 @@ export declare namespace v5 {
    * @see seed 7
    */
   export interface ErrorEnvelope {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1528,7 +1542,7 @@ export declare namespace v5 {
     watchlist?: {
       status?: "clear" | "hits_found";
       totalHits?: number;
-      /** Unix ms. */
+      /** Unix ms: an integer of at least 100000000000 (1973-03-03); reading: a smaller value would be a time in seconds and is rejected. */
       lastScreenedAt?: number;
       lastScreenedTime?: string;
       [key: string]: unknown;
@@ -1637,7 +1651,7 @@ export declare namespace v5 {
     name?: string;
     /** Industry description. */
     industry?: string;
-    /** URL; required: empty or missing is a validation error. */
+    /** URL: an absolute `http` or `https` URL (the scheme is required; `www.example.com` is not a URL). Required: empty or missing is a validation error. */
     website: string;
     /** Caller-supplied risk; e.g. `unknown`, `low`, `medium`, `high`. */
     inputRisk?: string;
@@ -1664,7 +1678,7 @@ export declare namespace v5 {
    * @see seed 4.5
    */
   export interface VerificationCreateResponse {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1708,7 +1722,7 @@ export declare namespace v5 {
     submissionStatus?: SubmissionStatus;
     verificationStatus?: VerificationStatus;
     message?: string;
-    /** Milliseconds. */
+    /** Unix milliseconds: an integer of at least 100000000000 (1973-03-03); reading: a smaller value would be a time in seconds and is rejected. */
     timestamp?: number;
     /** E.g. a lowercase level. */
     idvRiskScore?: string;
@@ -1723,7 +1737,7 @@ export declare namespace v5 {
    * @see seed 4.6
    */
   export interface VerificationGetResponse {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1763,7 +1777,7 @@ export declare namespace v5 {
     /** Entity name. */
     name?: string;
     /** ISO3. */
-    country?: string;
+    country?: Iso3;
     /** Entity type. */
     type?: string;
     /** Entity sub-type. */
@@ -1780,7 +1794,7 @@ export declare namespace v5 {
     attempt: number;
     /** Present where retries are capped. */
     maxAttempts?: number;
-    /** Unix milliseconds of the change. */
+    /** Unix milliseconds of the change: an integer of at least 100000000000 (1973-03-03); reading: a smaller value would be a time in seconds and is rejected. */
     timestamp?: number;
     /** Stakeholder webhooks only: trace of the entity. */
     parentTrace?: string;

@@ -112,6 +112,7 @@ function ruleKeywords(rule: Rule): JsonSchema {
   if (rule.minLength !== undefined) s.minLength = rule.minLength;
   if (rule.maxLength !== undefined) s.maxLength = rule.maxLength;
   if (rule.pattern !== undefined) s.pattern = rule.pattern;
+  if (rule.format !== undefined) s.format = rule.format;
   return s;
 }
 

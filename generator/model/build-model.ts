@@ -89,13 +89,14 @@ function buildAll(ctx: Context): Model {
 
   const rulesFile = ctx.file("rules.yaml");
   const rules: Record<string, Rule> = {};
+  const patternParts: Record<string, string> = { unicodeLetter: letterClass, ...(raw({ file: rulesFile, path: [] }).patternParts ?? {}) };
   for (const [name, r] of Object.entries(raw({ file: rulesFile, path: ["rules"] }) as Record<string, Raw>)) {
     const a: At = { file: rulesFile, path: ["rules", name] };
     let pattern: string | undefined = r.pattern;
     if (pattern !== undefined) {
-      pattern = pattern.replaceAll("{unicodeLetter}", letterClass);
+      pattern = pattern.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => patternParts[name] ?? whole);
       const leftover = /\{[A-Za-z]+\}/.exec(pattern);
-      if (leftover) ctx.report(at(a, "pattern"), `the placeholder ${leftover[0]}`, "only {unicodeLetter}");
+      if (leftover) ctx.report(at(a, "pattern"), `the placeholder ${leftover[0]}`, `a part of patternParts or {unicodeLetter}: ${list(Object.keys(patternParts))}`);
       try {
         new RegExp(pattern, "u");
       } catch {
@@ -106,7 +107,7 @@ function buildAll(ctx: Context): Model {
       ctx.report(at(a, "maxLength"), `maxLength ${r.maxLength} below minLength ${r.minLength}`, "maxLength >= minLength");
     }
     rules[name] = {
-      name, seed: r.seed, description: r.description, minLength: r.minLength, maxLength: r.maxLength, pattern,
+      name, seed: r.seed, description: r.description, minLength: r.minLength, maxLength: r.maxLength, pattern, format: r.format,
       messages: resolveMessages(r.messages, at(a, "messages")), examples: r.examples ?? [], pos: positionOf(rulesFile, a.path, true),
     };
   }
