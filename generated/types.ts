@@ -1653,7 +1653,11 @@ export declare namespace v5 {
     industry?: string;
     /** URL: an absolute `http` or `https` URL (the scheme is required; `www.example.com` is not a URL). Required: empty or missing is a validation error. */
     website: string;
-    /** Caller-supplied risk; e.g. `unknown`, `low`, `medium`, `high`. */
+    /**
+     * Caller-supplied risk; e.g. `unknown`, `low`, `medium`, `high`.
+     *
+     * Not shown in the seed: Complete list of `inputRisk` values: not shown, so the value is not restricted.
+     */
     inputRisk?: string;
     identifiers?: v5.Identifiers;
     addresses?: v5.Addresses;
