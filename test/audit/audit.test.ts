@@ -2,7 +2,7 @@
 // the spec's own `seed:` / `seedTable:` references) and in the generated JSON Schema it belongs to, and
 // what the row states (type, format, allowed values, lengths, required / optional / always present,
 // constants, "not shown") holds there. Writes test/.artifacts/seed-audit.{json,md} and prints the counts.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -65,6 +65,18 @@ describe.skipIf(!seed)("seed-table audit", () => {
     }
     expect(report!.counts.rows).toBe(160);
     expect(report!.counts.checked).toBe(report!.counts.rows);
+  });
+
+  it("has a valid and an invalid payload fixture for every format the audit found (Python agreement: test/outputs/python.test.ts)", () => {
+    const found = new Set(report!.rows.flatMap((r) => r.findings.map((f) => /: format ([a-z0-9-]+)/.exec(f.statement)?.[1]).filter((f): f is string => !!f)));
+    expect([...found].sort()).toEqual(["data-uri", "date-time", "ddmmyyyy", "iso3", "seconds-or-ms", "unix-ms", "url", "us-state", "uuid"]);
+    const dir = join(ROOT, "test", "fixtures", "payloads");
+    const fixtures = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as { formats?: string[]; valid: boolean });
+    for (const format of found) {
+      const tagged = fixtures.filter((f) => f.formats?.includes(format));
+      expect(tagged.some((f) => f.valid), `a valid fixture for ${format}`).toBe(true);
+      expect(tagged.some((f) => !f.valid), `an invalid fixture for ${format}`).toBe(true);
+    }
   });
 
   it("when both the shared specification and the test-only copy exist, they are the same text", () => {
