@@ -1404,9 +1404,17 @@ export declare namespace v5 {
    * @see seed 2.11
    */
   export type Document = ({
-    /** E.g. `trustDeed`, `partnershipAgreement`. */
+    /**
+     * E.g. `trustDeed`, `partnershipAgreement`.
+     *
+     * Not shown in the seed: Complete list of document kinds: not shown, so the value is not restricted.
+     */
     kind: string;
-    /** E.g. `application/pdf`, `image/png`. */
+    /**
+     * E.g. `application/pdf`, `image/png`.
+     *
+     * Not shown in the seed: Complete list of accepted MIME types: not shown, so the value is not restricted.
+     */
     mimeType: string;
     source: "base64";
     /** Base64 content as a Data URI (`data:<mime>;base64,<data>`). The accepted MIME types of v5 documents are not shown; the seed's examples are `application/pdf` and `image/png`. */
@@ -1415,9 +1423,17 @@ export declare namespace v5 {
     description?: string;
     [key: string]: unknown;
   } | {
-    /** E.g. `trustDeed`, `partnershipAgreement`. */
+    /**
+     * E.g. `trustDeed`, `partnershipAgreement`.
+     *
+     * Not shown in the seed: Complete list of document kinds: not shown, so the value is not restricted.
+     */
     kind: string;
-    /** E.g. `application/pdf`, `image/png`. */
+    /**
+     * E.g. `application/pdf`, `image/png`.
+     *
+     * Not shown in the seed: Complete list of accepted MIME types: not shown, so the value is not restricted.
+     */
     mimeType: string;
     source: "url";
     /** URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL). */

@@ -9,7 +9,7 @@ import { basename, join, relative } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
 import { fullFormats } from "../../templates/validators/formats.js";
-import { type Check, describeCheck, type FieldRow, fieldRows, formsRows, notesChecks, type SeedLists } from "./statements.js";
+import { type Check, describeCheck, type FieldRow, fieldRows, formsRows, listRows, notesChecks, type SeedLists } from "./statements.js";
 import { parseSeedTables, type SeedTable } from "./seed-tables.js";
 
 type Schema = { [key: string]: unknown };
@@ -24,7 +24,7 @@ export interface RowResult {
   readonly section: string;
   readonly row: string;
   readonly line: number;
-  readonly table: "field" | "status" | "transition" | "errorType" | "errorCode" | "limit";
+  readonly table: "field" | "list" | "status" | "transition" | "errorType" | "errorCode" | "limit";
   readonly findings: readonly Finding[];
   /** file:line of the spec definitions found. */
   readonly spec: readonly string[];
@@ -107,7 +107,8 @@ class Schemas {
         return;
       }
       const props = s.properties as Record<string, Schema> | undefined;
-      if (props && Object.prototype.hasOwnProperty.call(props, name)) out.push({ file, pointer: `${p}/properties/${esc(name)}`, schema: props[name]!, parent: s });
+      // A bare `true` is a marker of a condition (exactly one of two keys), not the field's definition.
+      if (props && Object.prototype.hasOwnProperty.call(props, name) && typeof props[name] === "object") out.push({ file, pointer: `${p}/properties/${esc(name)}`, schema: props[name]!, parent: s });
       for (const k of ["allOf", "oneOf", "anyOf"]) {
         const list = s[k] as Schema[] | undefined;
         list?.forEach((sub, i) => visit(`${p}/${k}/${i}`, sub));
@@ -152,6 +153,10 @@ interface SpecIndex {
   readonly entries: readonly SpecEntry[];
   /** seedTable marks: section -> shape ids (JSON Schema files). */
   readonly tableHomes: ReadonlyMap<string, readonly string[]>;
+  /** seedList marks: "2.11 Document" -> shape ids. */
+  readonly listHomes: ReadonlyMap<string, readonly string[]>;
+  /** Field names a shape gets from the field sets it includes. */
+  readonly included: ReadonlyMap<string, readonly string[]>;
   /** Entity kinds: kind -> { file, branch seeds }. */
   readonly kinds: ReadonlyMap<string, { readonly where: string; readonly seeds: readonly string[] }>;
   readonly raw: Readonly<Record<string, unknown>>;
@@ -166,6 +171,8 @@ function specFiles(specDir: string): string[] {
 function indexSpec(repoRoot: string): SpecIndex {
   const entries: SpecEntry[] = [];
   const tableHomes = new Map<string, string[]>();
+  const listHomes = new Map<string, string[]>();
+  const included = new Map<string, string[]>();
   const kinds = new Map<string, { where: string; seeds: string[] }>();
   const raw: Record<string, unknown> = {};
   for (const file of specFiles(join(repoRoot, "spec"))) {
@@ -181,10 +188,16 @@ function indexSpec(repoRoot: string): SpecIndex {
         const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
         return pair && isScalar(pair.value) ? String(pair.value.value) : undefined;
       };
-      const here = [own("seed"), own("seedTable")].filter((s): s is string => s !== undefined);
+      const listed = ((node.toJSON() as { seedList?: string[] }).seedList ?? []).map((l) => l.split(" ")[0]!);
+      const here = [own("seed"), own("seedTable"), ...listed].filter((s): s is string => s !== undefined);
       const effective = here.length ? here : seeds;
       const table = own("seedTable");
       if (table && shapeId) tableHomes.set(table, [...(tableHomes.get(table) ?? []), shapeId]);
+      if (shapeId) {
+        const js = node.toJSON() as { seedList?: string[]; include?: string[] };
+        for (const label of js.seedList ?? []) listHomes.set(label, [...(listHomes.get(label) ?? []), shapeId]);
+        if (js.include) included.set(shapeId, js.include);
+      }
       for (const pair of node.items) {
         if (!isScalar(pair.key)) continue;
         const key = String(pair.key.value);
@@ -205,7 +218,10 @@ function indexSpec(repoRoot: string): SpecIndex {
       if (js.stakeholders) entries.push({ seeds: ["2.1"], name: "stakeholders", where: `${rel}:1` });
     }
   }
-  return { entries, tableHomes, kinds, raw };
+  // A shape's included field sets: their field names count as the shape's own.
+  const sets = (raw["spec/fieldsets.yaml"] as { fieldSets: Record<string, { fields: Record<string, unknown> }> }).fieldSets;
+  const names = new Map([...included].map(([id, list]) => [id, list.flatMap((set) => Object.keys(sets[set]?.fields ?? {}))]));
+  return { entries, tableHomes, listHomes, kinds, raw, included: names };
 }
 
 // ---- Probes ---------------------------------------------------------------------------------------------
@@ -349,7 +365,7 @@ function entityHomes(schemas: Schemas, kind: string, section: string, column?: s
   return undefined;
 }
 
-function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow): RowResult {
+function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow, listHomes?: readonly string[]): RowResult {
   const findings: Finding[] = [];
   const specAt = new Set<string>();
   const schemaAt = new Set<string>();
@@ -359,16 +375,18 @@ function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow): RowRe
     const candidates = [...spec.kinds].filter(([, k]) => k.seeds.includes(row.section)).map(([name]) => name);
     kind = candidates[0];
   }
-  if (spec.tableHomes.has(row.section)) homes = spec.tableHomes.get(row.section)!.filter((id) => schemas.files.has(id)).map((file) => ({ file, pointer: "" }));
+  if (listHomes) homes = listHomes.filter((id) => schemas.files.has(id)).map((file) => ({ file, pointer: "" }));
+  else if (spec.tableHomes.has(row.section)) homes = spec.tableHomes.get(row.section)!.filter((id) => schemas.files.has(id)).map((file) => ({ file, pointer: "" }));
   else if (kind) homes = entityHomes(schemas, kind, row.section === "2.9" ? "2.9" : row.section, row.column);
   if (!homes?.length) {
     findings.push({ statement: "generated schema", ok: false, detail: `no schema home for section ${row.section}${kind ? ` (entity kind ${kind})` : ""}: mark it with seedTable: "${row.section}" in the spec` });
-    return { section: row.section, row: row.label + (row.column ? ` [${row.column}]` : ""), line: row.line, table: "field", findings, spec: [], schema: [] };
+    return { section: row.section, row: row.label + (row.column ? ` [${row.column}]` : ""), line: row.line, table: listHomes ? "list" : "field", findings, spec: [], schema: [] };
   }
   for (const field of row.fields) {
     const name = field.path[field.path.length - 1]!;
     const label = field.path.join(".");
-    const specHits = spec.entries.filter((e) => e.name === name && e.seeds.includes(row.section));
+    const fromSets = (listHomes ?? []).some((id) => spec.included.get(id)?.includes(name));
+    const specHits = spec.entries.filter((e) => e.name === name && (e.seeds.includes(row.section) || (fromSets && e.where.startsWith("spec/fieldsets.yaml"))));
     if (specHits.length === 0) findings.push({ statement: `${label} in the spec`, ok: false, detail: `no field ${name} under seed ${row.section} in spec/` });
     else specHits.forEach((h) => specAt.add(h.where));
     // Walk the path: each step's places are the next step's roots.
@@ -392,7 +410,7 @@ function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow): RowRe
       }
     }
   }
-  return { section: row.section, row: row.label + (row.column ? ` [${row.column}]` : ""), line: row.line, table: "field", findings, spec: [...specAt], schema: [...schemaAt] };
+  return { section: row.section, row: row.label + (row.column ? ` [${row.column}]` : ""), line: row.line, table: listHomes ? "list" : "field", findings, spec: [...specAt], schema: [...schemaAt] };
 }
 
 const norm = (s: string) => s.replace(/`/g, "").replace(/\s+/g, " ").trim().replace(/\.$/, "");
@@ -529,6 +547,16 @@ export function runAudit(seedText: string, repoRoot: string): AuditReport {
     else if (h === "Error type" || h === "code") rows.push(...errorRows(schemas, spec, table, repoRoot));
     else if (h === "Limit") rows.push(...limitRows(schemas, spec, table, lists));
     else rows.push({ section: table.section, row: `table "${table.header.join(" | ")}"`, line: table.line, table: "field", findings: [{ statement: "a reader for this table", ok: false, detail: "the audit does not know this table's layout" }], spec: [], schema: [] });
+  }
+  // Field lists written as prose, where the spec marks a shape with `seedList: "<section> <label>"`.
+  for (const [mark, shapes] of [...spec.listHomes].sort(([a], [b]) => a.localeCompare(b))) {
+    const [, section, label] = /^(\S+) (.*)$/.exec(mark)!;
+    const found = listRows(seedText, section!, label!, lists);
+    if (!found) {
+      rows.push({ section: section!, row: label!, line: 0, table: "list", findings: [{ statement: `the list "${label}" in section ${section}`, ok: false, detail: `seedList "${mark}" names a list the specification does not have` }], spec: [], schema: [] });
+      continue;
+    }
+    rows.push(...found.map((r) => fieldRowResult(schemas, spec, r, shapes)));
   }
   const failures = rows.flatMap((r) => r.findings.filter((f) => !f.ok).map((f) => `section ${r.section}, row "${r.row}" (seed line ${r.line}): ${f.statement}${f.detail ? ` -- ${f.detail}` : ""}`));
   const passed = rows.filter((r) => r.findings.every((f) => f.ok));

@@ -286,3 +286,85 @@ export const describeCheck = (c: Check): string => {
     default: return c.kind;
   }
 };
+
+// ---- Field lists written as prose ("Document: `kind` (string, required; ...), `mimeType` (...), ...") ----
+
+/** Splits at commas outside parentheses, braces and backticks. */
+function splitItems(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let tick = false;
+  let current = "";
+  for (const ch of text) {
+    if (ch === "`") tick = !tick;
+    if (!tick && (ch === "(" || ch === "{")) depth++;
+    if (!tick && (ch === ")" || ch === "}")) depth--;
+    if (ch === "," && depth === 0 && !tick) {
+      out.push(current.trim());
+      current = "";
+    } else current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
+}
+
+/** What a parenthesis after a listed field states: "string, required; e.g. `a`", "number, milliseconds". */
+function parenChecks(text: string, lists: SeedLists): Check[] {
+  const out: Check[] = [];
+  const parts = text.split(/;\s*/).flatMap((p, i) => (i === 0 ? p.split(/,\s*(?=required|milliseconds|e\.g\.)/) : [p]));
+  for (const part of parts) {
+    const type = typeCheck(part);
+    if (type) out.push(type);
+    else if (part === "milliseconds") out.push({ kind: "format", format: "unix-ms" });
+    else {
+      if (/\bstring\b/.test(part) && !/`/.test(part)) out.push({ kind: "type", type: "string", nullable: false });
+      out.push(...notesChecks(part, lists));
+    }
+  }
+  // "URL, or base64 content as a Data URI": the format depends on another field (`source`); the
+  // payload fixtures v5-document-url-* and v5-document-bad-data-uri cover both sides.
+  const formats = out.filter((c) => c.kind === "format" && (c.format === "url" || c.format === "data-uri"));
+  return formats.length > 1 ? out.filter((c) => !formats.includes(c)) : out;
+}
+
+/** The rows of the prose list `label` in `section`, or undefined when the section has no such list. */
+export function listRows(seed: string, section: string, label: string, lists: SeedLists): FieldRow[] | undefined {
+  const lines = seed.split(/\r?\n/);
+  let current = "";
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const start = new RegExp(`^(?:- )?${escaped}(?: \\([^)]*\\))?: (.*)$`);
+  for (let i = 0; i < lines.length; i++) {
+    const heading = /^#{2,3} ([0-9]+(?:\.[0-9]+)?)\.? /.exec(lines[i]!);
+    if (heading) current = heading[1]!;
+    const m = current === section ? start.exec(lines[i]!) : null;
+    if (!m) continue;
+    let rest = m[1]!.replace(/^[a-z][^`:]*: /, "");
+    const row = (name: string, checks: Check[]): FieldRow => ({ section, label: `${label}: ${name}`, line: i + 1, fields: [{ path: [name], checks: dedupe(checks) }] });
+    // "`{ a, b, c }`; `a` is a string ..., `b` is a URL ..."
+    const braces = /^`\{([^}]*)\}`;?\s*(.*)$/.exec(rest);
+    if (braces) {
+      const said = new Map([...braces[2]!.matchAll(/`(\w+)` is (.*?)(?=, `\w+` is |\. |\.$|$)/g)].map((x) => [x[1]!, x[2]!]));
+      return braces[1]!.split(",").map((n) => n.trim()).map((name) => {
+        const text = said.get(name) ?? "";
+        const checks: Check[] = /^a (?:UUID )?string\b/.test(text) ? [{ kind: "type", type: "string", nullable: false }] : [];
+        return row(name, [...checks, ...notesChecks(text.replace(/^a (?=URL)/, ""), lists)]);
+      });
+    }
+    rest = rest.replace(/\. [A-Z].*$/, "").replace(/\.$/, "");
+    const out: FieldRow[] = [];
+    for (let item of splitItems(rest)) {
+      item = item.replace(/^and [a-z ]+: /, "");
+      if (/^plus /.test(item)) continue;
+      const alternatives = /^`\w+`(?: \([^)]*\))? or `\w+`/.test(item) ? item.split(/\s+or\s+(?=`)/) : [item];
+      for (const one of alternatives) {
+        const x = /^`?(\w+)`?\s*(?:\((.*)\))?\s*(`\{([^}]*)\}`)?$/.exec(one.trim());
+        if (!x) continue;
+        const checks = x[2] ? parenChecks(x[2], lists) : [];
+        if (x[4]) checks.push({ kind: "keys", names: x[4].split(",").map((k) => k.trim()), items: false });
+        out.push(row(x[1]!, checks));
+      }
+    }
+    return out;
+  }
+  return undefined;
+}
