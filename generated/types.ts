@@ -197,7 +197,7 @@ export declare namespace v4 {
     /**
      * URL of the hosted form.
      *
-     * URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL).
+     * URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL). The pattern is the portable check: Python's jsonschema asserts `format: uri` only with rfc3987 or rfc3986-validator installed, and every value the pattern accepts is a `uri`.
      */
     serviceLink: string;
     /** UUID: 8-4-4-4-12 hexadecimal digits with hyphens. */
@@ -1436,7 +1436,7 @@ export declare namespace v5 {
      */
     mimeType: string;
     source: "url";
-    /** URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL). */
+    /** URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL). The pattern is the portable check: Python's jsonschema asserts `format: uri` only with rfc3987 or rfc3986-validator installed, and every value the pattern accepts is a `uri`. */
     data: string;
     fileName?: string;
     description?: string;
@@ -1475,7 +1475,7 @@ export declare namespace v5 {
    * @see seed 2.11
    */
   export interface Envelope {
-    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1500,7 +1500,7 @@ export declare namespace v5 {
    * @see seed 7
    */
   export interface ErrorEnvelope {
-    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1698,7 +1698,7 @@ export declare namespace v5 {
    * @see seed 4.5
    */
   export interface VerificationCreateResponse {
-    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1757,7 +1757,7 @@ export declare namespace v5 {
    * @see seed 4.6
    */
   export interface VerificationGetResponse {
-    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
