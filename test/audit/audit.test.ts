@@ -12,7 +12,7 @@ import { locateSeed, parseSeedTables, readSeed } from "./seed-tables.js";
 import { fieldRows, notesChecks } from "./statements.js";
 
 const seed = locateSeed(ROOT);
-if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SEED_DIR, shared/seed/ or test/fixtures/seed/); skipping the seed-table audit\n");
+if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SEED_DIR, shared/seed/ or test/fixtures/specification/); skipping the seed-table audit\n");
 
 const ARTIFACTS = join(ROOT, "test", ".artifacts");
 const temp = mkdtempSync(join(tmpdir(), "verispec-audit-"));
@@ -87,7 +87,7 @@ describe.skipIf(!seed)("seed-table audit", () => {
   });
 
   it("when both the shared specification and the test-only copy exist, they are the same text", () => {
-    const copy = join(ROOT, "test", "fixtures", "seed", "000_c6ecb7e3d7e23e71.txt");
+    const copy = join(ROOT, "test", "fixtures", "specification", "000_c6ecb7e3d7e23e71.txt");
     expect(readFileSync(copy, "utf8")).toBe(text);
   });
 

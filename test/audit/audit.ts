@@ -558,7 +558,7 @@ export function runAudit(seedText: string, repoRoot: string): AuditReport {
     }
     rows.push(...found.map((r) => fieldRowResult(schemas, spec, r, shapes)));
   }
-  const failures = rows.flatMap((r) => r.findings.filter((f) => !f.ok).map((f) => `section ${r.section}, row "${r.row}" (seed line ${r.line}): ${f.statement}${f.detail ? ` -- ${f.detail}` : ""}`));
+  const failures = rows.flatMap((r) => r.findings.filter((f) => !f.ok).map((f) => `section ${r.section}, row "${r.row}" (line ${r.line} of the specification): ${f.statement}${f.detail ? ` -- ${f.detail}` : ""}`));
   const passed = rows.filter((r) => r.findings.every((f) => f.ok));
   const unknownRow = (r: RowResult) => r.findings.some((f) => /explicit unknown|not stated|open list/.test(f.statement));
   const bySection: Record<string, number> = {};

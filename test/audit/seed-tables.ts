@@ -65,7 +65,7 @@ export function parseSeedTables(text: string): SeedTable[] {
 /**
  * Where the seed is: $VERISPEC_SEED_DIR; else a `shared/seed/` directory found walking up from the
  * repository (the team's checkout keeps it beside the worktrees); else the test-only copy in
- * test/fixtures/seed/ (a fresh clone in CI has no `shared/`). Undefined when none holds a file.
+ * test/fixtures/specification/ (a fresh clone in CI has no `shared/`). Undefined when none holds a file.
  */
 export function locateSeed(repoRoot: string, env: NodeJS.ProcessEnv = process.env): { file: string; origin: string } | undefined {
   const candidates: { dir: string; origin: string }[] = [];
@@ -74,7 +74,7 @@ export function locateSeed(repoRoot: string, env: NodeJS.ProcessEnv = process.en
     candidates.push({ dir: join(dir, "shared", "seed"), origin: "shared/seed" });
     if (dirname(dir) === dir) break;
   }
-  candidates.push({ dir: join(repoRoot, "test", "fixtures", "seed"), origin: "test/fixtures/seed (test-only copy)" });
+  candidates.push({ dir: join(repoRoot, "test", "fixtures", "specification"), origin: "test/fixtures/specification (test-only copy)" });
   for (const c of candidates) {
     const file = seedFileIn(c.dir);
     if (file) return { file, origin: c.origin };
