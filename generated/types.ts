@@ -1558,7 +1558,7 @@ export declare namespace v5 {
     watchlist?: {
       status?: "clear" | "hits_found";
       totalHits?: number;
-      /** Unix ms: an integer of at least 100000000000 (1973-03-03); reading: a smaller value would be a time in seconds and is rejected. */
+      /** Unix ms: an integer from 100000000000 (1973-03-03) to 253402300799999 (9999-12-31T23:59:59.999Z); reading: a smaller value would be a time in seconds and is rejected. */
       lastScreenedAt?: number;
       lastScreenedTime?: string;
       [key: string]: unknown;
@@ -1742,7 +1742,7 @@ export declare namespace v5 {
     submissionStatus?: SubmissionStatus;
     verificationStatus?: VerificationStatus;
     message?: string;
-    /** Unix milliseconds: an integer of at least 100000000000 (1973-03-03); reading: a smaller value would be a time in seconds and is rejected. */
+    /** Unix milliseconds: an integer from 100000000000 (1973-03-03) to 253402300799999 (9999-12-31T23:59:59.999Z); reading: a smaller value would be a time in seconds and is rejected. */
     timestamp?: number;
     /** E.g. a lowercase level. */
     idvRiskScore?: string;
@@ -1814,7 +1814,7 @@ export declare namespace v5 {
     attempt: number;
     /** Present where retries are capped. */
     maxAttempts?: number;
-    /** Unix milliseconds of the change: an integer of at least 100000000000 (1973-03-03); reading: a smaller value would be a time in seconds and is rejected. */
+    /** Unix milliseconds of the change: an integer from 100000000000 (1973-03-03) to 253402300799999 (9999-12-31T23:59:59.999Z); reading: a smaller value would be a time in seconds and is rejected. */
     timestamp?: number;
     /** Stakeholder webhooks only: trace of the entity. */
     parentTrace?: string;

@@ -107,7 +107,7 @@ function buildAll(ctx: Context): Model {
       nullable: r.nullable === true, rule, enum: r.enum, const: r.const,
       values: r.values !== undefined ? resolveValues(r.values) : undefined,
       format: r.format, deprecated: r.deprecated === true, secret: r.secret === true, examples: r.examples ?? (rule?.examples.length ? rule.examples : undefined),
-      minimum: r.minimum, properties,
+      minimum: r.minimum, maximum: r.maximum, properties,
       additionalProperties: typeof r.additionalProperties === "object" ? toField(at(a, "additionalProperties")) : r.additionalProperties,
       items: r.items ? toField(at(a, "items")) : undefined,
       ref: r.ref, when, exactlyOneOf: r.exactlyOneOf,

@@ -76,6 +76,7 @@ export interface Field {
   readonly secret: boolean;
   readonly examples?: readonly unknown[];
   readonly minimum?: number;
+  readonly maximum?: number;
   readonly properties?: Readonly<Record<string, Field>>;
   readonly additionalProperties?: boolean | Field;
   readonly items?: Field;

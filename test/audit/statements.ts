@@ -80,7 +80,7 @@ export function notesChecks(text: string, lists: SeedLists): Check[] {
   const masks = ticks(t).filter((v) => /^X[X-]+$/.test(v));
   if (masks.length) out.push({ kind: "masks", masks });
   else if (range) out.push({ kind: "digits", min: Number(range[1]), max: Number(range[2]) });
-  else if (digits && !/registered body number|nine-digit/.test(t)) out.push({ kind: "digits", min: Number(digits[1]), max: Number(digits[1]) });
+  else if (digits) out.push({ kind: "digits", min: Number(digits[1]), max: Number(digits[1]) });
   const fewer = /fewer than (\d+) characters/.exec(t);
   if (fewer) out.push({ kind: "maxLength", max: Number(fewer[1]) - 1 });
   const atMost = /at most (\d+) characters(?! each)/.exec(t);
