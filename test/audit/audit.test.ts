@@ -128,6 +128,27 @@ describe.skipIf(!seed)("seed-table audit", () => {
   });
 });
 
+describe("finding the specification", () => {
+  it("takes VERISPEC_SEED_DIR, then shared/seed/ above the repository, then the test-only copy, else nothing", () => {
+    const base = mkdtempSync(join(tmpdir(), "verispec-locate-"));
+    try {
+      const repo = join(base, "clone", "verispec");
+      mkdirSync(join(repo, "test", "fixtures", "specification"), { recursive: true });
+      expect(locateSeed(repo, {})).toBeUndefined();
+      writeFileSync(join(repo, "test", "fixtures", "specification", "spec.txt"), "copy");
+      expect(locateSeed(repo, {})?.origin).toBe("test/fixtures/specification (test-only copy)");
+      mkdirSync(join(base, "shared", "seed"), { recursive: true });
+      writeFileSync(join(base, "shared", "seed", "spec.txt"), "shared");
+      expect(locateSeed(repo, {})).toEqual({ file: join(base, "shared", "seed", "spec.txt"), origin: "shared/seed" });
+      mkdirSync(join(base, "elsewhere"));
+      writeFileSync(join(base, "elsewhere", "spec.txt"), "env");
+      expect(locateSeed(repo, { VERISPEC_SEED_DIR: join(base, "elsewhere") })?.origin).toBe("VERISPEC_SEED_DIR");
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("reading the tables", () => {
   const sample = [
     "## 9. Sample",
