@@ -108,7 +108,8 @@ function compareValues(b: Field, h: Field, at: Location, ctx: SchemaContext): vo
   const country = isCountryList(b) || isCountryList(h);
   const narrowed: CheckId = ctx.direction === "request" ? (country ? "request-country-removed" : "request-enum-value-removed") : "response-enum-value-removed";
   const widened: CheckId = ctx.direction === "request" ? (country ? "request-country-added" : "request-enum-value-added") : "response-enum-value-added";
-  const what = country ? "countries" : "values";
+  const set = h.values?.name ?? b.values?.name;
+  const what = `${country ? "countries" : "values"}${set && set.startsWith("group:") ? ` of ${set.slice(6)}` : set ? ` of ${set}` : ""}`;
   if (bv && !hv) return ctx.emit(widened, `no longer limited to a list of ${what}`, at);
   if (!bv && hv) return ctx.emit(narrowed, `now limited to ${hv.length} ${what}: ${list(hv.slice(0, 20))}${hv.length > 20 ? ", ..." : ""}`, at);
   const hs = new Set(hv!.map(json));

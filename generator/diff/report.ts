@@ -95,7 +95,7 @@ const HEADINGS: Readonly<Record<Severity, string>> = { breaking: "Breaking chang
 const md = (t: string) =>
   t
     .split(/(`[^`]*`)/)
-    .map((part) => (part.startsWith("`") ? part : part.replace(/([\\*_[\]<>|])/g, "\\$1")))
+    .map((part) => (part.startsWith("`") ? part : part.replace(/([\\*_<|])/g, "\\$1")))
     .join("");
 
 /** A changelog section, ready for release notes. */

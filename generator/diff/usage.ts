@@ -34,6 +34,8 @@ export function shapeUses(model: Model): Map<string, Use[]> {
   const visitFields = (fields: Readonly<Record<string, Field>>, use: Use) => {
     for (const f of Object.values(fields)) for (const r of refsOf(f, [])) visit(r, use);
   };
+  // Webhooks first: a payload shape that a response also carries is located at its webhook.
+  for (const w of model.webhookPayloads) visit(w.schema, { direction: "response", webhook: w.name });
   for (const e of model.endpoints) {
     if (e.request) {
       visit(e.request, { direction: "request", operation: e.operationId });
@@ -49,7 +51,6 @@ export function shapeUses(model: Model): Map<string, Use[]> {
     visit(e.errorBody, { direction: "response", operation: e.operationId });
     for (const f of Object.values(e.pathParams)) for (const r of refsOf(f, [])) visit(r, { direction: "request", operation: e.operationId });
   }
-  for (const w of model.webhookPayloads) visit(w.schema, { direction: "response", webhook: w.name });
   for (const t of model.stakeholderTypes) visit(t.fields, { direction: "request", ...operationOfInterface(model, "verify") });
   return uses;
 }
