@@ -71,10 +71,10 @@ export function compareField(b: Field, h: Field, path: string, ctx: SchemaContex
   if (bt && ht) {
     const lost = bt.filter((t) => !ht.includes(t));
     const gained = ht.filter((t) => !bt.includes(t));
-    if (lost.length > 0) ctx.emit(pick(ctx, "request-type-narrowed", "response-constraint-changed"), `no longer ${req ? "accepts" : "carries"} ${lost.join(", ")}`, at);
+    if (lost.length > 0) ctx.emit(pick(ctx, "request-type-narrowed", "response-constraint-tightened"), `no longer ${req ? "accepts" : "carries"} ${lost.join(", ")}`, at);
     if (gained.length > 0) ctx.emit(pick(ctx, "request-constraint-relaxed", "response-type-widened"), `may now be ${gained.join(", ")}`, at);
   }
-  if (b.nullable && !h.nullable) ctx.emit(pick(ctx, "request-type-narrowed", "response-constraint-changed"), "no longer nullable", at);
+  if (b.nullable && !h.nullable) ctx.emit(pick(ctx, "request-type-narrowed", "response-constraint-tightened"), "no longer nullable", at);
   if (!b.nullable && h.nullable) ctx.emit(pick(ctx, "request-constraint-relaxed", "response-type-widened"), "may now be null", at);
 
   // Fixed values and closed lists.
@@ -122,8 +122,8 @@ function compareValues(b: Field, h: Field, at: Location, ctx: SchemaContext): vo
 
 function compareConstraints(b: Field, h: Field, at: Location, ctx: SchemaContext): void {
   const req = ctx.direction === "request";
-  const tight: CheckId = req ? "request-length-tightened" : "response-constraint-changed";
-  const loose: CheckId = req ? "request-constraint-relaxed" : "response-constraint-changed";
+  const tight: CheckId = req ? "request-length-tightened" : "response-constraint-tightened";
+  const loose: CheckId = req ? "request-constraint-relaxed" : "response-constraint-relaxed";
   const [bmin, hmin] = [minLengthOf(b) ?? 0, minLengthOf(h) ?? 0];
   if (hmin > bmin) ctx.emit(tight, `minLength ${bmin} -> ${hmin}`, at);
   if (hmin < bmin) ctx.emit(loose, `minLength ${bmin} -> ${hmin}`, at);
@@ -132,15 +132,15 @@ function compareConstraints(b: Field, h: Field, at: Location, ctx: SchemaContext
   if (hmax < bmax) ctx.emit(tight, `maxLength ${n(bmax)} -> ${n(hmax)}`, at);
   if (hmax > bmax) ctx.emit(loose, `maxLength ${n(bmax)} -> ${n(hmax)}`, at);
   const [bp, hp] = [patternOf(b), patternOf(h)];
-  if (bp === undefined && hp !== undefined) ctx.emit(req ? "request-pattern-added" : "response-constraint-changed", `pattern added (rule ${h.rule!.name})`, at);
+  if (bp === undefined && hp !== undefined) ctx.emit(req ? "request-pattern-added" : "response-constraint-tightened", `pattern added (rule ${h.rule!.name})`, at);
   else if (bp !== undefined && hp === undefined) ctx.emit(loose, `pattern removed (was rule ${b.rule!.name})`, at);
-  else if (bp !== hp) ctx.emit(req ? "request-pattern-changed" : "response-constraint-changed", `pattern changed (rule ${b.rule!.name} -> ${h.rule!.name})`, at);
+  else if (bp !== hp) ctx.emit(req ? "request-pattern-changed" : "response-constraint-relaxed", `pattern changed (rule ${b.rule!.name} -> ${h.rule!.name})`, at);
   if (b.format !== h.format) {
-    if (h.format !== undefined) ctx.emit(req ? "request-format-added" : "response-constraint-changed", `format ${b.format ?? "none"} -> ${h.format}`, at);
+    if (h.format !== undefined) ctx.emit(req ? "request-format-added" : "response-constraint-tightened", `format ${b.format ?? "none"} -> ${h.format}`, at);
     else ctx.emit(loose, `format ${b.format} removed`, at);
   }
   const [bm, hm] = [b.minimum ?? -Infinity, h.minimum ?? -Infinity];
-  if (hm > bm) ctx.emit(req ? "request-minimum-raised" : "response-constraint-changed", `minimum ${b.minimum ?? "none"} -> ${h.minimum}`, at);
+  if (hm > bm) ctx.emit(req ? "request-minimum-raised" : "response-constraint-tightened", `minimum ${b.minimum ?? "none"} -> ${h.minimum}`, at);
   if (hm < bm) ctx.emit(loose, `minimum ${b.minimum} -> ${h.minimum ?? "none"}`, at);
 }
 
@@ -205,8 +205,8 @@ function compareObject(b: Field, h: Field, path: string, ctx: SchemaContext): vo
   if (b.properties || h.properties) compareProperties(b.properties ?? {}, h.properties ?? {}, path, ctx, { base: b.pos, head: h.pos }, h.additionalProperties === false);
   const open = (f: Field) => f.additionalProperties !== false;
   const at = where(ctx, path, b.pos, h.pos);
-  if (open(b) && !open(h) && (b.properties || h.properties)) ctx.emit(ctx.direction === "request" ? "request-additional-properties-closed" : "response-constraint-changed", "unknown properties are no longer accepted", at);
-  if (!open(b) && open(h)) ctx.emit(ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-changed", "unknown properties are now accepted", at);
+  if (open(b) && !open(h) && (b.properties || h.properties)) ctx.emit(ctx.direction === "request" ? "request-additional-properties-closed" : "response-constraint-tightened", "unknown properties are no longer accepted", at);
+  if (!open(b) && open(h)) ctx.emit(ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-relaxed", "unknown properties are now accepted", at);
   if (typeof b.additionalProperties === "object" && typeof h.additionalProperties === "object") compareField(b.additionalProperties, h.additionalProperties, `${path}/additionalProperties`, ctx);
   if (json(b.exactlyOneOf) !== json(h.exactlyOneOf)) ctx.emit(ctx.direction === "request" ? "request-union-branch-removed" : "response-union-branch-added", `exactly one of ${list(b.exactlyOneOf ?? [])} -> ${list(h.exactlyOneOf ?? [])}`, at);
 }
@@ -248,9 +248,9 @@ function compareWhen(b: Field, h: Field, path: string, ctx: SchemaContext): void
   b.when.forEach((c, i) => {
     const j = hk.indexOf(key(c));
     if (j >= 0) compareProperties(c.properties, h.when[j]!.properties, `${path}/allOf/${j}/then`, ctx, { base: b.pos, head: h.pos });
-    else ctx.emit(ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-changed", `the conditional rules when ${key(c)} were removed`, where(ctx, path, b.pos, h.pos));
+    else ctx.emit(ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-relaxed", `the conditional rules when ${key(c)} were removed`, where(ctx, path, b.pos, h.pos));
   });
   h.when.forEach((c) => {
-    if (!b.when.some((x) => key(x) === key(c))) ctx.emit(ctx.direction === "request" ? "request-conditional-rule-added" : "response-constraint-changed", `new conditional rules when ${key(c)}`, where(ctx, path, b.pos, h.pos));
+    if (!b.when.some((x) => key(x) === key(c))) ctx.emit(ctx.direction === "request" ? "request-conditional-rule-added" : "response-constraint-tightened", `new conditional rules when ${key(c)}`, where(ctx, path, b.pos, h.pos));
   });
 }
