@@ -31,8 +31,9 @@ export function placeText(f: Finding): string {
   return h ? `new ${h}` : "";
 }
 
-function subjectText(f: Finding): string {
-  return [f.schema && `${f.schema}${f.path && f.path !== "/" ? ` ${f.path}` : ""}`, f.operation && `operation ${f.operation}`, f.webhook && `webhook ${f.webhook}`].filter(Boolean).join(", ");
+/** Schema id and JSON Pointer, operation, webhook; `code` wraps names (markdown). */
+function subjectText(f: Finding, code: (t: string) => string = (t) => t): string {
+  return [f.schema && `${code(f.schema)}${f.path && f.path !== "/" ? ` ${code(f.path)}` : ""}`, f.operation && `operation ${code(f.operation)}`, f.webhook && `webhook ${code(f.webhook)}`].filter(Boolean).join(", ");
 }
 
 export function summaryLine(r: DiffResult): string {
@@ -113,7 +114,7 @@ export function toMarkdown(r: DiffResult): string {
       if (mine.length === 0) continue;
       out.push("", `#### ${AUDIENCE_TITLES[audience]}`, "");
       for (const f of mine) {
-        const subject = subjectText(f);
+        const subject = subjectText(f, (t) => `\`${t}\``);
         const place = placeText(f);
         out.push(`- ${md(f.message)}${subject ? ` (${subject})` : ""}. \`${f.id}\`${place ? `, ${place}` : ""}`);
       }

@@ -1,7 +1,7 @@
 // `verispec diff` end to end: sides from directories and git revisions, self-diff, exit codes, formats,
 // --fail-on, overrides and the spec-version check.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -205,6 +205,13 @@ describe("outputs", () => {
     const r = await run([REAL_SPEC, head, "--format", "markdown"], temp);
     expect(r.out.startsWith("## Specification 1.0.0\n")).toBe(true);
     expect(r.out.indexOf("### Breaking changes")).toBeLessThan(r.out.indexOf("### Changes to review"));
-    expect(r.out).toContain("- `purpose` added as required (v5.VerificationCreateRequest /properties/purpose, operation createVerification). `request-property-required-added`, spec/v5.yaml:30 -> spec/v5.yaml:");
+    expect(r.out).toContain("- `purpose` added as required (`v5.VerificationCreateRequest` `/properties/purpose`, operation `createVerification`). `request-property-required-added`, spec/v5.yaml:30 -> spec/v5.yaml:");
+  });
+});
+
+describe("README", () => {
+  it("lists every check id with its default severity and audience", () => {
+    const readme = readFileSync(join(REAL_SPEC, "..", "README.md"), "utf8");
+    for (const [id, c] of Object.entries(CHECKS)) expect(readme).toContain(`| \`${id}\` | ${c.severity} | ${c.audience} | ${c.summary} |`);
   });
 });
