@@ -51,7 +51,7 @@ function valuesOf(f: Field): readonly unknown[] | undefined {
   return f.enum ?? f.values?.values;
 }
 
-const isCountryList = (f: Field) => f.values !== undefined && (f.values.name === "iso3" || f.values.name.startsWith("group:"));
+const isCountryList = (f: Field) => f.values !== undefined && (f.values.name === "iso3" || f.values.countryGroup === true);
 
 function isRequired(f: Field): boolean {
   return f.required === "yes";
@@ -109,7 +109,7 @@ function compareValues(b: Field, h: Field, at: Location, ctx: SchemaContext): vo
   const narrowed: CheckId = ctx.direction === "request" ? (country ? "request-country-removed" : "request-enum-value-removed") : "response-enum-value-removed";
   const widened: CheckId = ctx.direction === "request" ? (country ? "request-country-added" : "request-enum-value-added") : "response-enum-value-added";
   const set = h.values?.name ?? b.values?.name;
-  const what = `${country ? "countries" : "values"}${set && set.startsWith("group:") ? ` of ${set.slice(6)}` : set ? ` of ${set}` : ""}`;
+  const what = `${country ? "countries" : "values"}${set ? ` of ${set}` : ""}`;
   if (bv && !hv) return ctx.emit(widened, `no longer limited to a list of ${what}`, at);
   if (!bv && hv) return ctx.emit(narrowed, `now limited to ${hv.length} ${what}: ${list(hv.slice(0, 20))}${hv.length > 20 ? ", ..." : ""}`, at);
   const hs = new Set(hv!.map(json));

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { checkAgainstMetaSchema } from "../check/meta-schema.js";
+import { checkSpec } from "../check/index.js";
 import { SpecError, UsageError, type SourcePos } from "../diagnostics.js";
 import { loadSpec, positionOf, type LoadedSpec, type PathSegment } from "../load/load-spec.js";
 import { buildModel } from "../model/build-model.js";
@@ -24,7 +24,7 @@ export interface Side {
 /** Load -> check -> model of one spec directory. A broken spec throws SpecError with its positions. */
 export function sideFromDir(dir: string, label: string, commit?: string): Side {
   const spec = loadSpec(dir);
-  const diagnostics = checkAgainstMetaSchema(spec);
+  const diagnostics = checkSpec(spec);
   if (diagnostics.length > 0) throw new SpecError(diagnostics);
   return { label, ...(commit ? { commit } : {}), model: buildModel(spec), spec };
 }
