@@ -78,6 +78,16 @@ describe("git revisions", () => {
     git("reset", "-q", "--soft", "HEAD~1");
   });
 
+  it("a revision whose spec does not pass the checks: its diagnostics, prefixed with the revision, exit 2", async () => {
+    writeFileSync(join(repo, "spec", "limits.yaml"), "limits: [\n");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "broken");
+    const r = await run(["HEAD", join(REAL_SPEC)], repo);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^HEAD:spec\/limits\.yaml:\d+:\d+: /);
+    expect(r.out).toBe("");
+    git("reset", "-q", "--hard", "HEAD~1");
+  });
+
   it("an unknown revision is one line and exit 2", async () => {
     const r = await run(["no-such-branch"], repo);
     expect(r.code).toBe(2);
