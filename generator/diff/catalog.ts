@@ -27,6 +27,7 @@ export const CHECKS = {
   "request-property-required-added": c("breaking", "request", "a new required property in a request body"),
   "request-property-became-required": c("breaking", "request", "an optional request property became required"),
   "request-property-removed": c("warning", "request", "a property a sender may still send is gone from a request body"),
+  "request-property-rejected": c("breaking", "request", "a property is gone from a request object that rejects unknown properties: senders that still send it fail"),
   "request-enum-value-removed": c("breaking", "request", "a request enum or value list lost a value"),
   "request-country-removed": c("breaking", "request", "a request country list lost a country"),
   "request-const-changed": c("breaking", "request", "the fixed value of a request property changed"),

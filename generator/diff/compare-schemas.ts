@@ -189,7 +189,7 @@ export function compareProperties(
       continue;
     }
     const at = where(ctx, p, b.pos, parent.head);
-    if (req) ctx.emit("request-property-removed", `\`${name}\` removed${closed ? " (unknown properties are rejected: senders that still send it fail)" : ""}`, at);
+    if (req) ctx.emit(closed ? "request-property-rejected" : "request-property-removed", `\`${name}\` removed${closed ? " (unknown properties are rejected)" : ""}`, at);
     else ctx.emit(b.deprecated ? "deprecated-property-removed" : "response-property-removed", `\`${name}\` removed`, at);
   }
   for (const name of Object.keys(hp)) {
