@@ -2,7 +2,7 @@
 // beside the schemas (entity kinds, roles, requirements, operations, webhooks, signatures, transitions,
 // attempts, limits, errors, messages, versions). Each rule reads one part of both models and emits.
 import type { PathSegment } from "../load/load-spec.js";
-import { entitySchemaId, type EntityKind, type Model, type Role } from "../model/types.js";
+import { entitySchemaId, type EntityKind, type Model, type Role, type ValueSet } from "../model/types.js";
 import { compareField, compareMessages, compareProperties, type Direction, type SchemaContext } from "./compare-schemas.js";
 import { collector, dedupe, sortFindings, type Emit, type Finding, type Location } from "./finding.js";
 import { locate, type Side } from "./sides.js";
@@ -35,7 +35,14 @@ export function compareSides(base: Side, head: Side): Finding[] {
 }
 
 function schemaContext(p: Pair, direction: Direction, schema: string, use: Omit<Use, "direction">): SchemaContext {
-  return { base: p.base.model, head: p.head.model, emit: p.emit, direction, schema, seen: new Set(), ...use };
+  return { base: p.base.model, head: p.head.model, emit: p.emit, direction, schema, seen: new Set(), definedAt: (set) => definitionOf(p.head, set), ...use };
+}
+
+/** The file:line where a country list is written (countries.yaml), for messages. */
+function definitionOf(side: Side, set: ValueSet): string | undefined {
+  const path = set.countryGroup ? ["groups", set.name, "countries"] : set.name === "usStates" ? ["usStates", "codes"] : set.name === "iso3" ? ["iso3166Alpha3"] : undefined;
+  const pos = path && locate(side, "countries.yaml", path);
+  return pos ? `${pos.file}:${pos.line}` : undefined;
 }
 
 function compareShapes(p: Pair): void {

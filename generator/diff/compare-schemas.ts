@@ -2,7 +2,7 @@
 // For request senders a change is breaking when the head accepts less than the base; for response and
 // webhook readers when the head may send more (or other) than the base did.
 import type { SourcePos } from "../diagnostics.js";
-import type { Field, JsonType, Model } from "../model/types.js";
+import type { Field, JsonType, Model, ValueSet } from "../model/types.js";
 import type { CheckId } from "./catalog.js";
 import type { Emit, Location } from "./finding.js";
 
@@ -19,6 +19,8 @@ export interface SchemaContext {
   readonly webhook?: string;
   /** Pairs of shapes already compared inline (a ref that points elsewhere), against cycles. */
   readonly seen: Set<string>;
+  /** Where a named value set is defined on the head side (`spec/countries.yaml:289`), when known. */
+  readonly definedAt?: (set: ValueSet) => string | undefined;
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -108,8 +110,9 @@ function compareValues(b: Field, h: Field, at: Location, ctx: SchemaContext): vo
   const country = isCountryList(b) || isCountryList(h);
   const narrowed: CheckId = ctx.direction === "request" ? (country ? "request-country-removed" : "request-enum-value-removed") : "response-enum-value-removed";
   const widened: CheckId = ctx.direction === "request" ? (country ? "request-country-added" : "request-enum-value-added") : "response-enum-value-added";
-  const set = h.values?.name ?? b.values?.name;
-  const what = `${country ? "countries" : "values"}${set ? ` of ${set}` : ""}`;
+  const set = h.values ?? b.values;
+  const defined = set && ctx.definedAt?.(set);
+  const what = `${country ? "countries" : "values"}${set ? ` of ${set.name}${defined ? ` (${defined})` : ""}` : ""}`;
   if (bv && !hv) return ctx.emit(widened, `no longer limited to a list of ${what}`, at);
   if (!bv && hv) return ctx.emit(narrowed, `now limited to ${hv.length} ${what}: ${list(hv.slice(0, 20))}${hv.length > 20 ? ", ..." : ""}`, at);
   const hs = new Set(hv!.map(json));

@@ -203,7 +203,7 @@ describe("outputs", () => {
       id: "request-country-removed",
       severity: "breaking",
       audience: "request",
-      message: "countries of trustCountries removed: `SWE`",
+      message: "countries of trustCountries (spec/countries.yaml:289) removed: `SWE`",
       schema: "v4.entities.Trust",
       path: "/properties/fields/oneOf/0/properties/country",
       operation: "verify",
