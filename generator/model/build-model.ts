@@ -235,6 +235,7 @@ function buildAll(ctx: Context): Model {
     transitions: (statuses.transitions as Raw[]).map((t) => ({ seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to], alsoHappens: t.alsoHappens, unknown: t.unknown })),
     attempts: statuses.attempts,
     versions: {
+      ...(versions.specVersion !== undefined ? { specVersion: versions.specVersion } : {}),
       metadataVersion: versions.olderInterface.metadataVersion,
       olderPaths: versions.olderInterface.paths,
       pathPrefix: versions.currentInterface.pathPrefix,

@@ -278,6 +278,8 @@ export interface Model {
   readonly transitions: readonly Transition[];
   readonly attempts: { readonly seed: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number; readonly rules: readonly string[] };
   readonly versions: {
+    /** The spec's own semantic version (spec/versions.yaml `specVersion`); absent in specs before it. */
+    readonly specVersion?: string;
     readonly metadataVersion: string;
     readonly olderPaths: readonly string[];
     readonly pathPrefix: string;
