@@ -161,7 +161,7 @@ const cases: Case[] = [
     file: "errors.yaml",
     from: "    abnChecksum:",
     to: "    abnChecksumm:",
-    message: "spec/errors.yaml:87:3: error VS422: found no `abnChecksum` here; expected `abnChecksum`: the message of the strict ABN mode",
+    message: "spec/errors.yaml:88:3: error VS422: found no `abnChecksum` here; expected `abnChecksum`: the message of the strict ABN mode",
   },
 ];
 
