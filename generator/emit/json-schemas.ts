@@ -38,10 +38,15 @@ export function standaloneSchema(root: Definition, byId: ReadonlyMap<string, Def
   return schema;
 }
 
+/** generated/manifest.json: what a command needs without building the model (`verispec schemas`). */
+export const MANIFEST = "manifest.json";
+
 export function emitJsonSchemas(model: Model): OutputFile[] {
   const defs = jsonSchemaDefinitions(model);
   const byId = new Map(defs.map((d) => [d.id, d]));
-  return defs.filter((d) => d.published).map((d) => ({ path: `schemas/${d.id}.json`, contents: jsonText(standaloneSchema(d, byId)) }));
+  const schemas = defs.filter((d) => d.published).map((d) => ({ path: `schemas/${d.id}.json`, contents: jsonText(standaloneSchema(d, byId)) }));
+  const manifest = { $comment: BANNER, schemaIds: defs.filter((d) => d.published).map((d) => d.id) };
+  return [...schemas, { path: MANIFEST, contents: jsonText(manifest) }];
 }
 
 export function publishedSchemaIds(model: Model): string[] {
