@@ -1,8 +1,8 @@
 // Load: every YAML file under spec/ as a document that remembers where each value stands.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
-import { SpecError, type Diagnostic, type SourcePos } from "../diagnostics.js";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
+import { SpecError, UsageError, type Diagnostic, type SourcePos } from "../diagnostics.js";
 
 export type PathSegment = string | number;
 
@@ -26,7 +26,7 @@ function listYamlFiles(dir: string): string[] {
   const walk = (d: string) => {
     for (const entry of readdirSync(d).sort()) {
       const full = join(d, entry);
-      if (statSync(full).isDirectory()) {
+      if (statOrExplain(full).isDirectory()) {
         if (entry !== "meta") walk(full);
       } else if (entry.endsWith(".yaml") || entry.endsWith(".yml")) {
         out.push(full);
@@ -35,6 +35,18 @@ function listYamlFiles(dir: string): string[] {
   };
   walk(dir);
   return out;
+}
+
+/** stat that names a broken or looping symbolic link in one line instead of throwing Node's error. */
+function statOrExplain(path: string) {
+  try {
+    return statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new UsageError(`symbolic link loop in the spec: ${path}`);
+    if (code === "ENOENT") throw new UsageError(`broken symbolic link in the spec: ${path}`);
+    throw err;
+  }
 }
 
 export function displayPathOf(specDir: string, file: string): string {
@@ -60,7 +72,27 @@ export function parseSpecFile(specDir: string, file: string, text: string): Spec
     throw new SpecError(diagnostics);
   }
   const name = relative(specDir, file).split(sep).join("/");
-  return { name, displayPath, data: doc.toJS({ maxAliasCount: 100 }), doc, lines };
+  return { name, displayPath, data: toData(doc, lines, displayPath), doc, lines };
+}
+
+/** The document as plain data; aliases expanding past the limit (an "alias bomb") are a diagnostic. */
+function toData(doc: Document.Parsed, lines: LineCounter, displayPath: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    let offset = 0;
+    visit(doc, {
+      Alias(_, node) {
+        offset = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    const at = lines.linePos(offset);
+    throw new SpecError([
+      { pos: { file: displayPath, line: at.line, col: at.col }, found: "aliases that expand past 100 references (an alias bomb)", expected: "YAML without excessive aliases" },
+    ]);
+  }
 }
 
 /** Reads every spec file; a YAML syntax error anywhere stops here with its position. */
