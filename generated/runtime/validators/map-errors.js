@@ -238,8 +238,14 @@ function answer(e, data, path, table, messages) {
     const suffix = issue.path.slice(path.length);
     return { code: issue.code, message: issue.message, suffix };
 }
-/** All of Ajv's errors for a document, as the service's issues. */
-export function mapErrors(errors, data, table, messages) {
+/** The last item when issues were cut at `maxErrors`: verispec's own, never sent by the service. */
+export const TOO_MANY_ERRORS = "too_many_errors";
+/**
+ * All of Ajv's errors for a document, as the service's issues; past `maxErrors` issues, the rest are
+ * only counted (by location and keyword, without building their paths and messages) and reported in
+ * one last item `{ code: "too_many_errors", message: "... and N more errors", path: [] }`.
+ */
+export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     const sites = sitesOf(table, messages);
     const n = errors.length;
     const at = new Array(n);
@@ -270,6 +276,7 @@ export function mapErrors(errors, data, table, messages) {
     let named; // unknown keys collected per issue (unrecognized_keys)
     let index; // past LINEAR_MAX issues: by path and code
     let wrongType; // past LINEAR_MAX type errors: their instancePaths
+    let beyond; // past maxErrors: the locations not listed
     if (types > LINEAR_MAX)
         wrongType = new Set(kept.filter((k) => at[k].keyword === "type").map((k) => errors[k].instancePath));
     for (const k of kept) {
@@ -280,6 +287,10 @@ export function mapErrors(errors, data, table, messages) {
             continue;
         if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k))
             continue;
+        if (out.length >= maxErrors) {
+            (beyond ??= new Set()).add(`${e.instancePath} ${e.schemaPath} ${site.keyword === "required" ? String(e.params.missingProperty) : ""}`);
+            continue;
+        }
         const path = documentPath(data, e, site.keyword === "type");
         let a;
         if (site.fixed !== undefined)
@@ -313,6 +324,8 @@ export function mapErrors(errors, data, table, messages) {
         index?.set(`${pathKey(path)} ${a.code}`, out.length);
         out.push({ message: a.message, code: a.code, path });
     }
+    if (beyond !== undefined)
+        out.push({ message: `... and ${beyond.size} more error${beyond.size === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
     return out;
 }
 /** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
