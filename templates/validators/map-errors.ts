@@ -285,7 +285,7 @@ export const TOO_MANY_ERRORS = "too_many_errors";
 
 /**
  * All of Ajv's errors for a document, as the service's issues; past `maxErrors` issues, the rest are
- * only counted (by location and keyword, without building their paths and messages) and reported in
+ * only counted (without building their paths and messages) and reported in
  * one last item `{ code: "too_many_errors", message: "... and N more errors", path: [] }`.
  */
 export function mapErrors(errors: readonly AjvError[], data: unknown, table: ErrorTable, messages: MessageTemplates, maxErrors = Infinity): ValidationIssue[] {
@@ -314,7 +314,8 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
   let named: string[][] | undefined; // unknown keys collected per issue (unrecognized_keys)
   let index: Map<string, number> | undefined; // past LINEAR_MAX issues: by path and code
   let wrongType: Set<string> | undefined; // past LINEAR_MAX type errors: their instancePaths
-  let beyond: Set<string> | undefined; // past maxErrors: the locations not listed
+  let more = 0; // past maxErrors: issues not listed
+  let unknownAt: Set<string> | undefined; // past maxErrors: objects with unknown keys not listed
   if (types > LINEAR_MAX) wrongType = new Set(kept.filter((k) => at[k]!.keyword === "type").map((k) => errors[k]!.instancePath));
   for (const k of kept) {
     const e = errors[k]!;
@@ -323,7 +324,9 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath))) continue;
     if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k)) continue;
     if (out.length >= maxErrors) {
-      (beyond ??= new Set()).add(`${e.instancePath} ${e.schemaPath} ${site.keyword === "required" ? String(e.params.missingProperty) : ""}`);
+      // Counted, not built. Unknown keys of one object are one issue; every other error is its own.
+      if (site.keyword !== "additionalProperties") more++;
+      else (unknownAt ??= new Set()).add(`${e.instancePath} ${e.schemaPath}`);
       continue;
     }
     const path = documentPath(data, e, site.keyword === "type");
@@ -351,7 +354,8 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     index?.set(`${pathKey(path)} ${a.code}`, out.length);
     out.push({ message: a.message, code: a.code, path });
   }
-  if (beyond !== undefined) out.push({ message: `... and ${beyond.size} more error${beyond.size === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
+  more += unknownAt?.size ?? 0;
+  if (more > 0) out.push({ message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
   return out;
 }
 

@@ -242,7 +242,7 @@ function answer(e, data, path, table, messages) {
 export const TOO_MANY_ERRORS = "too_many_errors";
 /**
  * All of Ajv's errors for a document, as the service's issues; past `maxErrors` issues, the rest are
- * only counted (by location and keyword, without building their paths and messages) and reported in
+ * only counted (without building their paths and messages) and reported in
  * one last item `{ code: "too_many_errors", message: "... and N more errors", path: [] }`.
  */
 export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
@@ -276,7 +276,8 @@ export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     let named; // unknown keys collected per issue (unrecognized_keys)
     let index; // past LINEAR_MAX issues: by path and code
     let wrongType; // past LINEAR_MAX type errors: their instancePaths
-    let beyond; // past maxErrors: the locations not listed
+    let more = 0; // past maxErrors: issues not listed
+    let unknownAt; // past maxErrors: objects with unknown keys not listed
     if (types > LINEAR_MAX)
         wrongType = new Set(kept.filter((k) => at[k].keyword === "type").map((k) => errors[k].instancePath));
     for (const k of kept) {
@@ -288,7 +289,11 @@ export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
         if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k))
             continue;
         if (out.length >= maxErrors) {
-            (beyond ??= new Set()).add(`${e.instancePath} ${e.schemaPath} ${site.keyword === "required" ? String(e.params.missingProperty) : ""}`);
+            // Counted, not built. Unknown keys of one object are one issue; every other error is its own.
+            if (site.keyword !== "additionalProperties")
+                more++;
+            else
+                (unknownAt ??= new Set()).add(`${e.instancePath} ${e.schemaPath}`);
             continue;
         }
         const path = documentPath(data, e, site.keyword === "type");
@@ -324,8 +329,9 @@ export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
         index?.set(`${pathKey(path)} ${a.code}`, out.length);
         out.push({ message: a.message, code: a.code, path });
     }
-    if (beyond !== undefined)
-        out.push({ message: `... and ${beyond.size} more error${beyond.size === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
+    more += unknownAt?.size ?? 0;
+    if (more > 0)
+        out.push({ message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
     return out;
 }
 /** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
