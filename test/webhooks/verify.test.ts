@@ -85,14 +85,14 @@ describe("timestamp tolerance (seed: 6.4, 8) — inclusive, both directions", ()
   it("uses a per-call toleranceMs over the rules' value", async () => {
     const delivery = signed("2", v5Body(NOW - 1_001));
     await expectReason(verify({ ...delivery, toleranceMs: 1_000 }), "timestamp_out_of_tolerance");
-    await expect(verify({ ...delivery, toleranceMs: 1_001 })).resolves.toBeDefined();
+    await expect(verify({ ...delivery, toleranceMs: 1_001 })).resolves.toEqual({ version: "2", payload: JSON.parse(delivery.rawBody) });
   });
 
   it("reads an older payload's timestamp below 1e12 as seconds (seed: 6.3)", async () => {
     const c = vectorCase("older_seconds");
     const timestampSeconds = (JSON.parse(c.body) as { timestamp: number }).timestamp;
     expect(timestampSeconds).toBeLessThan(1e12);
-    await expect(verify({ rawBody: c.body, headers: v1Headers(c), now: NOW + 300_000 })).resolves.toBeDefined();
+    await expect(verify({ rawBody: c.body, headers: v1Headers(c), now: NOW + 300_000 })).resolves.toEqual({ version: "1", payload: JSON.parse(c.body) });
     await expectReason(verify({ rawBody: c.body, headers: v1Headers(c), now: NOW + 301_000 }), "timestamp_out_of_tolerance");
   });
 
@@ -159,7 +159,7 @@ describe("signature checks", () => {
   it("accepts upper-case hex digests", async () => {
     const c = vectorCase("v5");
     const headers = { "X-Svc-Signature": `sha256=${c.v2.toUpperCase()}` };
-    await expect(verify({ rawBody: c.body, headers })).resolves.toBeDefined();
+    await expect(verify({ rawBody: c.body, headers })).resolves.toEqual({ version: "2", payload: JSON.parse(c.body) });
   });
 
   it("rejects an empty key list or an empty key as a programming error, without a verification reason", async () => {
@@ -331,7 +331,7 @@ describe("replay (seed: 6.4)", () => {
   it("the kit's default store refuses replays across calls", async () => {
     const own = createWebhookKit({ rules: fixtureRules });
     const delivery = { ...signed("1", v5Body(NOW)), secret: SECRET, now: NOW };
-    await expect(own.verifyWebhook(delivery)).resolves.toBeDefined();
+    await expect(own.verifyWebhook(delivery)).resolves.toEqual({ version: "1", payload: JSON.parse(delivery.rawBody) });
     await expectReason(own.verifyWebhook(delivery), "replayed");
   });
 
@@ -406,7 +406,7 @@ describe("replay (seed: 6.4)", () => {
     const body = v5Body(NOW);
     const good = signWebhook({ version: "2", rawBody: body, secret: SECRET });
     await expectReason(verify({ rawBody: body, headers: signWebhook({ version: "2", rawBody: body, secret: "wrong" }), replayStore: spy }), "signature_mismatch");
-    await expect(verify({ rawBody: body, headers: good, replayStore: spy })).resolves.toBeDefined();
+    await expect(verify({ rawBody: body, headers: good, replayStore: spy })).resolves.toEqual({ version: "2", payload: JSON.parse(body) });
     expect(calls).toHaveLength(1);
     expect(calls[0]![1]).toBe(2 * fixtureRules.toleranceMs);
     expect(calls[0]![0]).not.toContain(SECRET);
