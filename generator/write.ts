@@ -9,6 +9,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { basename, dirname, join, relative, sep } from "node:path";
 import { UsageError } from "./diagnostics.js";
 import type { OutputFile } from "./emit/output.js";
+import { filesUnder } from "./walk.js";
 
 /** The list of files verispec wrote, kept in the output directory. */
 export const MANIFEST = ".verispec-manifest";
@@ -140,7 +141,10 @@ export function assertWritable(outDir: string, files: readonly OutputFile[], cwd
   if (present.length === 0) return;
   const listed = manifestPaths(outDir) ?? legacyPaths(outDir, present, files);
   if (listed === undefined) throw new OutputError(`refusing to write into a directory verispec did not write (no ${MANIFEST})`, outDir);
-  const foreign = present.find((p) => p !== MANIFEST && !listed.has(p));
+  // In verispec's own directory, a path this run writes is verispec's too (e.g. a new output file that
+  // arrived by a merge before its manifest entry); anything else is the user's.
+  const writes = new Set(files.map((f) => f.path));
+  const foreign = present.find((p) => p !== MANIFEST && !listed.has(p) && !writes.has(p));
   if (foreign !== undefined) throw new OutputError(`refusing to write into a directory holding a file verispec did not write (${foreign})`, outDir);
 }
 
@@ -208,19 +212,7 @@ function fsStep(what: string, path: string, run: () => void): void {
 }
 
 /** Every file under a directory, as relative "/" paths, sorted. */
-export function listFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const full = join(d, e);
-      if (statSync(full).isDirectory()) walk(full);
-      else out.push(relative(dir, full).split(sep).join("/"));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
+export const listFiles = (dir: string): string[] => filesUnder(dir);
 
 /** generated/docs/ is written by `verispec docs` (an external renderer), not by generate. */
 const isBuiltElsewhere = (path: string) => path.startsWith("docs/");

@@ -4,14 +4,10 @@
 import type { Endpoint, Model } from "../model/types.js";
 import type { EmitContext } from "../context.js";
 import { BANNER, type OutputFile } from "./output.js";
-import { bodyTypeName } from "./types.js";
+import { jsdoc, lit } from "./print.js";
+import { bodyTypeName } from "./names.js";
 
-const lit = (v: unknown) => JSON.stringify(v);
-
-function doc(lines: readonly (string | undefined)[], indent: string): string {
-  const text = lines.filter(Boolean).join("\n\n").replace(/\*\//g, "*\\/");
-  return `${indent}/**\n${text.split("\n").map((l) => `${indent} *${l ? ` ${l}` : ""}`).join("\n")}\n${indent} */\n`;
-}
+const doc = (lines: readonly (string | undefined)[], indent: string) => jsdoc(lines, indent, { block: true });
 
 /** Key of an endpoint in the `operations` table: the client name without dots ("v5.getVerification" -> "v5_getVerification"). */
 const opKey = (e: Endpoint) => e.client.replace(/\./g, "_");
@@ -34,8 +30,6 @@ function method(e: Endpoint, model: Model): { params: string; names: string; cal
   const optionsType = e.path === null ? "RequestOptions & { path: string }" : "RequestOptions";
   params.push(e.path === null ? `opts: ${optionsType}` : `opts?: ${optionsType}`);
   const response = e.responses["200"];
-  if (e.auth === "body" && e.request && !model.shapes[e.request] && !model.entityRequests.some((r) => r.id === e.request))
-    throw new Error(`endpoint ${e.operationId}: unknown request schema ${e.request}`);
   return { params: params.join(", "), names: names.join(", "), call: `core.call(operations.${opKey(e)}, { ${input.join(", ")} })`, result: response ?? "unknown" };
 }
 
@@ -66,7 +60,7 @@ export function clientText(model: Model): string {
   const groups = new Map<string, Endpoint[]>();
   for (const e of model.endpoints) {
     const parts = e.client.split(".");
-    if (parts.length > 2) throw new Error(`endpoint ${e.operationId}: client name ${e.client} nests deeper than one group`);
+    // At most one group: the meta-schema's pattern for `client`.
     const group = parts.length === 2 ? parts[0]! : "";
     groups.set(group, [...(groups.get(group) ?? []), e]);
   }

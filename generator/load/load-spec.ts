@@ -1,10 +1,12 @@
 // Load: every YAML file under spec/ as a document that remembers where each value stands.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
-import { SpecError, UsageError, type Diagnostic, type SourcePos } from "../diagnostics.js";
+import { diagnostic, SpecError, UsageError, type Diagnostic, type SourcePos } from "../diagnostics.js";
+import type { PathSegment } from "../pointer.js";
+import { filesUnder } from "../walk.js";
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 export interface SpecFile {
   /** Path relative to the spec directory, with "/" separators, e.g. "entities/trust.yaml". */
@@ -21,26 +23,15 @@ export interface LoadedSpec {
   readonly files: readonly SpecFile[];
 }
 
+/** The YAML files of the spec, sorted; spec/meta/ holds the meta-schema, not spec data. */
 function listYamlFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d).sort()) {
-      const full = join(d, entry);
-      if (statOrExplain(full).isDirectory()) {
-        if (entry !== "meta") walk(full);
-      } else if (entry.endsWith(".yaml") || entry.endsWith(".yml")) {
-        out.push(full);
-      }
-    }
-  };
-  walk(dir);
-  return out;
+  return filesUnder(dir, { skipDirs: ["meta"] }).filter((f) => f.endsWith(".yaml") || f.endsWith(".yml")).map((f) => join(dir, f));
 }
 
-/** stat that names a broken or looping symbolic link in one line instead of throwing Node's error. */
-function statOrExplain(path: string) {
+/** A spec file's text; a broken or looping symbolic link is one line instead of Node's error. */
+function readSpecText(path: string): string {
   try {
-    return statSync(path);
+    return readFileSync(path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ELOOP") throw new UsageError(`symbolic link loop in the spec: ${path}`);
@@ -63,11 +54,7 @@ export function parseSpecFile(specDir: string, file: string, text: string): Spec
   if (problems.length > 0) {
     const diagnostics: Diagnostic[] = problems.map((e) => {
       const at = lines.linePos(e.pos[0]);
-      return {
-        pos: { file: displayPath, line: at.line, col: at.col },
-        found: `invalid YAML (${e.message.split("\n")[0]})`,
-        expected: "well-formed YAML",
-      };
+      return diagnostic("VS101", { file: displayPath, line: at.line, col: at.col }, { reason: e.message.split("\n")[0]! });
     });
     throw new SpecError(diagnostics);
   }
@@ -75,10 +62,12 @@ export function parseSpecFile(specDir: string, file: string, text: string): Spec
   return { name, displayPath, data: toData(doc, lines, displayPath), doc, lines };
 }
 
+const MAX_ALIAS_COUNT = 100;
+
 /** The document as plain data; aliases expanding past the limit (an "alias bomb") are a diagnostic. */
 function toData(doc: Document.Parsed, lines: LineCounter, displayPath: string): unknown {
   try {
-    return doc.toJS({ maxAliasCount: 100 });
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
     if (!(err instanceof ReferenceError)) throw err;
     let offset = 0;
@@ -89,9 +78,7 @@ function toData(doc: Document.Parsed, lines: LineCounter, displayPath: string): 
       },
     });
     const at = lines.linePos(offset);
-    throw new SpecError([
-      { pos: { file: displayPath, line: at.line, col: at.col }, found: "aliases that expand past 100 references (an alias bomb)", expected: "YAML without excessive aliases" },
-    ]);
+    throw new SpecError([diagnostic("VS103", { file: displayPath, line: at.line, col: at.col }, { limit: MAX_ALIAS_COUNT })]);
   }
 }
 
@@ -101,7 +88,7 @@ export function loadSpec(specDir: string): LoadedSpec {
   const diagnostics: Diagnostic[] = [];
   for (const file of listYamlFiles(specDir)) {
     try {
-      files.push(parseSpecFile(specDir, file, readFileSync(file, "utf8")));
+      files.push(parseSpecFile(specDir, file, readSpecText(file)));
     } catch (err) {
       if (err instanceof SpecError) diagnostics.push(...err.diagnostics);
       else throw err;
@@ -143,4 +130,11 @@ export function positionOf(file: SpecFile, path: readonly PathSegment[], key = f
   }
   const at = file.lines.linePos(offset);
   return { file: file.displayPath, line: at.line, col: at.col };
+}
+
+/** The spec file `name` (e.g. "rules.yaml"); a missing one is VS102. */
+export function specFile(spec: LoadedSpec, name: string): SpecFile {
+  const f = spec.files.find((x) => x.name === name);
+  if (!f) throw new SpecError([diagnostic("VS102", { file: `spec/${name}`, line: 1, col: 1 }, { file: `spec/${name}` })]);
+  return f;
 }

@@ -68,7 +68,7 @@ const expected: Record<string, RegExp> = {
   "--out under a file": /^verispec: the output directory would be under a file: \/.*a-file\/generated\n$/,
   "a symbolic link loop in spec/": /^verispec: symbolic link loop in the spec: \/.*loop\/a\.yaml\n$/,
   "a dangling symbolic link in spec/": /^verispec: broken symbolic link in the spec: \/.*dangling\/gone\.yaml\n$/,
-  "a YAML alias bomb": /^bomb\/bomb\.yaml:2:\d+: found aliases that expand past 100 references \(an alias bomb\); expected YAML without excessive aliases\n$/,
+  "a YAML alias bomb": /^bomb\/bomb\.yaml:2:\d+: error VS103: found aliases that expand past 100 references \(an alias bomb\); expected YAML without excessive aliases\n$/,
   "a directory where the meta-schema file should be": /^verispec: not a verispec spec directory \(no meta\/spec\.schema\.yaml\): \/.*meta-dir\n$/,
 };
 

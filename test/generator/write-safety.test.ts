@@ -226,3 +226,13 @@ describe("verispec generate --out", () => {
     expect(snapshot(dir)).toEqual(before);
   });
 });
+
+describe("verispec's own directory", () => {
+  it("accepts an unlisted file at a path this run writes (a new output file that arrived by a merge)", () => {
+    const out = join(dir, "generated");
+    writeAtomically(out, files("old").slice(0, 2), { cwd: dir });
+    writeFileSync(join(out, "e.ts"), "from a merge\n");
+    writeAtomically(out, files("new"), { cwd: dir });
+    expect(readFileSync(join(out, "e.ts"), "utf8")).toBe("new e.ts\n");
+  });
+});
