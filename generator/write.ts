@@ -159,6 +159,9 @@ function assertParentUsable(outDir: string): void {
   }
 }
 
+/** Whether verispec wrote this directory (its manifest, with the banner, is there). */
+export const isVerispecOutput = (outDir: string): boolean => manifestPaths(outDir) !== undefined;
+
 function manifestPaths(outDir: string): Set<string> | undefined {
   const path = join(outDir, MANIFEST);
   if (!existsSync(path)) return undefined;

@@ -236,3 +236,19 @@ describe("verispec's own directory", () => {
     expect(readFileSync(join(out, "e.ts"), "utf8")).toBe("new e.ts\n");
   });
 });
+
+describe("verispec docs --out", () => {
+  it("refuses a directory verispec did not write, even with an openapi.json in it", async () => {
+    const { main } = await import("../../generator/cli/main.js");
+    const project = join(dir, "project");
+    mkdirSync(join(project, "docs"), { recursive: true });
+    writeFileSync(join(project, "openapi.json"), "{}\n");
+    writeFileSync(join(project, "docs", "index.html"), "<p>mine</p>\n");
+    const before = snapshot(dir);
+    const err: string[] = [];
+    const io = { stdout: () => undefined, stderr: (t: string) => void err.push(t), env: {}, cwd: join(import.meta.dirname, "..", ".."), stdin: async () => "" };
+    expect(await main(["docs", "--out", project], io)).toBe(2);
+    expect(err.join("")).toBe(`verispec: refusing to write docs/ into a directory verispec did not write (no ${MANIFEST}; run 'npx verispec generate'): ${project}\n`);
+    expect(snapshot(dir)).toEqual(before);
+  });
+});
