@@ -1,10 +1,8 @@
 // Output directory safety: verispec writes only into a directory that is absent, empty or its own;
 // a refused directory is left byte for byte; a killed run is recovered at the next start.
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listFiles, MANIFEST, OutputError, recoverInterrupted, WORK_DIR, writeAtomically } from "../../generator/write.js";
 
@@ -137,38 +135,7 @@ describe("a write that fails part-way", () => {
   });
 });
 
-describe("a generate killed at any step", () => {
-  const child = join(import.meta.dirname, "write-fault-child.ts");
-  const kill = (out: string, at: number) =>
-    spawnSync(process.execPath, ["--import", "tsx", child, out, String(at), "new"], { encoding: "utf8" });
-
-  it("is recovered at the next start: the old or the new complete set, never a mix, never nothing", () => {
-    const out = join(dir, "generated");
-    const old = expectedSet("old");
-    const fresh = expectedSet("new");
-    const outcomes: string[] = [];
-    for (let at = 0; ; at++) {
-      rmSync(out, { recursive: true, force: true });
-      writeAtomically(out, files("old"), { cwd: dir });
-      mkdirSync(join(out, "docs"));
-      writeFileSync(join(out, "docs", "index.html"), "<html></html>\n");
-      const run = kill(out, at);
-      if (run.status === 0) break; // past the last step: the write finished
-      expect(run.signal).toBe("SIGKILL");
-      recoverInterrupted(out);
-      const now = contentsOf(out);
-      outcomes.push(isDeepStrictEqual(now, old) ? "old" : "new");
-      expect([old, fresh]).toContainEqual(now);
-      expect(readdirSync(dir).sort()).toEqual(["generated"]);
-    }
-    // Killed after each file, after moving the old output aside (between the two renames), after
-    // moving docs/, and after the swap: the last two land on the new set.
-    expect(outcomes.length).toBe(files("x").length + 1 + 3 + 1);
-    expect(outcomes.at(-1)).toBe("new");
-    expect(outcomes.filter((o) => o === "old").length).toBe(outcomes.length - 2);
-    expect(existsSync(join(dir, WORK_DIR))).toBe(false);
-  }, 60_000);
-
+describe("recovery", () => {
   it("a next run cleans folders left by older versions beside the output", () => {
     const out = join(dir, "generated");
     mkdirSync(join(dir, ".generated.tmp-1-2"));
