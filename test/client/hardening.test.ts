@@ -123,6 +123,39 @@ describe("redirects are never followed", () => {
   });
 });
 
+describe("statuses and messages", () => {
+  it("a 299 is a success, not a redirect", async () => {
+    service.handle((_req, res) => res.writeHead(299, { "content-type": "application/json" }).end('{"ok":1}'));
+    await expect(client().call(ops.create, { body: {} })).resolves.toEqual({ ok: 1 });
+  });
+
+  it("an error without an envelope message says only the status; only ValidationError has details", async () => {
+    service.handle((_req, res) => res.writeHead(404, { "content-type": "application/json" }).end("{}"));
+    const err = await caught(client().call(ops.create, { body: {} }));
+    expect(err.message).toBe("HTTP 404");
+    expect(err).not.toHaveProperty("details");
+  });
+
+  it("the messages of local and network errors", async () => {
+    const seen: string[] = [];
+    const strict = createClientCore(
+      { baseUrl: service.url, serviceUid: UID, secret: SECRET, validate: true, validateResponses: true, retry: false },
+      constants,
+      async () => (id) => (seen.push(id), { valid: false, errors: [{ message: "bad", code: "x", path: [] }] }),
+    );
+    const local = await caught(strict.call({ ...ops.create, requestSchema: "v5.Req" }, { body: {} }));
+    expect(local.message).toBe('Validation error: v5.Req: [{"message":"bad","code":"x","path":[]}]');
+    service.handle((_req, res) => res.end("{}"));
+    const drift = await caught(strict.call(ops.create, { body: {} })); // no request schema: only the response is checked
+    expect(drift.message).toBe('Response does not match v5.Envelope: [{"message":"bad","code":"x","path":[]}]');
+    expect(seen).toEqual(["v5.Req", "v5.Envelope"]);
+    const down = await caught(client({ baseUrl: "http://127.0.0.1:1", retry: false }).call(ops.create, { body: {} }));
+    expect(down.message).toBe("Network error");
+    await expect(client().call({ ...ops.followUp }, { body: {}, path: "relative" })).rejects.toThrow("path must start with /");
+    await expect(client().call(ops.get, { pathParams: {} })).rejects.toThrow("missing trace");
+  });
+});
+
 describe("a 2xx must be JSON where the operation answers JSON", () => {
   it.each([
     ["HTML", "text/html", `<html>login for ${SECRET}</html>`, "not JSON"],
@@ -181,6 +214,40 @@ describe("response size limit", () => {
     await expect(client().call(ops.get, { pathParams: { trace: "big" } })).rejects.toBeInstanceOf(ResponseTooLargeError);
   });
 
+  it("a declared length over the limit is refused before reading: a body that never comes does not wait", async () => {
+    service.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "2000" });
+      res.flushHeaders(); // headers only; the body never follows
+    });
+    const err = await caught(client({ maxResponseBytes: 1000, timeoutMs: 5000 }).call(ops.create, { body: {} }));
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+  });
+
+  it("a body of exactly maxResponseBytes is read, declared or chunked", async () => {
+    const text = JSON.stringify({ pad: "x".repeat(990) }); // 1000 bytes
+    expect(Buffer.byteLength(text)).toBe(1000);
+    service.handle((req, res) => {
+      if (req.url.endsWith("/declared")) return void res.end(text);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(text.slice(0, 500));
+      setTimeout(() => res.end(text.slice(500)), 5);
+    });
+    for (const trace of ["declared", "chunked"]) {
+      await expect(client({ maxResponseBytes: 1000 }).call(ops.get, { pathParams: { trace } })).resolves.toEqual({ pad: "x".repeat(990) });
+    }
+  });
+
+  it("a UTF-8 character split across two chunks is decoded whole", async () => {
+    const bytes = Buffer.from(JSON.stringify({ name: "Zoë Müller 名前" }));
+    const cut = bytes.indexOf(Buffer.from("ë")) + 1; // inside the two bytes of "ë"
+    service.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(bytes.subarray(0, cut));
+      setTimeout(() => res.end(bytes.subarray(cut)), 5);
+    });
+    await expect(client().call(ops.create, { body: {} })).resolves.toEqual({ name: "Zoë Müller 名前" });
+  });
+
   it("error bodies are bounded too", async () => {
     service.handle((_req, res) => {
       res.writeHead(500);
@@ -201,6 +268,7 @@ const ENCODINGS: Record<string, (s: string) => string> = {
   urlForm: (s) => new URLSearchParams({ k: s }).toString().slice(2),
   querystring: qsEscape,
   urlLowerHex: (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+  jsonEscapedSlash: (s) => JSON.stringify(s).slice(1, -1).replace(/\//g, "\\/"), // PHP's json_encode
 };
 
 describe("redaction holds in every encoding (property-based)", () => {
