@@ -272,6 +272,13 @@ const ENCODINGS: Record<string, (s: string) => string> = {
 };
 
 describe("redaction holds in every encoding (property-based)", () => {
+  it("a longer encoding is replaced whole, leaving no fragment of it (ab% URL-encoded is ab%25, not [redacted]25)", async () => {
+    service.handle((_req, res) => res.writeHead(401, { "content-type": "text/plain" }).end("ab%25|ab%"));
+    const c = createClientCore({ baseUrl: service.url, serviceUid: UID, secret: "ab%", retry: false }, constants, async () => () => ({ valid: true }));
+    const err = await caught(c.call(ops.create, { body: {} }));
+    expect(err.body).toBe("[redacted]|[redacted]");
+  });
+
   const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 6, maxLength: 40 });
   const specials = fc.string({ unit: fc.constantFrom(...`"\\<&>%+/=' `), minLength: 1, maxLength: 6 });
   const secretArb = fc.tuple(printable, specials, printable).map(([a, b, c]) => a + b + c);
