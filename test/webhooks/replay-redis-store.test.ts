@@ -69,3 +69,18 @@ describe("RedisReplayStore", () => {
     expect(() => new RedisReplayStore(fakeRedis(), { timeoutMs: 0 })).toThrow(RangeError);
   });
 });
+
+describe("RedisReplayStore details", () => {
+  it("default key prefix and value; the error's name; a thrown non-error is 'unknown error'; its code is named", async () => {
+    const calls: unknown[][] = [];
+    const store = new RedisReplayStore({ set: async (...args) => (calls.push(args), "OK") });
+    expect(await store.addIfAbsent("k", 10)).toBe(true);
+    expect(calls).toEqual([["verispec:webhook:replay:k", "1", { NX: true, PX: 10 }]]);
+    const odd = await caught(new RedisReplayStore({ set: () => Promise.reject("down") }).addIfAbsent("k", 1));
+    expect(odd.name).toBe("ReplayStoreUnavailableError");
+    expect(odd.message).toBe("the replay store (Redis) is unavailable (unknown error); the delivery was not accepted");
+    const coded = await caught(new RedisReplayStore({ set: () => Promise.reject(Object.assign(new Error("connect failed"), { code: "ECONNREFUSED" })) }).addIfAbsent("k", 1));
+    expect(coded.message).toBe("the replay store (Redis) is unavailable (Error ECONNREFUSED); the delivery was not accepted");
+    expect(() => new RedisReplayStore(fakeRedis(), { timeoutMs: -1 })).toThrow("RedisReplayStore: timeoutMs must be a positive number");
+  });
+});
