@@ -33,7 +33,8 @@ const BENCH_RULES: WebhookRules = {
     locked: "",
   },
   transitions: [],
-  lockedSubmissionStatus: "locked",
+  conditions: {},
+  retryCondition: "canRetry",
 };
 
 /** A v5 payload (seed: 6.2) padded with tags to about 2 kB. */

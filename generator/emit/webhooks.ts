@@ -5,19 +5,21 @@ import { BANNER, type OutputFile } from "./output.js";
 import { validatorName } from "./validators.js";
 
 export function webhookRules(model: Model) {
-  const locked = model.submissionStatuses.find((s) => s.locksResubmission);
-  if (!locked) throw new Error("statuses.yaml: no submission status locks resubmission");
   return {
     toleranceMs: model.webhookToleranceMs,
     statuses: Object.fromEntries(
       model.verificationStatuses.map((s) => [
         s.value,
-        { meaning: s.meaning, outcome: s.outcome, guidance: s.outcome === "by_attempts" ? "" : model.outcomes[s.outcome]!.guidance },
+        { meaning: s.meaning, outcome: s.outcome, guidance: s.outcome === "by_attempts" ? "" : model.outcomes[s.outcome]!.guidance, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}) },
       ]),
     ),
     outcomes: Object.fromEntries(Object.entries(model.outcomes).map(([k, o]) => [k, o.guidance])),
-    transitions: model.transitions.map((t) => ({ from: t.from, to: t.to, trigger: t.trigger, ...(t.condition ? { condition: t.condition } : {}) })),
-    lockedSubmissionStatus: locked.value,
+    conditions: Object.fromEntries(Object.values(model.conditions).map((c) => [c.name, c.expr])),
+    transitions: model.transitions.map((t) => ({
+      id: t.id, from: t.from, to: t.to, trigger: t.trigger, ...(t.condition ? { condition: t.condition } : {}),
+      ...(t.when ? { when: t.when } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
+    })),
+    retryCondition: model.attempts.retryCondition,
   };
 }
 
@@ -58,7 +60,7 @@ export const verifyWebhook = kit.verifyWebhook;
 export const signWebhook = kit.signWebhook;
 /** What a payload's status means for the receiver (seed: 6.2). */
 export const interpretWebhook = kit.interpretWebhook;
-/** Whether the transition table of seed 3 allows going from one status to another. */
+/** Whether the transition table of seed 3 allows going from one status to another (conditions evaluated on the fields given). */
 export const canTransition = kit.canTransition;
 
 export {

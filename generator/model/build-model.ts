@@ -4,8 +4,8 @@
 import { describeValue, SpecError, type Diagnostic } from "../diagnostics.js";
 import { positionOf, type LoadedSpec, type PathSegment, type SpecFile } from "../load/load-spec.js";
 import type {
-  Condition, Endpoint, EntityBranch, EntityKind, EntityRequest, Field, Limit, Message, Model, RoleSet, Rule,
-  Shape, SignatureScheme, Unknown, V5Requirement, ValueSet,
+  Condition, ConditionExpr, Endpoint, EntityBranch, EntityKind, EntityRequest, Field, Limit, Message, Model, RoleSet, Rule,
+  NamedCondition, SandboxSpec, Shape, SignatureScheme, Transition, Unknown, V5Requirement, ValueSet,
 } from "./types.js";
 
 type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- shapes are guaranteed by the meta-schema
@@ -113,7 +113,7 @@ function buildAll(ctx: Context): Model {
 
   const statusesFile = ctx.file("statuses.yaml");
   const statuses = raw({ file: statusesFile, path: [] });
-  const verificationStatuses = Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({ value, seed: s.seed, meaning: s.meaning, outcome: s.outcome }));
+  const verificationStatuses = Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({ value, seed: s.seed, meaning: s.meaning, outcome: s.outcome, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}) }));
   const submissionStatuses = Object.entries(statuses.submissionStatuses as Record<string, Raw>).map(([value, s]) => ({
     value, seed: s.seed, meaning: s.meaning, unknown: s.unknown, locksResubmission: s.locksResubmission === true,
   }));
@@ -340,6 +340,12 @@ function buildAll(ctx: Context): Model {
     return { name, seed: p.seed, schema: p.schema, signatureVersion: p.signatureVersion, operationId: p.operationId, summary: p.summary };
   });
 
+  const currentPayload = webhookPayloads.find((p) => p.schema.startsWith("v5."));
+  const payloadFields = new Set(Object.keys((currentPayload && shapes[currentPayload.schema]?.properties) ?? {}));
+  const { conditions, transitions } = buildTransitions(ctx, statusesFile, statuses, payloadFields, new Set(errorTypes.map((e) => e.type)));
+  const unknowns = collectUnknowns(ctx.spec);
+  const sandbox = buildSandbox(ctx, unknowns, statusNames);
+
   const endpointsFile = ctx.file("endpoints.yaml");
   const ep = raw({ file: endpointsFile, path: [] });
   const endpoints: Endpoint[] = Object.entries(ep.endpoints as Record<string, Raw>).map(([operationId, e]) => {
@@ -391,8 +397,10 @@ function buildAll(ctx: Context): Model {
     olderVerificationStatuses: valueSets.olderVerificationStatuses!.values,
     submissionStatuses,
     outcomes: statuses.outcomes,
-    transitions: (statuses.transitions as Raw[]).map((t) => ({ seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to], alsoHappens: t.alsoHappens, unknown: t.unknown })),
+    conditions,
+    transitions,
     attempts: statuses.attempts,
+    sandbox,
     versions: {
       metadataVersion: versions.olderInterface.metadataVersion,
       olderPaths: versions.olderInterface.paths,
@@ -416,8 +424,86 @@ function buildAll(ctx: Context): Model {
     signatures,
     webhookToleranceMs: tolerance ?? 0,
     webhookPayloads,
-    unknowns: collectUnknowns(ctx.spec),
+    unknowns,
   };
+}
+
+/**
+ * Conditions as data (statuses.yaml): every `ref` names a condition, every `field` is a field of the
+ * current webhook payload (so the runtime can evaluate it on a payload), `below`/`atLeast` name one too.
+ */
+function checkCondition(ctx: Context, a: At, expr: Raw, names: ReadonlySet<string>, fields: ReadonlySet<string>): ConditionExpr {
+  const strip = ({ seed: _s, text: _t, ...rest }: Raw) => rest;
+  const e = strip(expr);
+  const forms = ["all", "any", "not", "ref", "field"].filter((k) => e[k] !== undefined);
+  const tests = ["equals", "notEquals", "below", "atLeast", "present"].filter((k) => e[k] !== undefined);
+  if (forms.length !== 1 || (forms[0] === "field") !== (tests.length === 1) || tests.length > 1) {
+    ctx.report(a, `a condition with ${[...forms, ...tests].join(", ") || "no test"}`, "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present");
+    return { all: [] };
+  }
+  if (e.all) return { all: (e.all as Raw[]).map((c, i) => checkCondition(ctx, at(a, "all", i), c, names, fields)) };
+  if (e.any) return { any: (e.any as Raw[]).map((c, i) => checkCondition(ctx, at(a, "any", i), c, names, fields)) };
+  if (e.not) return { not: checkCondition(ctx, at(a, "not"), e.not, names, fields) };
+  if (e.ref !== undefined) {
+    if (!names.has(e.ref)) ctx.report(at(a, "ref"), `the condition ${JSON.stringify(e.ref)}`, `a condition of \`conditions\`: ${list(names)}`);
+    return { ref: e.ref };
+  }
+  for (const key of ["field", "below", "atLeast"] as const) {
+    if (e[key] !== undefined && !fields.has(e[key])) ctx.report(at(a, key), `the field ${JSON.stringify(e[key])}`, `a field of the current webhook payload: ${list(fields)}`);
+  }
+  return e as ConditionExpr;
+}
+
+function buildTransitions(ctx: Context, file: SpecFile, statuses: Raw, fields: ReadonlySet<string>, errorTypes: ReadonlySet<string>) {
+  const names = new Set(Object.keys(statuses.conditions as Raw));
+  const conditions: Record<string, NamedCondition> = {};
+  for (const [name, c] of Object.entries(statuses.conditions as Record<string, Raw>)) {
+    conditions[name] = { name, seed: c.seed, text: c.text, expr: checkCondition(ctx, { file, path: ["conditions", name] }, c, names, fields) };
+  }
+  const cycle = (name: string, seen: string[]): boolean => {
+    if (seen.includes(name)) return true;
+    const refs: string[] = [];
+    const walk = (e: Raw) => (e.ref ? refs.push(e.ref) : [e.all, e.any].flat().filter(Boolean).concat(e.not ? [e.not] : []).forEach(walk));
+    if (conditions[name]) walk(conditions[name]!.expr as Raw);
+    return refs.some((r) => cycle(r, [...seen, name]));
+  };
+  for (const name of names) if (cycle(name, [])) ctx.report({ file, path: ["conditions", name] }, `the condition ${name} refers to itself`, "conditions without cycles");
+  Object.entries(statuses.verificationStatuses as Record<string, Raw>).forEach(([value, s]) => {
+    if (s.onlyWhen !== undefined && !names.has(s.onlyWhen)) ctx.report({ file, path: ["verificationStatuses", value, "onlyWhen"] }, `the condition ${JSON.stringify(s.onlyWhen)}`, `a condition of \`conditions\`: ${list(names)}`);
+  });
+  if (!names.has(statuses.attempts.retryCondition)) ctx.report({ file, path: ["attempts", "retryCondition"] }, describeValue(statuses.attempts.retryCondition), `a condition of \`conditions\`: ${list(names)}`);
+  const ids = new Set<string>();
+  const transitions: Transition[] = (statuses.transitions as Raw[]).map((t, i) => {
+    const a: At = { file, path: ["transitions", i] };
+    if (ids.has(t.id)) ctx.report(at(a, "id"), `a second transition ${JSON.stringify(t.id)}`, "a unique id");
+    ids.add(t.id);
+    if (t.error !== undefined && !errorTypes.has(t.error)) ctx.report(at(a, "error"), `the error type ${JSON.stringify(t.error)}`, `an error type of errors.yaml: ${list(errorTypes)}`);
+    for (const f of [t.effects?.increment, ...Object.keys(t.effects?.set ?? {})].filter((x) => x !== undefined)) {
+      if (!fields.has(f)) ctx.report(at(a, "effects"), `the field ${JSON.stringify(f)}`, `a field of the current webhook payload: ${list(fields)}`);
+    }
+    return {
+      id: t.id, seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to],
+      ...(t.when ? { when: checkCondition(ctx, at(a, "when"), t.when, names, fields) } : {}),
+      ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
+      alsoHappens: t.alsoHappens, unknown: t.unknown,
+    };
+  });
+  return { conditions, transitions };
+}
+
+/** spec/sandbox.yaml: each `answers` quotes an unknown of the spec; test-value outcomes are statuses. */
+function buildSandbox(ctx: Context, unknowns: readonly Unknown[], statusNames: ReadonlySet<string>): SandboxSpec {
+  const file = ctx.file("sandbox.yaml");
+  const sb = raw({ file, path: [] });
+  const texts = new Set(unknowns.map((u) => u.text));
+  for (const [name, c] of Object.entries(sb.choices as Record<string, Raw>)) {
+    if (c.answers !== undefined && !texts.has(c.answers)) ctx.report({ file, path: ["choices", name, "answers"] }, describeValue(c.answers), "the exact text of an `unknown` of the spec (the \"not shown\" this choice answers)");
+  }
+  const tv = sb.testValues as Raw;
+  [...(tv.rules as Raw[]).map((r, i) => [r.outcome, ["testValues", "rules", i, "outcome"]] as const), [tv.default, ["testValues", "default"]] as const].forEach(([v, path]) => {
+    if (!statusNames.has(v)) ctx.report({ file, path: [...path] }, `the status ${JSON.stringify(v)}`, `a verification status: ${list(statusNames)}`);
+  });
+  return { choices: sb.choices, testValues: tv as SandboxSpec["testValues"] };
 }
 
 /** A code point range "0041-005A" as regex class text: BMP as \uXXXX, astral code points literally. */
