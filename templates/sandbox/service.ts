@@ -451,8 +451,9 @@ export class SandboxService {
 
   /**
    * POST /_sandbox/verifications/:trace/status: applies a transition of the table. Without `trigger` only
-   * rows that name their `from` are used; `trigger: "compliance"` (or another row id) picks a row,
-   * e.g. the "any" row of an automated compliance check. 409 with the reason when none applies.
+   * rows that name their target are used (not the `to: [any]` row); `trigger: "compliance"` (or another
+   * row id) picks a row, e.g. the automated compliance check that may change any status. 409 with the
+   * reason when none applies.
    */
   async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
     const result = await this.db.transaction(async (tx) => {
@@ -465,7 +466,7 @@ export class SandboxService {
         throw new ServiceError(409, "conflict", `The older payload has no status ${to} (it carries ${this.b.spec.olderVerificationStatuses.join(", ")}).`);
       }
       const subject = subjectOf(v);
-      const rows2 = findTransitions(this.b.rules, v.verificationStatus, to, subject).filter((r) => (opts.trigger ? r.id === opts.trigger : r.from !== "any"));
+      const rows2 = findTransitions(this.b.rules, v.verificationStatus, to, subject).filter((r) => (opts.trigger ? r.id === opts.trigger : !r.to.includes("any")));
       const row = rows2.find((r) => !r.error) ?? rows2[0];
       if (!row) throw new ServiceError(409, "conflict", this.whyNot(v, to, opts.trigger));
       const patch = { ...this.effects(row, v), verificationStatus: to, dueAt: to === this.pending ? this.dueAt(this.clock.now()) : null };
@@ -479,7 +480,7 @@ export class SandboxService {
     const subject = subjectOf(v);
     const onlyWhen = this.b.rules.statuses[to]?.onlyWhen;
     if (onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject)) return `The status ${to} applies only when ${onlyWhen} holds, and it does not for this verification.`;
-    const unconditioned = findTransitions(this.b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : r.from !== "any"));
+    const unconditioned = findTransitions(this.b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
     if (unconditioned.length) {
       const r = unconditioned[0]!;
       return `The transition ${v.verificationStatus} → ${to} (${r.id}) needs ${r.condition ?? "its condition"}, which does not hold (attempt ${v.attempt}, maxAttempts ${v.maxAttempts ?? "absent"}, submissionStatus ${v.submissionStatus}).`;
