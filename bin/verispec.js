@@ -1,5 +1,3 @@
 #!/usr/bin/env node
-// Bin shim: run the TypeScript CLI through tsx (until the compiled CLI lands).
-import { register } from "tsx/esm/api";
-register();
-await import("../generator/cli/bin.ts");
+// Bin shim: the compiled CLI (dist/, built by `npm run build`: on `prepare` after `npm ci`, and on `prepack`).
+await import("../dist/generator/cli/bin.js");

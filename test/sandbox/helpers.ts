@@ -5,8 +5,9 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import type { v5 } from "../../generated/types.js";
 import { validate } from "../../generated/validators/index.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -182,7 +183,7 @@ export function checkingFetch(seen: Array<{ path: string; status: number; errors
 
 // ---- payloads ------------------------------------------------------------------------------------
 
-export function v5Individual(name: string, userId?: string) {
+export function v5Individual(name: string, userId?: string): v5.VerificationCreateRequest {
   return { type: "individual", subType: "data", country: "AUS", name, website: "https://example.com", ...(userId ? { userId } : {}) };
 }
 
