@@ -118,7 +118,9 @@ export function createHandler(o: ServerOptions) {
 
   /** An error in the interface's shape: v5 envelope, or the older shape of spec/sandbox.yaml. */
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, v5: boolean, status: number, type: string, message: string, details: readonly ValidationIssue[] = [], extra: { trace?: string; pathParams?: Record<string, string> } = {}) => {
-    const headers: Record<string, string> = status === auth.status ? (v5 ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {}) : {};
+    // HTTP Basic paths (/v5, /_sandbox) challenge; the older endpoints carry credentials in the body.
+    const basicPath = v5 || path === "/_sandbox" || path.startsWith("/_sandbox/");
+    const headers: Record<string, string> = status === auth.status && basicPath ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
     if (v5) {
       const known = Object.hasOwn(spec.errors, type);
       const error = type === "validation_error" ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };

@@ -39,7 +39,7 @@ export async function startSandbox(args: readonly string[], env: Record<string, 
   const state = { stdout: "", stderr: "" };
   child.stdout!.on("data", (c: Buffer) => (state.stdout += c.toString("utf8")));
   child.stderr!.on("data", (c: Buffer) => (state.stderr += c.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${state.stderr}`)), 30_000);
     const check = () => {

@@ -106,14 +106,8 @@ export async function sandbox(call: CommandCall): Promise<number> {
     if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "28P01" || e.code === "3D000") throw new UsageError(`cannot open the database: ${e.code}`);
     throw err;
   }
-  io.stdout(`verispec sandbox listening on ${running.url}\n`);
-  const shown = [
-    ["VERISPEC_SANDBOX_SERVICE_UID", uid],
-    ["VERISPEC_SANDBOX_SECRET", secret],
-    ["VERISPEC_SIGNING_SECRET", signing],
-  ] as const;
-  for (const [name, c] of shown) if (c.generated) io.stdout(`test value ${name}=${c.value}\n`);
-  await new Promise<void>((resolve) => {
+  // Handlers first: a caller may send SIGTERM the moment it reads the ready line.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
@@ -122,6 +116,14 @@ export async function sandbox(call: CommandCall): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  io.stdout(`verispec sandbox listening on ${running.url}\n`);
+  const shown = [
+    ["VERISPEC_SANDBOX_SERVICE_UID", uid],
+    ["VERISPEC_SANDBOX_SECRET", secret],
+    ["VERISPEC_SIGNING_SECRET", signing],
+  ] as const;
+  for (const [name, c] of shown) if (c.generated) io.stdout(`test value ${name}=${c.value}\n`);
+  await stopped;
   await running.close();
   return 0;
 }
