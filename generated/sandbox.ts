@@ -60,7 +60,6 @@ export const sandboxSpec = {
       ]
     },
     "deliveryId": {
-      "answers": "Retry policy and delivery timeout: not shown.",
       "choice": "The `deliveryId` of 6.1 travels in the HTTP header `X-Svc-Delivery-Id` (the payload keeps only the fields of 6.2 and 6.3); a re-delivery and a manual re-send keep it, with the same bytes and timestamp.",
       "header": "X-Svc-Delivery-Id"
     },
@@ -90,7 +89,6 @@ export const sandboxSpec = {
       "maxBodyBytes": 10485760
     },
     "formSource": {
-      "answers": "Path and response of this request: not shown. The client takes the path as an option; the OpenAPI document lists the body schema but no operation.",
       "choice": "`/idform` answers `source: \"verispec-sandbox\"` and a `serviceLink` to the sandbox's own form page `/_form/<verificationUuid>`; opening it past the lifetime is 410, past the open or attempt limits 403.",
       "source": "verispec-sandbox"
     },
