@@ -1,7 +1,7 @@
 // Emits generated/schemas/<id>.json: standalone draft 2020-12 schemas (no external $ref).
 import type { Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
-import { buildDefinitions, referencedIds, type Definition, type JsonSchema } from "./schema-builder.js";
+import { jsonSchemaDefinitions, referencedIds, type Definition, type JsonSchema } from "./schema-builder.js";
 
 export const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 export const schemaUri = (id: string) => `https://verispec.dev/schemas/${id}.json`;
@@ -38,14 +38,15 @@ export function standaloneSchema(root: Definition, byId: ReadonlyMap<string, Def
   return schema;
 }
 
-export function jsonSchemaDefinitions(model: Model): Definition[] {
-  return buildDefinitions(model, { refTo, target: "json-schema" });
-}
+/** generated/manifest.json: what a command needs without building the model (`verispec schemas`). */
+export const MANIFEST = "manifest.json";
 
 export function emitJsonSchemas(model: Model): OutputFile[] {
   const defs = jsonSchemaDefinitions(model);
   const byId = new Map(defs.map((d) => [d.id, d]));
-  return defs.filter((d) => d.published).map((d) => ({ path: `schemas/${d.id}.json`, contents: jsonText(standaloneSchema(d, byId)) }));
+  const schemas = defs.filter((d) => d.published).map((d) => ({ path: `schemas/${d.id}.json`, contents: jsonText(standaloneSchema(d, byId)) }));
+  const manifest = { $comment: BANNER, schemaIds: defs.filter((d) => d.published).map((d) => d.id) };
+  return [...schemas, { path: MANIFEST, contents: jsonText(manifest) }];
 }
 
 export function publishedSchemaIds(model: Model): string[] {

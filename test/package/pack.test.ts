@@ -126,7 +126,7 @@ export async function go(body: v4.VerifyBody): Promise<string | undefined> {
       output = String((e as { stdout?: string }).stdout ?? e);
     }
     expect(output).toBe("");
-  });
+  }, 120_000);
 
   it("npm ls --omit=dev --all lists neither typescript nor tsx (lean install)", () => {
     const tree = run(npm, ["ls", "--omit=dev", "--all", "--parseable"], project); // exit 0: nothing missing or invalid
@@ -191,7 +191,7 @@ process.stdout.write(JSON.stringify({ body, headers: signWebhook({ version: "2",
     expect(cli(args).stdout).toBe('{"valid":false,"reason":"signature_mismatch"}\n');
   });
 
-  it("generate --spec <copy> --out <dir> writes the same bytes as the repository's generated/", () => {
+  it("generate --spec <copy> --out <dir> writes the same bytes as the repository's generated/", { timeout: 120_000 }, () => {
     cpSync(join(root, "spec"), join(project, "my-spec"), { recursive: true });
     const r = cli(["generate", "--spec", "my-spec", "--out", "out"]);
     expect(r.status, r.stderr).toBe(0);
