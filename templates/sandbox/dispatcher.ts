@@ -120,18 +120,20 @@ export class Dispatcher {
     if (this.stopped && statusCode === null) return; // stopping: the lease lapses and the row stays queued
     const tries = Number(row.tries) + 1;
     const duration = Date.now() - started;
-    await this.o.db.transaction(async (tx) => {
-      await tx.query("INSERT INTO delivery_attempts (outbox_id, at, status_code, error, duration_ms) VALUES ($1, $2, $3, $4, $5)", [id, started, statusCode, error, duration]);
-      if (error === null) {
-        await tx.query("UPDATE outbox SET state = 'delivered', tries = $2, last_status = $3, last_error = NULL, delivered_at = $4, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $5", [id, tries, statusCode, Date.now(), this.owner]);
-      } else {
-        const delay = this.o.delaysMs[tries - 1];
-        await tx.query(
-          "UPDATE outbox SET state = $2, tries = $3, last_status = $4, last_error = $5, next_at = $6, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $7",
-          [id, delay === undefined ? "failed" : "queued", tries, statusCode, error, Date.now() + (delay ?? 0), this.owner],
-        );
-      }
-    });
+    // The attempt and the row's new state in one statement.
+    const attempt = "WITH a AS (INSERT INTO delivery_attempts (outbox_id, at, status_code, error, duration_ms) VALUES ($1, $2, $3, $4, $5))";
+    if (error === null) {
+      await this.o.db.query(
+        `${attempt} UPDATE outbox SET state = 'delivered', tries = $6, last_status = $3, last_error = NULL, delivered_at = $7, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $8`,
+        [id, started, statusCode, error, duration, tries, Date.now(), this.owner],
+      );
+    } else {
+      const delay = this.o.delaysMs[tries - 1];
+      await this.o.db.query(
+        `${attempt} UPDATE outbox SET state = $6, tries = $7, last_status = $3, last_error = $4, next_at = $8, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $9`,
+        [id, started, statusCode, error, duration, delay === undefined ? "failed" : "queued", tries, Date.now() + (delay ?? 0), this.owner],
+      );
+    }
   }
 
   /** Stops polling; waits for the current pass (in-flight deliveries finish or time out). */

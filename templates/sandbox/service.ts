@@ -199,53 +199,56 @@ export class SandboxService {
 
   // ---- writes (each inside the caller's transaction) --------------------------------------------
 
-  private async enqueue(tx: Sql, v: Verification): Promise<string> {
+  /** The webhook of a state change: its text and its outbox rows' values (one row per receiver). */
+  private async webhookOf(tx: Sql, v: Verification): Promise<{ text: string; format: Api; deliveryId: string; urls: (string | null)[] }> {
     let parentUserId: string | null = null;
     if (v.parentTrace) {
       const p = await tx.query("SELECT user_id FROM verifications WHERE trace = $1", [v.parentTrace]);
       parentUserId = (p[0]?.user_id as string | null) ?? null;
     }
     const { format, text } = this.payloadText(v, parentUserId);
-    const deliveryId = randomUUID();
-    const urls = this.options.webhookUrls.length ? this.options.webhookUrls : [null];
-    for (const url of urls) {
-      await tx.query(
-        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [deliveryId, v.trace, url, format, this.options.signatureVersion, text, v.updatedAt, url ? "queued" : "no_receiver", Date.now(), Date.now()],
-      );
-    }
-    return text;
+    return { text, format, deliveryId: randomUUID(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
   }
 
+  /** Outbox rows, one per receiver, as SQL appended to a statement: parameters from `at` on. */
+  private static readonly OUTBOX_INSERT = (at: number) =>
+    `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+     SELECT $${at}, $${at + 1}, u.url, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, CASE WHEN u.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 6}, $${at + 6}
+       FROM unnest($${at + 7}::text[]) AS u(url)`;
+
+  private outboxParams(v: Verification, w: { text: string; format: Api; deliveryId: string; urls: (string | null)[] }): unknown[] {
+    return [w.deliveryId, v.trace, w.format, this.options.signatureVersion, w.text, v.updatedAt, Date.now(), w.urls];
+  }
+
+  /** A new verification, its history row and its webhook in the outbox: one statement. */
   private async insert(tx: Sql, v: Verification, trigger: string): Promise<string> {
+    const w = await this.webhookOf(tx, v);
     await tx.query(
-      `INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
-         verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)`,
+      `WITH v AS (
+         INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
+           verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)),
+       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $12, $13, $14, $21, $20))
+       ${SandboxService.OUTBOX_INSERT(22)}`,
       [v.trace, v.api, v.userId, v.submissionId, v.parentTrace, v.roles ? json(v.roles) : null, v.type, v.subType, v.name, v.country, json(v.request),
-        v.verificationStatus, v.submissionStatus, v.attempt, v.maxAttempts, v.outcome, v.dueAt, v.formId, v.createdAt, v.updatedAt],
+        v.verificationStatus, v.submissionStatus, v.attempt, v.maxAttempts, v.outcome, v.dueAt, v.formId, v.createdAt, v.updatedAt, trigger, ...this.outboxParams(v, w)],
     );
-    await this.history(tx, v, trigger);
-    return this.enqueue(tx, v);
+    return w.text;
   }
 
-  private async history(tx: Sql, v: Verification, trigger: string): Promise<void> {
-    await tx.query("INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1,$2,$3,$4,$5,$6)", [
-      v.trace, v.verificationStatus, v.submissionStatus, v.attempt, trigger, v.updatedAt,
-    ]);
-  }
-
-  /** Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox. */
+  /** Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement. */
   private async change(tx: Sql, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
     const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.clock.now(), v.updatedAt + 1) };
+    const w = await this.webhookOf(tx, next);
     await tx.query(
-      `UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
-         due_at = $7, request = $8, updated_at = $9 WHERE trace = $1`,
-      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt],
+      `WITH v AS (
+         UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
+           due_at = $7, request = $8, updated_at = $9 WHERE trace = $1),
+       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
+       ${SandboxService.OUTBOX_INSERT(11)}`,
+      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, ...this.outboxParams(next, w)],
     );
-    await this.history(tx, next, trigger);
-    return { v: next, text: await this.enqueue(tx, next) };
+    return { v: next, text: w.text };
   }
 
   /** A transition row's effects (`increment`, `set`), on the payload-named status fields. */
@@ -285,7 +288,11 @@ export class SandboxService {
     const now = this.clock.now();
     const userId = str(body.userId) ?? null;
     const resubmittable = body.type === "individual" && body.subType === "data";
-    return this.db.transaction(async (tx) => {
+    const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
+    // One statement is atomic by itself: a transaction only when a lookup or several verifications are involved.
+    const atomic = (resubmittable && userId !== null) || stakeholders.length > 0;
+    const run = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => (atomic ? this.db.transaction(fn) : fn(this.db));
+    return run(async (tx) => {
       if (resubmittable && userId !== null) {
         const rows = await tx.query(
           "SELECT * FROM verifications WHERE user_id = $1 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
@@ -302,7 +309,7 @@ export class SandboxService {
         maxAttempts: resubmittable ? this.b.spec.attempts.observedDefaultCap : null,
       }, now);
       await this.insert(tx, v, this.row("submit").trigger);
-      for (const s of Array.isArray(body.stakeholders) ? body.stakeholders : []) {
+      for (const s of stakeholders) {
         const shape = obj(s);
         const entity = shape.entity ? obj(shape.entity) : shape;
         if (entity.type !== "individual") continue;
