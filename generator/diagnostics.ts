@@ -71,9 +71,10 @@ export const CATALOG = {
   VS417: { name: "credentials-missing", found: "an `auth: body` request without {field}", expected: "the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)" },
   VS418: { name: "no-locking-status", found: "no submission status with `locksResubmission: true`", expected: "the submission status that locks resubmission (seed 3)" },
   VS419: { name: "webhook-payload-formats", found: "payloads {found}", expected: "a `v5` and an `older` payload" },
-  VS420: { name: "condition-form", found: "a condition with {keys}", expected: "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present" },
-  VS421: { name: "duplicate-transition-id", found: "a second transition {value}", expected: "a transition id used once" },
-  VS422: { name: "condition-cycle", found: "the condition {value} refers to itself", expected: "conditions without cycles" },
+  VS422: { name: "missing-required-name", found: "no `{name}` here", expected: "`{name}`: {why}" },
+  VS430: { name: "condition-form", found: "a condition with {keys}", expected: "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present" },
+  VS431: { name: "duplicate-transition-id", found: "a second transition {value}", expected: "a transition id used once" },
+  VS432: { name: "condition-cycle", found: "the condition {value} refers to itself", expected: "conditions without cycles" },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

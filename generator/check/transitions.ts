@@ -31,7 +31,7 @@ export function checkTransitions(c: Checks): void {
     const forms = FORMS.filter((k) => e[k] !== undefined);
     const tests = TESTS.filter((k) => e[k] !== undefined);
     if (forms.length !== 1 || (forms[0] === "field") !== (tests.length === 1) || tests.length > 1) {
-      c.report("VS420", a, { keys: [...forms, ...tests].join(", ") || "no test" });
+      c.report("VS430", a, { keys: [...forms, ...tests].join(", ") || "no test" });
       return;
     }
     if (e.all) (e.all as Raw[]).forEach((x, i) => condition(at(a, "all", i), x));
@@ -46,7 +46,7 @@ export function checkTransitions(c: Checks): void {
   const refs = (e: Raw): string[] => (e.ref ? [e.ref] : [...(e.all ?? []), ...(e.any ?? []), ...(e.not ? [e.not] : [])].flatMap(refs));
   const cyclic = (name: string, path: readonly string[]): boolean =>
     path.includes(name) || refs((s.conditions?.[name] ?? {}) as Raw).some((r) => cyclic(r, [...path, name]));
-  for (const name of names) if (cyclic(name, [])) c.report("VS422", at(root, "conditions", name), { value: name }, true);
+  for (const name of names) if (cyclic(name, [])) c.report("VS432", at(root, "conditions", name), { value: name }, true);
 
   for (const [value, st] of Object.entries(s.verificationStatuses as Record<string, Raw>)) {
     if (st.onlyWhen !== undefined) refTo(at(root, "verificationStatuses", value, "onlyWhen"), st.onlyWhen);
@@ -57,7 +57,7 @@ export function checkTransitions(c: Checks): void {
   const ids = new Set<string>();
   (s.transitions as Raw[]).forEach((t, i) => {
     const a = at(root, "transitions", i);
-    if (ids.has(t.id)) c.report("VS421", at(a, "id"), { value: JSON.stringify(t.id) });
+    if (ids.has(t.id)) c.report("VS431", at(a, "id"), { value: JSON.stringify(t.id) });
     ids.add(t.id);
     if (t.when) condition(at(a, "when"), t.when);
     if (t.error !== undefined && !errorTypes.includes(t.error)) c.report("VS311", at(a, "error"), { value: JSON.stringify(t.error), choices: nameList(errorTypes) });

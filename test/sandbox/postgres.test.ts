@@ -1,17 +1,26 @@
 // --db postgres://...: the same SQL on a real Postgres server (started here on 127.0.0.1), and two sandbox
 // instances on one database never deliver one webhook twice nor complete one verification twice.
 import { execFileSync } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/index.js";
-import { needProgram } from "../support/services.js";
+import { needProgram, onPath } from "../support/services.js";
 import { CREDENTIALS, startReceiver, startSandbox, until, v5Individual, webhookErrors, type Sandbox } from "./helpers.js";
 
-const initdb = needProgram("initdb", "apt-get install -y postgresql");
-const pgCtl = needProgram("pg_ctl", "apt-get install -y postgresql");
+/** Debian's postgresql keeps the server's tools in /usr/lib/postgresql/<version>/bin, off PATH. */
+function serverTool(name: string): { found: boolean; path: string } {
+  const listed = onPath(name);
+  if (listed) return { found: true, path: listed };
+  const base = "/usr/lib/postgresql";
+  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((v) => join(base, v, "bin", name)).find((p) => existsSync(p));
+  return found ? { found: true, path: found } : needProgram(name, "apt-get install -y postgresql");
+}
+const initdb = serverTool("initdb");
+const pgCtl = serverTool("pg_ctl");
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
