@@ -52,11 +52,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function load(name: string, url: string, onBody?: (status: number, body: string) => void): Promise<Figures> {
+async function load(name: string, url: string, onBody?: (status: number, body: string) => void, amount = AMOUNT): Promise<Figures> {
   const result = await autocannon({
     url: `${url}/v5/verifications`,
     connections: CONNECTIONS,
-    amount: AMOUNT,
+    amount,
     method: "POST",
     headers: { authorization: AUTH, "content-type": "application/json" },
     body: BODY,
@@ -109,7 +109,7 @@ export default async function run(): Promise<void> {
   const sandboxUrl = match[1]!;
   const traces: string[] = [];
   try {
-    await load("warm-up", sandboxUrl).catch(() => undefined); // JIT and the database's first pages (not reported)
+    await load("warm-up", sandboxUrl, undefined, 1000).catch(() => undefined); // JIT and the database's first pages (not reported)
     receiver.perTrace.clear();
     rows.push(await load("verispec sandbox (PGlite in memory)", sandboxUrl, (status, body) => {
       if (status === 200) traces.push((JSON.parse(body) as { trace: string }).trace);
@@ -133,7 +133,7 @@ export default async function run(): Promise<void> {
 require("node:http").createServer((q,s)=>{q.resume();q.on("end",()=>{s.writeHead(200,{"content-type":"application/json; charset=utf-8","content-length":Buffer.byteLength(body)});s.end(body);});}).listen(0,"127.0.0.1",function(){console.log("bare listening on http://127.0.0.1:"+this.address().port);});`;
   const bare = await startChild(process.execPath, ["-e", bareScript], /bare listening on (http:\/\/127\.0\.0\.1:\d+)/);
   try {
-    await load("warm-up", bare.match[1]!);
+    await load("warm-up", bare.match[1]!, undefined, 1000);
     rows.push(await load("bare node:http, same bytes", bare.match[1]!));
   } finally {
     await stopChild(bare.child);
@@ -144,7 +144,7 @@ require("node:http").createServer((q,s)=>{q.resume();q.on("end",()=>{s.writeHead
   try {
     const prism = await startChild(prismBin, ["mock", "--host", "127.0.0.1", "--port", "4019", "generated/openapi.json"], /Prism is listening on (http:\/\/127\.0\.0\.1:4019)/);
     try {
-      await load("warm-up", prism.match[1]!);
+      await load("warm-up", prism.match[1]!, undefined, 1000);
       rows.push(await load("Prism mock (stateless, sends nothing)", prism.match[1]!));
     } finally {
       await stopChild(prism.child);
