@@ -52,7 +52,7 @@ export const CATALOG = {
   VS319: { name: "unknown-payload-field", found: "the field {value}", expected: "a field of the current webhook payload: {choices}" },
   VS320: { name: "unknown-not-shown", found: "{value}", expected: "the exact text of an `unknown` of the spec (the \"not shown\" this sandbox choice answers)" },
 
-  VS401: { name: "pattern-placeholder", found: "the placeholder {placeholder}", expected: "only {unicodeLetter}" },
+  VS401: { name: "pattern-placeholder", found: "the placeholder {placeholder}", expected: "{unicodeLetter} or a part of `patternParts` in rules.yaml" },
   VS402: { name: "invalid-pattern", found: "{value}", expected: "a regular expression valid in ECMA-262 with the u flag" },
   VS403: { name: "length-bounds", found: "maxLength {max} below minLength {min}", expected: "maxLength >= minLength" },
   VS404: { name: "duplicate-shape", found: "a second definition of the shape {id}", expected: "one definition (the first is in {first})" },

@@ -37,6 +37,10 @@ export const MESSAGES = Object.freeze({
     "code": "invalid_format",
     "message": "Invalid {format}"
   },
+  "format:date-time": {
+    "code": "invalid_format",
+    "message": "Invalid ISO datetime"
+  },
   "format:uri": {
     "code": "invalid_format",
     "message": "Invalid URL"
@@ -105,10 +109,28 @@ export const TABLE = Object.freeze({
       "message": "ABN check digits are not valid."
     }
   },
+  "#/$defs/rules.isoDateTime/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid ISO datetime"
+    }
+  },
   "#/$defs/rules.personName/pattern": {
     "override": {
       "code": "invalid_format",
       "message": "Invalid string: must contain only letters, apostrophes, spaces and hyphens"
+    }
+  },
+  "#/$defs/rules.url/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid URL"
+    }
+  },
+  "#/$defs/rules.uuid/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid UUID"
     }
   },
   "#/$defs/rules.v5Name/maxLength": {
@@ -121,6 +143,12 @@ export const TABLE = Object.freeze({
     "override": {
       "code": "too_small",
       "message": "Website is required."
+    }
+  },
+  "#/$defs/rules.v5Website/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid URL"
     }
   },
   "#/$defs/v4.GetVerificationStatusRequest/oneOf": {
@@ -660,6 +688,11 @@ export const TABLE = Object.freeze({
       "trust",
       "unRegulatedTrust"
     ]
+  },
+  "#/$defs/v4.WatchlistEntry/required": {
+    "expected": {
+      "name": "string"
+    }
   },
   "#/$defs/v4.entities.Association/properties/fields/required": {
     "expected": {
