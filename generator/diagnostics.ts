@@ -50,7 +50,6 @@ export const CATALOG = {
   VS317: { name: "unknown-schema", found: "the schema {value}", expected: "a shape{orRequest}" },
   VS318: { name: "unknown-condition", found: "the condition {value}", expected: "a condition of `conditions` in statuses.yaml: {choices}" },
   VS319: { name: "unknown-payload-field", found: "the field {value}", expected: "a field of the current webhook payload: {choices}" },
-  VS320: { name: "unknown-not-shown", found: "{value}", expected: "the exact text of an `unknown` of the spec (the \"not shown\" this sandbox choice answers)" },
 
   VS401: { name: "pattern-placeholder", found: "the placeholder {placeholder}", expected: "{unicodeLetter} or a part of `patternParts` in rules.yaml" },
   VS402: { name: "invalid-pattern", found: "{value}", expected: "a regular expression valid in ECMA-262 with the u flag" },

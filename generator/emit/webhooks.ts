@@ -16,7 +16,7 @@ export function webhookRules(model: Model) {
     outcomes: Object.fromEntries(Object.entries(model.outcomes).map(([k, o]) => [k, o.guidance])),
     conditions: Object.fromEntries(Object.values(model.conditions).map((c) => [c.name, c.expr])),
     transitions: model.transitions.map((t) => ({
-      id: t.id, from: t.from, to: t.to, trigger: t.trigger, ...(t.condition ? { condition: t.condition } : {}),
+      ...(t.id ? { id: t.id } : {}), from: t.from, to: t.to, trigger: t.trigger, ...(t.condition ? { condition: t.condition } : {}),
       ...(t.when ? { when: t.when } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
     })),
     retryCondition: model.attempts.retryCondition,

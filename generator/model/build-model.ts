@@ -299,7 +299,7 @@ function buildConditions(statuses: Raw): Record<string, NamedCondition> {
 
 function buildTransitions(statuses: Raw): Transition[] {
   return (statuses.transitions as Raw[]).map((t) => ({
-    id: t.id, seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to],
+    ...(t.id ? { id: t.id } : {}), seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to],
     ...(t.when ? { when: conditionExpr(t.when) } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
     alsoHappens: t.alsoHappens, unknown: t.unknown,
   }));

@@ -211,7 +211,8 @@ export interface SubmissionStatus {
 }
 
 export interface Transition {
-  readonly id: string;
+  /** Names the row for the sandbox (submit, complete, retry, lock, followUp, ...). */
+  readonly id?: string;
   readonly seed: string;
   readonly from: string | null;
   readonly trigger: string;

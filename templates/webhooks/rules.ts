@@ -31,7 +31,7 @@ export type ConditionExpr =
 
 /** One row of the transition table (seed: 3). */
 export interface TransitionRule {
-  readonly id: string;
+  readonly id?: string;
   /** null = no prior state, "any" = any state */
   readonly from: string | null;
   readonly to: readonly string[];

@@ -143,13 +143,6 @@ const cases: Case[] = [
     message: 'spec/statuses.yaml:84:18: error VS319: found the field "attempts"; expected a field of the current webhook payload: `version`, `userId`, `onBehalfUid`, `tags`, `trace`, `submissionId`, `name`, `country`, `type`, `subType`, `inputRisk`, `idvRisk`, `screening`, `verificationStatus`, `submissionStatus`, `attempt`, `maxAttempts`, `timestamp`, `parentTrace`, `parentUserId`, `roles`',
   },
   {
-    name: "a sandbox choice quoting a not-shown that does not exist",
-    file: "sandbox.yaml",
-    from: 'answers: "Retry policy and delivery timeout: not shown."\n    choice: "A delivery',
-    to: 'answers: "Retry policy: not shown."\n    choice: "A delivery',
-    message: 'spec/sandbox.yaml:39:14: error VS320: found "Retry policy: not shown."; expected the exact text of an `unknown` of the spec (the "not shown" this sandbox choice answers)',
-  },
-  {
     name: "no submission status that locks resubmission",
     file: "statuses.yaml",
     from: "    locksResubmission: true\n",
