@@ -17,6 +17,12 @@ export interface ValidateOptions {
    * the service checks the format only (exactly 11 digits; seed: 7, 8).
    */
   readonly abnChecksum?: boolean;
+  /**
+   * At most this many issues are listed (default 100); past it, one last item
+   * `{ code: "too_many_errors", message: "... and N more errors", path: [] }` says how many more.
+   * `Infinity` lists all. Bounds the work and memory a hostile document can cause.
+   */
+  readonly maxErrors?: number;
 }
 
 export type Validator = (data: unknown, options?: ValidateOptions) => ValidationResult;

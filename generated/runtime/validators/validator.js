@@ -3,6 +3,8 @@
 import { mapErrors } from "./map-errors.js";
 const VALID = Object.freeze({ valid: true });
 const DEFAULT_OPTIONS = Object.freeze({});
+/** Issues listed before the "... and N more errors" item (see `ValidateOptions.maxErrors`). */
+export const DEFAULT_MAX_ERRORS = 100;
 /**
  * `raw` is the all-errors function. `first`, when given, is the first-error variant tried first: on a
  * valid document it answers alone; only an invalid one is re-run to collect every error.
@@ -10,10 +12,13 @@ const DEFAULT_OPTIONS = Object.freeze({});
 export function createValidator(raw, table, messages, first) {
     return (data, options) => {
         const context = options ?? DEFAULT_OPTIONS;
+        const maxErrors = context.maxErrors ?? DEFAULT_MAX_ERRORS;
+        if (!(maxErrors >= 1))
+            throw new RangeError("maxErrors must be at least 1");
         if (first !== undefined && first.call(context, data))
             return VALID;
         if (raw.call(context, data))
             return VALID;
-        return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages) };
+        return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages, maxErrors) };
     };
 }

@@ -5,6 +5,8 @@ import type { ErrorTable, MessageTemplates, RawValidate, ValidateOptions, Valida
 
 const VALID: ValidationResult = Object.freeze({ valid: true });
 const DEFAULT_OPTIONS: ValidateOptions = Object.freeze({});
+/** Issues listed before the "... and N more errors" item (see `ValidateOptions.maxErrors`). */
+export const DEFAULT_MAX_ERRORS = 100;
 
 /**
  * `raw` is the all-errors function. `first`, when given, is the first-error variant tried first: on a
@@ -13,8 +15,10 @@ const DEFAULT_OPTIONS: ValidateOptions = Object.freeze({});
 export function createValidator(raw: RawValidate, table: ErrorTable, messages: MessageTemplates, first?: RawValidate): Validator {
   return (data: unknown, options?: ValidateOptions): ValidationResult => {
     const context = options ?? DEFAULT_OPTIONS;
+    const maxErrors = context.maxErrors ?? DEFAULT_MAX_ERRORS;
+    if (!(maxErrors >= 1)) throw new RangeError("maxErrors must be at least 1");
     if (first !== undefined && first.call(context, data)) return VALID;
     if (raw.call(context, data)) return VALID;
-    return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages) };
+    return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages, maxErrors) };
   };
 }
