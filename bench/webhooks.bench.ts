@@ -25,7 +25,8 @@ const BENCH_RULES: WebhookRules = {
   statuses: {},
   outcomes: { processing: "", verified: "", retry_possible: "", final_rejection: "", fetch_details: "", stakeholder_removed: "", locked: "" },
   transitions: [],
-  lockedSubmissionStatus: "locked",
+  conditions: {},
+  retryCondition: "canRetry",
 };
 
 /** A v5 payload (seed: 6.2) padded with tags to about 2 kB. */

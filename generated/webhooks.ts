@@ -32,7 +32,8 @@ export const webhookRules: WebhookRules = {
     "info": {
       "meaning": "Legal entities only: additional information (individuals or documents) is required.",
       "outcome": "fetch_details",
-      "guidance": "`info` and `error` call for fetching details (`GET /v5/verifications/:trace`)."
+      "guidance": "`info` and `error` call for fetching details (`GET /v5/verifications/:trace`).",
+      "onlyWhen": "isEntity"
     },
     "locked": {
       "meaning": "Too many unsuccessful attempts (older webhook format).",
@@ -47,7 +48,8 @@ export const webhookRules: WebhookRules = {
     "removed": {
       "meaning": "Stakeholder webhooks only: an individual was marked as removed.",
       "outcome": "stakeholder_removed",
-      "guidance": "`removed` applies to a stakeholder: an individual of the entity was marked as removed."
+      "guidance": "`removed` applies to a stakeholder: an individual of the entity was marked as removed.",
+      "onlyWhen": "isStakeholder"
     }
   },
   "outcomes": {
@@ -59,8 +61,36 @@ export const webhookRules: WebhookRules = {
     "stakeholder_removed": "`removed` applies to a stakeholder: an individual of the entity was marked as removed.",
     "locked": "Too many unsuccessful attempts (older webhook format); no further resubmissions."
   },
+  "conditions": {
+    "canRetry": {
+      "all": [
+        {
+          "field": "attempt",
+          "below": "maxAttempts"
+        },
+        {
+          "field": "submissionStatus",
+          "notEquals": "locked"
+        }
+      ]
+    },
+    "capExhausted": {
+      "not": {
+        "ref": "canRetry"
+      }
+    },
+    "isStakeholder": {
+      "field": "parentTrace",
+      "present": true
+    },
+    "isEntity": {
+      "field": "type",
+      "notEquals": "individual"
+    }
+  },
   "transitions": [
     {
+      "id": "submit",
       "from": null,
       "to": [
         "pending"
@@ -69,6 +99,7 @@ export const webhookRules: WebhookRules = {
       "condition": "always"
     },
     {
+      "id": "complete",
       "from": "pending",
       "to": [
         "verified",
@@ -78,27 +109,46 @@ export const webhookRules: WebhookRules = {
       "trigger": "processing completes"
     },
     {
+      "id": "followUp",
       "from": "info",
       "to": [],
       "trigger": "follow-up request with the requested actions"
     },
     {
+      "id": "retry",
       "from": "rejected",
       "to": [
         "pending"
       ],
       "trigger": "individual retries (data resubmitted for subType `data`, or new attempt on the hosted form for subType `biometric`)",
-      "condition": "`attempt` below `maxAttempts` and submissionStatus not `locked`"
+      "condition": "`attempt` below `maxAttempts` and submissionStatus not `locked`",
+      "when": {
+        "ref": "canRetry"
+      },
+      "effects": {
+        "increment": "attempt"
+      }
     },
     {
+      "id": "lock",
       "from": "rejected",
       "to": [
         "rejected"
       ],
       "trigger": "resubmission",
-      "condition": "attempt cap exhausted"
+      "condition": "attempt cap exhausted",
+      "when": {
+        "ref": "capExhausted"
+      },
+      "effects": {
+        "set": {
+          "submissionStatus": "locked"
+        }
+      },
+      "error": "too_many_attempts"
     },
     {
+      "id": "compliance",
       "from": "any",
       "to": [
         "any"
@@ -107,21 +157,29 @@ export const webhookRules: WebhookRules = {
       "condition": "status changes"
     },
     {
+      "id": "remove",
       "from": "any",
       "to": [
         "removed"
       ],
-      "trigger": "individual in an entity marked as removed"
+      "trigger": "individual in an entity marked as removed",
+      "when": {
+        "ref": "isStakeholder"
+      }
     },
     {
+      "id": "removeFirst",
       "from": null,
       "to": [
         "removed"
       ],
-      "trigger": "individual in an entity marked as removed"
+      "trigger": "individual in an entity marked as removed",
+      "when": {
+        "ref": "isStakeholder"
+      }
     }
   ],
-  "lockedSubmissionStatus": "locked"
+  "retryCondition": "canRetry"
 };
 
 /** A verified payload, typed by its format. */
@@ -139,7 +197,7 @@ export const verifyWebhook = kit.verifyWebhook;
 export const signWebhook = kit.signWebhook;
 /** What a payload's status means for the receiver (seed: 6.2). */
 export const interpretWebhook = kit.interpretWebhook;
-/** Whether the transition table of seed 3 allows going from one status to another. */
+/** Whether the transition table of seed 3 allows going from one status to another (conditions evaluated on the fields given). */
 export const canTransition = kit.canTransition;
 
 export {

@@ -49,6 +49,8 @@ export const CATALOG = {
   VS315: { name: "unknown-auth-scheme", found: "{value}", expected: "an auth scheme of `auth`: {choices}" },
   VS316: { name: "unknown-signature-version", found: "{value}", expected: "a signature version of `signatures`: {choices}" },
   VS317: { name: "unknown-schema", found: "the schema {value}", expected: "a shape{orRequest}" },
+  VS318: { name: "unknown-condition", found: "the condition {value}", expected: "a condition of `conditions` in statuses.yaml: {choices}" },
+  VS319: { name: "unknown-payload-field", found: "the field {value}", expected: "a field of the current webhook payload: {choices}" },
 
   VS401: { name: "pattern-placeholder", found: "the placeholder {placeholder}", expected: "{unicodeLetter} or a part of `patternParts` in rules.yaml" },
   VS402: { name: "invalid-pattern", found: "{value}", expected: "a regular expression valid in ECMA-262 with the u flag" },
@@ -70,6 +72,9 @@ export const CATALOG = {
   VS418: { name: "no-locking-status", found: "no submission status with `locksResubmission: true`", expected: "the submission status that locks resubmission (seed 3)" },
   VS419: { name: "webhook-payload-formats", found: "payloads {found}", expected: "a `v5` and an `older` payload" },
   VS422: { name: "missing-required-name", found: "no `{name}` here", expected: "`{name}`: {why}" },
+  VS430: { name: "condition-form", found: "a condition with {keys}", expected: "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present" },
+  VS431: { name: "duplicate-transition-id", found: "a second transition {value}", expected: "a transition id used once" },
+  VS432: { name: "condition-cycle", found: "the condition {value} refers to itself", expected: "conditions without cycles" },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

@@ -4,6 +4,7 @@ import { emitJsonSchemas } from "./emit/json-schemas.js";
 import { emitOpenApi } from "./emit/openapi.js";
 import type { OutputFile } from "./emit/output.js";
 import { emitRuntime } from "./emit/runtime.js";
+import { emitSandbox } from "./emit/sandbox.js";
 import { emitTypes } from "./emit/types.js";
 import { emitValidators } from "./emit/validators.js";
 import { emitWebhooks } from "./emit/webhooks.js";
@@ -12,4 +13,4 @@ import type { EmitContext } from "./context.js";
 
 export type Emitter = (model: Model, ctx: EmitContext) => OutputFile[];
 
-export const EMITTERS: readonly Emitter[] = [emitJsonSchemas, emitOpenApi, emitValidators, emitTypes, emitClient, emitWebhooks, emitRuntime];
+export const EMITTERS: readonly Emitter[] = [emitJsonSchemas, emitOpenApi, emitValidators, emitTypes, emitClient, emitWebhooks, emitSandbox, emitRuntime];

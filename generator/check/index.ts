@@ -11,16 +11,18 @@ import { checkMessages } from "./messages.js";
 import { checkAgainstMetaSchema } from "./meta-schema.js";
 import { checkRequiredNames } from "./required.js";
 import { checkRules } from "./rules.js";
+import { checkSandbox } from "./sandbox.js";
 import { checkShapes } from "./shapes.js";
 import { checkStakeholders } from "./stakeholders.js";
 import { checkStatuses } from "./statuses.js";
+import { checkTransitions } from "./transitions.js";
 import { checkVersions } from "./versions.js";
 import { checkWebhooks } from "./webhooks.js";
 
 /** In the order the spec reads: vocabularies first, then what refers to them. */
 const CROSS_REFERENCE_CHECKS: readonly ((c: Checks) => void)[] = [
   checkRequiredNames, checkCountries, checkMessages, checkRules, checkStatuses, checkShapes, checkFields, checkStakeholders,
-  checkEntities, checkVersions, checkWebhooks, checkEndpoints,
+  checkEntities, checkVersions, checkWebhooks, checkEndpoints, checkTransitions, checkSandbox,
 ];
 
 /** Every diagnostic of the spec (empty: the model can be built). */

@@ -6,7 +6,7 @@
 // the help text, option parsing, --help, usage errors (exit 2) and spec errors come from main.ts.
 import type { ParseArgsConfig } from "node:util";
 import type { Dirs, Io } from "../context.js";
-import { CHECK_USAGE, DIFF_USAGE, DOCS_USAGE, GENERATE_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
+import { CHECK_USAGE, DIFF_USAGE, DOCS_USAGE, GENERATE_USAGE, SANDBOX_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
 
 /** What a command's `run` receives: the parsed call. */
 export interface CommandCall {
@@ -85,6 +85,17 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     usage: DOCS_USAGE,
     options: { ...out },
     run: async (c) => (await import("./commands/docs.js")).docs(c),
+  },
+  sandbox: {
+    synopsis: "sandbox",
+    summary: "Run the service on this machine: state, attempts, hosted forms, signed webhooks",
+    usage: SANDBOX_USAGE,
+    options: {
+      host: { type: "string" }, port: { type: "string" }, db: { type: "string" }, "webhook-url": { type: "string", multiple: true },
+      "signature-version": { type: "string" }, "processing-ms": { type: "string" }, "requested-actions-path": { type: "string" },
+      "max-body": { type: "string" }, "delivery-timeout-ms": { type: "string" }, "retry-delays": { type: "string" },
+    },
+    run: async (c) => (await import("./commands/sandbox.js")).sandbox(c),
   },
 };
 

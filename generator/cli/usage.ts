@@ -52,6 +52,39 @@ Prints {"valid":true,"version":"1"|"2"} and exits 0, or {"valid":false,"reason":
 Usage errors exit 2.
 `;
 
+export const SANDBOX_USAGE = `Usage: verispec sandbox [--host 127.0.0.1] [--port 4010] [--db <dir>|memory|<postgres url>]
+                        [--webhook-url <url>]... [--signature-version 2|1] [--processing-ms <n>|manual]
+                        [--requested-actions-path <path>] [--max-body <bytes>]
+                        [--delivery-timeout-ms <n>] [--retry-delays <ms,ms,...>]
+
+Runs the verification service on this machine: every endpoint of the specification (section 4) with its
+authentication, states and transitions from spec/statuses.yaml, attempts, 474/475, hosted forms with
+their limits, and signed webhooks delivered to each --webhook-url. The identity checks are simulated:
+a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox.yaml testValues).
+
+  --host <host>                   address to bind (default 127.0.0.1)
+  --port <n>                      port (default 4010; 0 takes a free port)
+  --db <dir|memory|url>           PGlite in a directory (default .verispec/sandbox), PGlite in memory,
+                                  or a postgres:// URL (several instances may share it)
+  --webhook-url <url>             receiver of the webhooks; repeat for several
+  --signature-version 2|1         webhook signature version (default 2)
+  --processing-ms <n>|manual      a pending verification completes after n ms (default 1000); manual:
+                                  only POST /_sandbox/verifications/:trace/status moves it
+  --requested-actions-path <p>    path of the follow-up request for requested actions (default
+                                  /requestedActions; the specification does not show the path)
+  --max-body <bytes>              largest request body (default 10485760; larger: 413)
+  --delivery-timeout-ms <n>       a webhook delivery without an answer in n ms is retried (default 5000)
+  --retry-delays <ms,...>         delays between delivery retries (default 1000,5000,30000,120000,600000)
+
+Credentials come from the environment: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET (HTTP
+Basic on /v5 and /_sandbox, metadata_serviceUid/metadata_secretKey on the older endpoints) and
+VERISPEC_SIGNING_SECRET (webhook signing key). One that is unset gets a test value, printed once at
+start; a value from the environment is never printed.
+
+When ready, prints 'verispec sandbox listening on http://<host>:<port>'. Control API (same credentials):
+POST /_sandbox/verifications/:trace/status, POST /_sandbox/clock, GET /_sandbox/deliveries?trace=,
+POST /_sandbox/deliveries/:deliveryId/resend; the page GET /_sandbox. SIGINT/SIGTERM stop it cleanly.`;
+
 export const DIFF_USAGE = `Usage: verispec diff <base> [<head>] [--format text|json|markdown] [--fail-on breaking|warning]
                     [--config <file>] [--spec <dir>] [--checks]
 

@@ -5,26 +5,30 @@ import { BANNER, type OutputFile } from "./output.js";
 import { validatorName } from "./names.js";
 
 export function webhookRules(model: Model) {
-  const locked = model.submissionStatuses.find((s) => s.locksResubmission)!; // one does (check VS418)
   return {
     toleranceMs: model.webhookToleranceMs,
     statuses: Object.fromEntries(
       model.verificationStatuses.map((s) => [
         s.value,
-        { meaning: s.meaning, outcome: s.outcome, guidance: s.outcome === "by_attempts" ? "" : model.outcomes[s.outcome]!.guidance },
+        { meaning: s.meaning, outcome: s.outcome, guidance: s.outcome === "by_attempts" ? "" : model.outcomes[s.outcome]!.guidance, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}) },
       ]),
     ),
     outcomes: Object.fromEntries(Object.entries(model.outcomes).map(([k, o]) => [k, o.guidance])),
-    transitions: model.transitions.map((t) => ({ from: t.from, to: t.to, trigger: t.trigger, ...(t.condition ? { condition: t.condition } : {}) })),
-    lockedSubmissionStatus: locked.value,
+    conditions: Object.fromEntries(Object.values(model.conditions).map((c) => [c.name, c.expr])),
+    transitions: model.transitions.map((t) => ({
+      ...(t.id ? { id: t.id } : {}), from: t.from, to: t.to, trigger: t.trigger, ...(t.condition ? { condition: t.condition } : {}),
+      ...(t.when ? { when: t.when } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
+    })),
+    retryCondition: model.attempts.retryCondition,
   };
 }
 
 /** The payload schema of each format: "v5" is the current payload, "v4" the older one (seed 6.2, 6.3). */
 function payloadSchemas(model: Model): { v5: string; v4: string } {
-  // Both formats are there (check VS419).
-  const schemaOf = (format: "v5" | "older") => model.webhookPayloads.find((p) => p.format === format)!.schema;
-  return { v5: schemaOf("v5"), v4: schemaOf("older") };
+  const current = model.webhookPayloads.find((p) => p.schema.startsWith("v5."));
+  const older = model.webhookPayloads.find((p) => p.schema.startsWith("v4."));
+  if (!current || !older) throw new Error("webhooks.yaml: a v5 and an older payload are both needed");
+  return { v5: current.schema, v4: older.schema };
 }
 
 export function emitWebhooks(model: Model): OutputFile[] {
@@ -56,7 +60,7 @@ export const verifyWebhook = kit.verifyWebhook;
 export const signWebhook = kit.signWebhook;
 /** What a payload's status means for the receiver (seed: 6.2). */
 export const interpretWebhook = kit.interpretWebhook;
-/** Whether the transition table of seed 3 allows going from one status to another. */
+/** Whether the transition table of seed 3 allows going from one status to another (conditions evaluated on the fields given). */
 export const canTransition = kit.canTransition;
 
 export {

@@ -7,8 +7,8 @@ import { SHAPE_FILES } from "../check/shapes.js";
 import { positionOf, specFile, type LoadedSpec, type SpecFile } from "../load/load-spec.js";
 import type { PathSegment } from "../pointer.js";
 import type {
-  Condition, Endpoint, EntityBranch, EntityKind, EntityRequest, Field, Limit, Message, Model, RoleSet, Rule,
-  Shape, SignatureScheme, Unknown, V5Requirement, ValueSet, WebhookPayloadDef,
+  Condition, ConditionExpr, Endpoint, EntityBranch, EntityKind, EntityRequest, Field, Limit, Message, Model, RoleSet, Rule,
+  NamedCondition, SandboxSpec, Shape, SignatureScheme, Transition, Unknown, V5Requirement, ValueSet, WebhookPayloadDef,
 } from "./types.js";
 
 class Context {
@@ -62,7 +62,7 @@ function buildAll(ctx: Context): Model {
 
   const statusesFile = ctx.file("statuses.yaml");
   const statuses = raw({ file: statusesFile, path: [] });
-  const verificationStatuses = Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({ value, seed: s.seed, meaning: s.meaning, outcome: s.outcome }));
+  const verificationStatuses = Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({ value, seed: s.seed, meaning: s.meaning, outcome: s.outcome, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}) }));
   const submissionStatuses = Object.entries(statuses.submissionStatuses as Record<string, Raw>).map(([value, s]) => ({
     value, seed: s.seed, meaning: s.meaning, unknown: s.unknown, locksResubmission: s.locksResubmission === true,
   }));
@@ -232,8 +232,10 @@ function buildAll(ctx: Context): Model {
     olderVerificationStatuses: valueSets.olderVerificationStatuses!.values,
     submissionStatuses,
     outcomes: statuses.outcomes,
-    transitions: (statuses.transitions as Raw[]).map((t) => ({ seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to], alsoHappens: t.alsoHappens, unknown: t.unknown })),
+    conditions: buildConditions(statuses),
+    transitions: buildTransitions(statuses),
     attempts: statuses.attempts,
+    sandbox: buildSandbox(raw({ file: ctx.file("sandbox.yaml"), path: [] })),
     versions: {
       ...(versions.specVersion !== undefined ? { specVersion: versions.specVersion } : {}),
       metadataVersion: versions.olderInterface.metadataVersion,
@@ -278,4 +280,31 @@ function collectUnknowns(spec: LoadedSpec): Unknown[] {
     walk(file.data, [], undefined);
   }
   return out;
+}
+
+/** A condition as data, without the `seed`/`text` of a named one (checked by check/transitions.ts). */
+function conditionExpr(raw: Raw): ConditionExpr {
+  const { seed: _seed, text: _text, ...expr } = raw;
+  if (expr.all) return { all: (expr.all as Raw[]).map(conditionExpr) };
+  if (expr.any) return { any: (expr.any as Raw[]).map(conditionExpr) };
+  if (expr.not) return { not: conditionExpr(expr.not) };
+  return expr as ConditionExpr;
+}
+
+function buildConditions(statuses: Raw): Record<string, NamedCondition> {
+  return Object.fromEntries(
+    Object.entries(statuses.conditions as Record<string, Raw>).map(([name, c]) => [name, { name, seed: c.seed, text: c.text, expr: conditionExpr(c) }]),
+  );
+}
+
+function buildTransitions(statuses: Raw): Transition[] {
+  return (statuses.transitions as Raw[]).map((t) => ({
+    ...(t.id ? { id: t.id } : {}), seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to],
+    ...(t.when ? { when: conditionExpr(t.when) } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
+    alsoHappens: t.alsoHappens, unknown: t.unknown,
+  }));
+}
+
+function buildSandbox(sb: Raw): SandboxSpec {
+  return { choices: sb.choices, testValues: sb.testValues };
 }

@@ -166,6 +166,40 @@ export interface VerificationStatus {
   readonly seed: string;
   readonly meaning: string;
   readonly outcome: string;
+  /** A named condition the subject must meet to be in this status (e.g. `removed`: a stakeholder). */
+  readonly onlyWhen?: string;
+}
+
+/**
+ * A condition as data (spec/statuses.yaml `conditions`), evaluated over the fields of a verification or
+ * webhook payload: by the webhook runtime and by the sandbox alike.
+ */
+export type ConditionExpr =
+  | { readonly all: readonly ConditionExpr[] }
+  | { readonly any: readonly ConditionExpr[] }
+  | { readonly not: ConditionExpr }
+  | { readonly ref: string }
+  | { readonly field: string; readonly equals: string | number | boolean }
+  | { readonly field: string; readonly notEquals: string | number | boolean }
+  | { readonly field: string; readonly below: string }
+  | { readonly field: string; readonly atLeast: string }
+  | { readonly field: string; readonly present: boolean };
+
+export interface NamedCondition {
+  readonly name: string;
+  readonly seed: string;
+  readonly text: string;
+  readonly expr: ConditionExpr;
+}
+
+/** The sandbox's choices where the seed is silent (spec/sandbox.yaml). */
+export interface SandboxSpec {
+  readonly choices: Readonly<Record<string, Readonly<Record<string, unknown>> & { readonly choice: string; readonly answers?: string }>>;
+  readonly testValues: {
+    readonly fields: Readonly<Record<"v5" | "olderIndividual" | "olderEntity" | "stakeholder", string>>;
+    readonly rules: readonly { readonly word: string; readonly outcome: string }[];
+    readonly default: string;
+  };
 }
 
 export interface SubmissionStatus {
@@ -177,11 +211,18 @@ export interface SubmissionStatus {
 }
 
 export interface Transition {
+  /** Names the row for the sandbox (submit, complete, retry, lock, followUp, ...). */
+  readonly id?: string;
   readonly seed: string;
   readonly from: string | null;
   readonly trigger: string;
   readonly condition?: string;
   readonly to: readonly string[];
+  /** The condition as data; absent: always. */
+  readonly when?: ConditionExpr;
+  readonly effects?: { readonly increment?: string; readonly set?: Readonly<Record<string, string | number | boolean>> };
+  /** The error type answered when this row applies (e.g. too_many_attempts). */
+  readonly error?: string;
   readonly alsoHappens?: string;
   readonly unknown?: string;
 }
@@ -275,8 +316,15 @@ export interface Model {
   readonly olderVerificationStatuses: readonly string[];
   readonly submissionStatuses: readonly SubmissionStatus[];
   readonly outcomes: Readonly<Record<string, { readonly seed: string; readonly guidance: string }>>;
+  readonly conditions: Readonly<Record<string, NamedCondition>>;
   readonly transitions: readonly Transition[];
-  readonly attempts: { readonly seed: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number; readonly rules: readonly string[] };
+  readonly attempts: {
+    readonly seed: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number;
+    /** The named condition under which a rejection can be retried. */
+    readonly retryCondition: string;
+    readonly rules: readonly string[];
+  };
+  readonly sandbox: SandboxSpec;
   readonly versions: {
     /** The spec's own semantic version (spec/versions.yaml `specVersion`); absent in specs before it. */
     readonly specVersion?: string;

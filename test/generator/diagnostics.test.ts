@@ -112,7 +112,7 @@ const cases: Case[] = [
     file: "statuses.yaml",
     from: "to: [verified, rejected, info]",
     to: "to: [verified, rejected, approved]",
-    message: 'spec/statuses.yaml:84:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
+    message: 'spec/statuses.yaml:116:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
   },
   {
     name: "path parameters that do not match the path",
@@ -129,11 +129,25 @@ const cases: Case[] = [
     message: "spec/endpoints.yaml:58:14: error VS417: found an `auth: body` request without metadata_version; expected the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)",
   },
   {
+    name: "a transition condition naming an unknown condition",
+    file: "statuses.yaml",
+    from: "    when: { ref: canRetry }",
+    to: "    when: { ref: canRetryy }",
+    message: "spec/statuses.yaml:129:18: error VS318: found the condition \"canRetryy\"; expected a condition of `conditions` in statuses.yaml: `canRetry`, `capExhausted`, `isStakeholder`, `isEntity`",
+  },
+  {
+    name: "a condition testing a field the webhook payload does not have",
+    file: "statuses.yaml",
+    from: "      - { field: attempt, below: maxAttempts }",
+    to: "      - { field: attempts, below: maxAttempts }",
+    message: 'spec/statuses.yaml:84:18: error VS319: found the field "attempts"; expected a field of the current webhook payload: `version`, `userId`, `onBehalfUid`, `tags`, `trace`, `submissionId`, `name`, `country`, `type`, `subType`, `inputRisk`, `idvRisk`, `screening`, `verificationStatus`, `submissionStatus`, `attempt`, `maxAttempts`, `timestamp`, `parentTrace`, `parentUserId`, `roles`',
+  },
+  {
     name: "no submission status that locks resubmission",
     file: "statuses.yaml",
     from: "    locksResubmission: true\n",
     to: "",
-    message: "spec/statuses.yaml:37:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (seed 3)",
+    message: "spec/statuses.yaml:39:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (seed 3)",
   },
   {
     name: "webhook payloads without the older format",

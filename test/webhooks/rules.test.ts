@@ -31,8 +31,11 @@ describe("interpretWebhook (seed: 3, 6.2)", () => {
     });
   }
 
-  it("uses the rules' locked value, not a hard-coded one", () => {
-    const rules: WebhookRules = { ...fixtureRules, lockedSubmissionStatus: "frozen" };
+  it("evaluates the rules' retry condition (data), not hard-coded field names", () => {
+    const rules: WebhookRules = {
+      ...fixtureRules,
+      conditions: { ...fixtureRules.conditions, canRetry: { all: [{ field: "attempt", below: "maxAttempts" }, { field: "submissionStatus", notEquals: "frozen" }] } },
+    };
     const custom = createWebhookKit({ rules });
     const payload = { verificationStatus: "rejected", attempt: 1, maxAttempts: 5 };
     expect(custom.interpretWebhook({ ...payload, submissionStatus: "frozen" }).outcome).toBe("final_rejection");
@@ -73,5 +76,18 @@ describe("canTransition (seed: 3)", () => {
     expect(strict.canTransition("verified", "rejected")).toBe(false);
     expect(strict.canTransition("info", "pending")).toBe(false); // seed: "not stated"
     expect(strict.canTransition("rejected", "verified")).toBe(false);
+  });
+
+  it("evaluates each row's condition and the target's onlyWhen when the fields are given", () => {
+    const strict = createWebhookKit({ rules: { ...fixtureRules, transitions: fixtureRules.transitions.filter((row) => row.from !== "any" || row.id === "remove") } });
+    expect(strict.canTransition("rejected", "pending", { attempt: 1, maxAttempts: 5, submissionStatus: "submitted" })).toBe(true);
+    expect(strict.canTransition("rejected", "pending", { attempt: 5, maxAttempts: 5, submissionStatus: "submitted" })).toBe(false);
+    expect(strict.canTransition("rejected", "pending", { attempt: 1, submissionStatus: "submitted" })).toBe(false); // no cap: final
+    expect(strict.canTransition("rejected", "pending", { attempt: 1, maxAttempts: 5, submissionStatus: "locked" })).toBe(false);
+    expect(strict.canTransition("rejected", "rejected", { attempt: 5, maxAttempts: 5 })).toBe(true); // the lock row
+    expect(strict.canTransition("rejected", "rejected", { attempt: 1, maxAttempts: 5 })).toBe(false);
+    expect(strict.canTransition("verified", "removed", { parentTrace: "t" })).toBe(true);
+    expect(strict.canTransition("verified", "removed", {})).toBe(false);
+    expect(strict.canTransition(null, "removed", { parentTrace: "t" })).toBe(true);
   });
 });

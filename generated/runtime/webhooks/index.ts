@@ -24,7 +24,7 @@ export interface WebhookKit<V5 = unknown, V4 = unknown> {
   /** What a verified payload's status means for the receiver (seed: 3, 6.2). */
   interpretWebhook(payload: V5 | V4): WebhookInterpretation;
   /** Whether the seed's transition table allows `from` → `to`; `from` null is "no prior state". */
-  canTransition(from: string | null, to: string): boolean;
+  canTransition(from: string | null, to: string, fields?: Readonly<Record<string, unknown>>): boolean;
 }
 
 export function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitConfig): WebhookKit<V5, V4> {
@@ -38,7 +38,7 @@ export function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitC
     verifyWebhook: (input) => verifyWebhookWith<V5, V4>(context, input),
     signWebhook,
     interpretWebhook: (payload) => interpretWebhook(rules, payload),
-    canTransition: (from, to) => canTransition(rules, from, to),
+    canTransition: (from, to, fields) => canTransition(rules, from, to, fields),
   };
 }
 
@@ -49,7 +49,8 @@ export { createOrderingGuard, MemoryOrderingState } from "./ordering.js";
 export type { MemoryOrderingStateOptions, OrderingGuard, OrderingRecord, OrderingState } from "./ordering.js";
 export { MemoryReplayStore, RedisReplayStore, ReplayStoreUnavailableError } from "./replay.js";
 export type { MemoryReplayStoreOptions, RedisReplayStoreOptions, RedisSetClient, ReplayStore } from "./replay.js";
-export type { WebhookInterpretation, WebhookOutcome, WebhookRules } from "./rules.js";
+export { evaluateCondition, findTransitions } from "./rules.js";
+export type { ConditionExpr, TransitionRule, WebhookInterpretation, WebhookOutcome, WebhookRules } from "./rules.js";
 export { signWebhook } from "./signature.js";
 export type { RawBody, SignatureVersion, SignWebhookInput, SigningSecret } from "./signature.js";
 export { isV5Payload, payloadTimestampMs } from "./timestamp.js";

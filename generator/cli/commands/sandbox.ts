@@ -1,0 +1,129 @@
+// `verispec sandbox`: parses the call, takes the credentials from the environment (or makes test
+// values, printed once), starts the sandbox runtime (templates/sandbox, loaded only here together with
+// its database driver) and runs until SIGINT/SIGTERM.
+import { randomBytes } from "node:crypto";
+import { UsageError } from "../../diagnostics.js";
+import type { CommandCall } from "../table.js";
+
+export interface SandboxArgs {
+  readonly host: string;
+  readonly port: number;
+  readonly db: string;
+  readonly webhookUrls: readonly string[];
+  readonly signatureVersion: "1" | "2";
+  readonly processingMs: number | "manual";
+  readonly requestedActionsPath: string | undefined;
+  readonly maxBodyBytes: number | undefined;
+  readonly deliveryTimeoutMs: number | undefined;
+  readonly retryDelaysMs: readonly number[] | undefined;
+}
+
+const integer = (name: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return Number(text);
+};
+
+/** The parsed call, or a UsageError (exit 2). */
+export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
+  const s = (k: string) => values[k] as string | undefined;
+  const urls = ((values["webhook-url"] as string[] | undefined) ?? []).map((u) => {
+    let url: URL;
+    try {
+      url = new URL(u);
+    } catch {
+      throw new UsageError(`--webhook-url ${JSON.stringify(u)} is not a URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--webhook-url must be http or https, not ${url.protocol}`);
+    return url.href;
+  });
+  const version = s("signature-version") ?? "2";
+  if (version !== "1" && version !== "2") throw new UsageError(`--signature-version must be 2 or 1, not ${JSON.stringify(version)}`);
+  const processing = s("processing-ms");
+  const path = s("requested-actions-path");
+  if (path !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(path)) throw new UsageError(`--requested-actions-path must be a path starting with /, not ${JSON.stringify(path)}`);
+  const delays = s("retry-delays");
+  if (delays !== undefined && !/^\d+(,\d+)*$|^$/.test(delays)) throw new UsageError(`--retry-delays must be milliseconds separated by commas, not ${JSON.stringify(delays)}`);
+  const db = s("db") ?? ".verispec/sandbox";
+  if (db === "") throw new UsageError("--db must be a directory, memory or a postgres:// URL");
+  return {
+    host: s("host") ?? "127.0.0.1",
+    port: integer("port", s("port"), 0, 65535) ?? 4010,
+    db,
+    webhookUrls: urls,
+    signatureVersion: version,
+    processingMs: processing === "manual" ? "manual" : integer("processing-ms", processing, 0) ?? 1000,
+    requestedActionsPath: path,
+    maxBodyBytes: integer("max-body", s("max-body"), 1),
+    deliveryTimeoutMs: integer("delivery-timeout-ms", s("delivery-timeout-ms"), 1),
+    retryDelaysMs: delays === undefined ? undefined : delays === "" ? [] : delays.split(",").map(Number),
+  };
+}
+
+/** Where a credential comes from: the environment (never printed) or a fresh test value (printed once). */
+function credential(env: NodeJS.ProcessEnv, name: string, make: () => string): { value: string; generated: boolean } {
+  const given = env[name];
+  return given !== undefined && given !== "" ? { value: given, generated: false } : { value: make(), generated: true };
+}
+
+export async function sandbox(call: CommandCall): Promise<number> {
+  const args = parseSandboxArgs(call.values);
+  const { io } = call;
+  const uid = credential(io.env, "VERISPEC_SANDBOX_SERVICE_UID", () => `sandbox-${randomBytes(4).toString("hex")}`);
+  const secret = credential(io.env, "VERISPEC_SANDBOX_SECRET", () => randomBytes(18).toString("base64url"));
+  const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
+  const [{ startSandbox }, { sandboxBinding }, { choice }] = await Promise.all([
+    import("../../../templates/sandbox/index.js"),
+    import("../../../generated/sandbox.js"),
+    import("../../../templates/sandbox/binding.js"),
+  ]);
+  const spec = sandboxBinding.spec;
+  let running;
+  try {
+    running = await startSandbox({
+      binding: sandboxBinding as never,
+      host: args.host,
+      port: args.port,
+      db: args.db,
+      cwd: io.cwd,
+      webhookUrls: args.webhookUrls,
+      signatureVersion: args.signatureVersion,
+      processingMs: args.processingMs,
+      requestedActionsPath: args.requestedActionsPath ?? choice<string>(spec as never, "followUpPath", "path"),
+      maxBodyBytes: args.maxBodyBytes ?? choice<number>(spec as never, "requestSize", "maxBodyBytes"),
+      credentials: { serviceUid: uid.value, secret: secret.value },
+      signingSecret: signing.value,
+      deliveryTimeoutMs: args.deliveryTimeoutMs ?? choice<number>(spec as never, "retryPolicy", "timeoutMs"),
+      retryDelaysMs: args.retryDelaysMs ?? choice<number[]>(spec as never, "retryPolicy", "delaysMs"),
+      log: (line) => io.stderr(`verispec sandbox: ${line}\n`),
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "EADDRINUSE" || e.code === "EACCES" || e.code === "EADDRNOTAVAIL") throw new UsageError(`cannot listen on ${args.host}:${args.port} (${e.code})`);
+    if (e.code === "ERR_MODULE_NOT_FOUND" && /pglite|'pg'/.test(e.message)) {
+      throw new UsageError(`the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`);
+    }
+    if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "28P01" || e.code === "3D000") throw new UsageError(`cannot open the database: ${e.code}`);
+    throw err;
+  }
+  // Handlers first: a caller may send SIGTERM the moment it reads the ready line.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  io.stdout(`verispec sandbox listening on ${running.url}\n`);
+  const shown = [
+    ["VERISPEC_SANDBOX_SERVICE_UID", uid],
+    ["VERISPEC_SANDBOX_SECRET", secret],
+    ["VERISPEC_SIGNING_SECRET", signing],
+  ] as const;
+  for (const [name, c] of shown) if (c.generated) io.stdout(`test value ${name}=${c.value}\n`);
+  await stopped;
+  await running.close();
+  return 0;
+}

@@ -1,0 +1,54 @@
+// What the sandbox runtime is bound to (generated/sandbox.ts provides it): the spec's data, the webhook
+// rules (statuses, transitions, conditions), the generated validators and the webhook signer.
+import type { ValidationResult } from "../validators/types.js";
+import type { SignWebhookInput, TransitionRule, WebhookRules } from "../webhooks/index.js";
+
+export interface SandboxChoice {
+  readonly choice: string;
+  readonly answers?: string;
+  readonly [key: string]: unknown;
+}
+
+export interface SandboxSpec {
+  readonly choices: Readonly<Record<string, SandboxChoice>>;
+  readonly testValues: {
+    readonly fields: { readonly v5: string; readonly olderIndividual: string; readonly olderEntity: string; readonly stakeholder: string };
+    readonly rules: readonly { readonly word: string; readonly outcome: string }[];
+    readonly default: string;
+  };
+  readonly limits: { readonly formLifetimeDays: number; readonly prefilledDataReducedAfterMinutes: number; readonly formOpens: number; readonly formAttempts: number };
+  readonly attempts: { readonly startsAt: number; readonly observedDefaultCap: number };
+  readonly errors: Readonly<Record<string, { readonly httpStatus: number; readonly message?: string }>>;
+  readonly endpoints: Readonly<Record<string, { readonly method: string; readonly path: string | null; readonly auth: string; readonly request?: string }>>;
+  readonly metadataVersion: string;
+  readonly webhookVersion: string;
+  readonly payloadSchemas: { readonly v5: string; readonly older: string };
+  readonly olderVerificationStatuses: readonly string[];
+  readonly verificationStatuses: readonly string[];
+  readonly createdMessage: string;
+}
+
+export interface SandboxBinding {
+  readonly spec: SandboxSpec;
+  readonly rules: WebhookRules;
+  readonly validate: (schemaId: never, data: unknown) => ValidationResult;
+  readonly signWebhook: (input: SignWebhookInput) => Record<string, string>;
+}
+
+/** A choice's field, typed by the caller; a missing one is a binding out of date with the runtime. */
+export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
+  const value = spec.choices[name]?.[key];
+  if (value === undefined) throw new Error(`sandbox binding: choices.${name}.${key} is missing (regenerate with 'verispec generate')`);
+  return value as T;
+}
+
+export function transitionRow(rules: WebhookRules, id: string): TransitionRule {
+  const row = rules.transitions.find((t) => t.id === id);
+  if (!row) throw new Error(`sandbox binding: no transition ${JSON.stringify(id)} in the rules`);
+  return row;
+}
+
+/** Validates with the generated validator of `schemaId`. */
+export function validateWith(binding: SandboxBinding, schemaId: string, data: unknown): ValidationResult {
+  return (binding.validate as (id: string, d: unknown) => ValidationResult)(schemaId, data);
+}

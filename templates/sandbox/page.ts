@@ -1,0 +1,63 @@
+// The pages: /_sandbox (verifications with their status history as a timeline, and every webhook
+// delivery, refreshing by itself) and the hosted form of /idform. Static HTML with a small script;
+// everything shown is escaped.
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d232a;background:#fafafa}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}table{border-collapse:collapse;width:100%;background:#fff}
+td,th{border:1px solid #d8dde3;padding:4px 8px;text-align:left;vertical-align:top}th{background:#eef1f4}
+.tl{display:flex;flex-wrap:wrap;gap:4px}.st{border-radius:10px;padding:1px 8px;font-size:12px;background:#e3e8ee}
+.verified{background:#cdebd3}.rejected{background:#f6d0d0}.pending{background:#fdf0c4}.info{background:#d3e3f8}.removed{background:#ddd}
+.delivered{color:#1b6e33}.failed{color:#a11}.queued{color:#8a6d00}code{font-size:12px}form label{display:block;margin:6px 0}
+input{font:inherit;padding:3px 6px;width:320px}`;
+
+export function messagePage(title: string, text: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`;
+}
+
+/** The hosted form: the submitted fields, prefilled (only `keep` after the prefill window). */
+export function formPage(id: string, opened: { request: Record<string, unknown>; reduced: boolean }, keep: readonly string[]): string {
+  const fields = (opened.request.fields ?? {}) as Record<string, unknown>;
+  const inputs = Object.entries(fields)
+    .filter(([, v]) => typeof v === "string" || typeof v === "number")
+    .map(([k, v]) => {
+      const value = opened.reduced && !keep.includes(k) ? "" : String(v);
+      return `<label>${escapeHtml(k)} <input name="fields.${escapeHtml(k)}" value="${escapeHtml(value)}"></label>`;
+    })
+    .join("\n");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Verification form</title><style>${STYLE}</style></head>
+<body><h1>Verification form</h1><p>Entity type <b>${escapeHtml(String(opened.request.type ?? ""))}</b>${opened.reduced ? " (prefilled data reduced)" : ""}.</p>
+<form method="post" action="/_form/${escapeHtml(id)}">${inputs}<p><button type="submit">Submit</button></p></form></body></html>`;
+}
+
+export function sandboxPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>verispec sandbox</title><style>${STYLE}</style></head>
+<body><h1>verispec sandbox</h1><p id="clock"></p>
+<h2>Verifications</h2><table id="verifications"><thead><tr><th>trace</th><th>type</th><th>name</th><th>status</th><th>attempt</th><th>timeline</th></tr></thead><tbody></tbody></table>
+<h2>Webhook deliveries</h2><table id="deliveries"><thead><tr><th>time</th><th>deliveryId</th><th>trace</th><th>status</th><th>signature</th><th>receiver</th><th>answer</th><th>retries</th></tr></thead><tbody></tbody></table>
+<script>
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
+const time = (ms) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
+async function refresh() {
+  const r = await fetch("/_sandbox/state", { credentials: "same-origin", cache: "no-store" });
+  if (!r.ok) return;
+  const s = await r.json();
+  document.getElementById("clock").textContent = "Sandbox time " + time(s.now) + (s.clockOffsetMs ? " (advanced " + s.clockOffsetMs + " ms)" : "");
+  document.querySelector("#verifications tbody").innerHTML = s.verifications.map((v) =>
+    "<tr data-trace='" + esc(v.trace) + "'><td><code>" + esc(v.trace) + "</code>" + (v.parentTrace ? "<br>stakeholder of <code>" + esc(v.parentTrace) + "</code>" : "") +
+    "</td><td>" + esc(v.type) + " " + esc(v.subType ?? "") + " (" + esc(v.api) + ")</td><td>" + esc(v.name) + "</td><td><span class='st " + esc(v.verificationStatus) + "'>" +
+    esc(v.verificationStatus) + "</span> " + esc(v.submissionStatus) + "</td><td>" + esc(v.attempt) + (v.maxAttempts ? " / " + esc(v.maxAttempts) : "") +
+    "</td><td><div class='tl'>" + v.history.map((h) => "<span class='st " + esc(h.verification_status) + "' title='" + esc(h.trigger) + "'>" + esc(h.verification_status) +
+    " " + esc(time(Number(h.at)).slice(11)) + "</span>").join("→") + "</div></td></tr>").join("");
+  document.querySelector("#deliveries tbody").innerHTML = s.deliveries.map((d) =>
+    "<tr data-delivery='" + esc(d.deliveryId) + "'><td>" + esc(time(d.timestamp)) + "</td><td><code>" + esc(d.deliveryId) + "</code>" + (d.resend ? " (re-send)" : "") +
+    "</td><td><code>" + esc(d.trace) + "</code></td><td>" + esc(d.payload.verificationStatus) + "</td><td>v" + esc(d.signatureVersion) + "</td><td>" + esc(d.url ?? "(no receiver)") +
+    "</td><td class='" + esc(d.state) + "'>" + esc(d.state) + (d.lastStatus ? " " + esc(d.lastStatus) : "") + (d.lastError ? " " + esc(d.lastError) : "") +
+    "</td><td>" + esc(Math.max(0, d.tries - 1)) + "</td></tr>").join("");
+}
+refresh(); setInterval(refresh, 1000);
+</script></body></html>`;
+}

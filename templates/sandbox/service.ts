@@ -1,0 +1,573 @@
+// The sandbox's behaviour, over a store and a clock: create, resubmit, complete, transitions, follow-up,
+// hosted forms. Every rule is read from the binding (statuses, transitions and their conditions, limits,
+// errors, the documented choices); every state change writes its webhooks to the outbox in the same
+// transaction, so an answered request never loses its webhook.
+import { randomUUID } from "node:crypto";
+import type { ValidationIssue } from "../validators/types.js";
+import { evaluateCondition, findTransitions, type TransitionRule } from "../webhooks/index.js";
+import { choice, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
+import type { SandboxClock } from "./clock.js";
+import type { Db, Row, Sql } from "./store/index.js";
+
+export type Api = "v5" | "older";
+
+/** A verification as stored. The status fields keep the payload's names, so conditions read them directly. */
+export interface Verification {
+  readonly trace: string;
+  readonly api: Api;
+  readonly userId: string | null;
+  readonly submissionId: string;
+  readonly parentTrace: string | null;
+  readonly roles: readonly string[] | null;
+  readonly type: string;
+  readonly subType: string | null;
+  readonly name: string;
+  readonly country: string | null;
+  readonly request: Record<string, unknown>;
+  readonly verificationStatus: string;
+  readonly submissionStatus: string;
+  readonly attempt: number;
+  readonly maxAttempts: number | null;
+  readonly outcome: string;
+  readonly dueAt: number | null;
+  readonly formId: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface ServiceOptions {
+  readonly binding: SandboxBinding;
+  readonly db: Db;
+  readonly clock: SandboxClock;
+  readonly webhookUrls: readonly string[];
+  readonly signatureVersion: "1" | "2";
+  /** "manual": nothing completes by itself. */
+  readonly processingMs: number | "manual";
+  readonly signingSecret: string;
+}
+
+/** A refusal the HTTP layer turns into the interface's error shape. */
+export class ServiceError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    /** An error type of the spec (`too_many_attempts`) or a sandbox code (`not_found`). */
+    readonly type: string,
+    message: string,
+    readonly details: readonly ValidationIssue[] = [],
+    readonly trace?: string,
+  ) {
+    super(message);
+  }
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const json = (v: unknown) => JSON.stringify(v);
+
+function toVerification(r: Row): Verification {
+  return {
+    trace: String(r.trace), api: r.api as Api, userId: (r.user_id as string | null) ?? null, submissionId: String(r.submission_id),
+    parentTrace: (r.parent_trace as string | null) ?? null, roles: r.roles ? (JSON.parse(String(r.roles)) as string[]) : null,
+    type: String(r.type), subType: (r.sub_type as string | null) ?? null, name: String(r.name), country: (r.country as string | null) ?? null,
+    request: JSON.parse(String(r.request)) as Record<string, unknown>, verificationStatus: String(r.verification_status),
+    submissionStatus: String(r.submission_status), attempt: Number(r.attempt), maxAttempts: num(r.max_attempts), outcome: String(r.outcome),
+    dueAt: num(r.due_at), formId: (r.form_id as string | null) ?? null, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+  };
+}
+
+/** The fields conditions are evaluated over (the current payload's names). */
+export function subjectOf(v: Verification): Record<string, unknown> {
+  return {
+    verificationStatus: v.verificationStatus, submissionStatus: v.submissionStatus, attempt: v.attempt,
+    ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}), type: v.type, ...(v.subType ? { subType: v.subType } : {}),
+    ...(v.parentTrace ? { parentTrace: v.parentTrace } : {}),
+  };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+export class SandboxService {
+  private readonly b: SandboxBinding;
+  private readonly db: Db;
+  private readonly clock: SandboxClock;
+  /** Called after a commit that queued webhooks or scheduled processing (wakes the dispatcher). */
+  onChange: () => void = () => {};
+
+  constructor(private readonly options: ServiceOptions) {
+    this.b = options.binding;
+    this.db = options.db;
+    this.clock = options.clock;
+  }
+
+  // ---- rules from the binding -------------------------------------------------------------------
+
+  private row(id: string): TransitionRule {
+    return transitionRow(this.b.rules, id);
+  }
+
+  private get pending(): string {
+    return this.row("submit").to[0]!;
+  }
+
+  /** The outcome the test values pick (spec/sandbox.yaml testValues); a status the subject may not take falls back to the default. */
+  pickOutcome(text: string | undefined, subject: Record<string, unknown>): string {
+    const tv = this.b.spec.testValues;
+    const hit = tv.rules.find((r) => text !== undefined && new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu").test(text));
+    const outcome = hit?.outcome ?? tv.default;
+    const onlyWhen = this.b.rules.statuses[outcome]?.onlyWhen;
+    return onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject) ? tv.default : outcome;
+  }
+
+  private dueAt(now: number): number | null {
+    return this.options.processingMs === "manual" ? null : now + this.options.processingMs;
+  }
+
+  // ---- payloads ----------------------------------------------------------------------------------
+
+  private v5Payload(v: Verification, parentUserId: string | null): Record<string, unknown> {
+    const r = v.request;
+    return {
+      version: this.b.spec.webhookVersion,
+      userId: v.userId,
+      ...(str(r.onBehalfUid) ? { onBehalfUid: r.onBehalfUid } : {}),
+      tags: Array.isArray(r.tags) ? r.tags : [],
+      trace: v.trace,
+      submissionId: v.submissionId,
+      name: v.name,
+      ...(v.country ? { country: v.country } : {}),
+      type: v.type,
+      ...(v.subType ? { subType: v.subType } : {}),
+      ...(str(r.inputRisk) ? { inputRisk: r.inputRisk } : {}),
+      verificationStatus: v.verificationStatus,
+      submissionStatus: v.submissionStatus,
+      attempt: v.attempt,
+      ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}),
+      timestamp: v.updatedAt,
+      ...(v.parentTrace ? { parentTrace: v.parentTrace, ...(parentUserId ? { parentUserId } : {}), roles: v.roles ?? [] } : {}),
+    };
+  }
+
+  private olderPayload(v: Verification): Record<string, unknown> {
+    const stakeholders = Array.isArray(v.request.stakeholders) ? (v.request.stakeholders as unknown[]) : [];
+    return {
+      name: v.name,
+      verificationStatus: v.verificationStatus,
+      verificationUuid: v.trace,
+      trace: v.trace,
+      submissionId: v.submissionId,
+      entityType: v.type,
+      timestamp: v.updatedAt,
+      ...(v.userId ? { userId: v.userId } : {}),
+      submissionStatus: v.submissionStatus,
+      ...(stakeholders.length
+        ? {
+            stakeholders: stakeholders.map((s, i) => {
+              const f = obj(obj(s).fields);
+              const name = [f.firstName, f.lastName].filter((x) => typeof x === "string").join(" ") || str(f.name) || `stakeholder ${i + 1}`;
+              return { id: `${v.trace}-${i + 1}`, submissionId: v.submissionId, trace: `${v.trace}-${i + 1}`, name, role: str(obj(s).role) ?? "", submissionStatus: v.submissionStatus, timestamp: v.updatedAt, verificationStatus: v.verificationStatus };
+            }),
+          }
+        : {}),
+      inWatchLists: [],
+      outOfWatchLists: [],
+      idvRiskScore: { description: "Undefined" },
+      ...(v.verificationStatus === "info"
+        ? { requestedActions: [{ type: "document", id: `${v.trace}-document-1`, extractType: "companyExtract" }] }
+        : {}),
+    };
+  }
+
+  /** The exact text a webhook carries. Older payloads also carry the body signature (6.4 body variant). */
+  private payloadText(v: Verification, parentUserId: string | null): { format: Api; text: string } {
+    if (v.api === "v5") {
+      const payload = this.v5Payload(v, parentUserId);
+      this.checkPayload(this.b.spec.payloadSchemas.v5, payload);
+      return { format: "v5", text: JSON.stringify(payload) };
+    }
+    const unsigned = this.olderPayload(v);
+    const headers = this.b.signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: this.options.signingSecret });
+    const value = (suffix: string) => Object.entries(headers).find(([k]) => k.toLowerCase().endsWith(suffix))?.[1] ?? "";
+    const payload = { ...unsigned, signature: { version: "1", sha256: value("-sha"), keccak256: value("-keccak") } };
+    this.checkPayload(this.b.spec.payloadSchemas.older, payload);
+    return { format: "older", text: JSON.stringify(payload) };
+  }
+
+  private checkPayload(schemaId: string, payload: unknown): void {
+    const result = validateWith(this.b, schemaId, payload);
+    if (!result.valid) throw new Error(`sandbox bug: a webhook payload fails ${schemaId}: ${JSON.stringify(result.errors)}`);
+  }
+
+  // ---- writes (each inside the caller's transaction) --------------------------------------------
+
+  /** The webhook of a state change: its text and its outbox rows' values (one row per receiver). */
+  private async webhookOf(tx: Sql, v: Verification): Promise<{ text: string; format: Api; deliveryId: string; urls: (string | null)[] }> {
+    let parentUserId: string | null = null;
+    if (v.parentTrace) {
+      const p = await tx.query("SELECT user_id FROM verifications WHERE trace = $1", [v.parentTrace]);
+      parentUserId = (p[0]?.user_id as string | null) ?? null;
+    }
+    const { format, text } = this.payloadText(v, parentUserId);
+    return { text, format, deliveryId: randomUUID(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
+  }
+
+  /** Outbox rows, one per receiver, as SQL appended to a statement: parameters from `at` on. */
+  private static readonly OUTBOX_INSERT = (at: number) =>
+    `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+     SELECT $${at}, $${at + 1}, u.url, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, CASE WHEN u.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 6}, $${at + 6}
+       FROM unnest($${at + 7}::text[]) AS u(url)`;
+
+  private outboxParams(v: Verification, w: { text: string; format: Api; deliveryId: string; urls: (string | null)[] }): unknown[] {
+    return [w.deliveryId, v.trace, w.format, this.options.signatureVersion, w.text, v.updatedAt, Date.now(), w.urls];
+  }
+
+  /** A new verification, its history row and its webhook in the outbox: one statement. */
+  private async insert(tx: Sql, v: Verification, trigger: string): Promise<string> {
+    const w = await this.webhookOf(tx, v);
+    await tx.query(
+      `WITH v AS (
+         INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
+           verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)),
+       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $12, $13, $14, $21, $20))
+       ${SandboxService.OUTBOX_INSERT(22)}`,
+      [v.trace, v.api, v.userId, v.submissionId, v.parentTrace, v.roles ? json(v.roles) : null, v.type, v.subType, v.name, v.country, json(v.request),
+        v.verificationStatus, v.submissionStatus, v.attempt, v.maxAttempts, v.outcome, v.dueAt, v.formId, v.createdAt, v.updatedAt, trigger, ...this.outboxParams(v, w)],
+    );
+    return w.text;
+  }
+
+  /** Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement. */
+  private async change(tx: Sql, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
+    const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.clock.now(), v.updatedAt + 1) };
+    const w = await this.webhookOf(tx, next);
+    await tx.query(
+      `WITH v AS (
+         UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
+           due_at = $7, request = $8, updated_at = $9 WHERE trace = $1),
+       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
+       ${SandboxService.OUTBOX_INSERT(11)}`,
+      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, ...this.outboxParams(next, w)],
+    );
+    return { v: next, text: w.text };
+  }
+
+  /** A transition row's effects (`increment`, `set`), on the payload-named status fields. */
+  private effects(row: TransitionRule, v: Verification): Partial<Verification> {
+    const fields: Record<string, unknown> = subjectOf(v);
+    if (row.effects?.increment) fields[row.effects.increment] = Number(fields[row.effects.increment] ?? 0) + 1;
+    Object.assign(fields, row.effects?.set ?? {});
+    return {
+      verificationStatus: String(fields.verificationStatus), submissionStatus: String(fields.submissionStatus),
+      attempt: Number(fields.attempt), maxAttempts: fields.maxAttempts === undefined ? null : Number(fields.maxAttempts),
+    };
+  }
+
+  private newVerification(api: Api, init: Partial<Verification> & Pick<Verification, "type" | "name" | "request">, now: number): Verification {
+    const subject = { type: init.type, ...(init.parentTrace ? { parentTrace: init.parentTrace } : {}) };
+    const outcomeText = init.outcome ?? init.name;
+    return {
+      trace: randomUUID(), api, userId: null, submissionId: randomUUID(), parentTrace: null, roles: null, subType: null, country: null,
+      verificationStatus: this.pending, submissionStatus: choice<string>(this.b.spec, "initialSubmissionStatus", "value"),
+      attempt: this.b.spec.attempts.startsAt, maxAttempts: null, dueAt: this.dueAt(now), formId: null, createdAt: now, updatedAt: now,
+      ...init,
+      outcome: this.pickOutcome(outcomeText, subject),
+    };
+  }
+
+  // ---- v5 ----------------------------------------------------------------------------------------
+
+  /** POST /v5/verifications: a new verification, or a resubmission of a rejected individual (subType data). */
+  async createV5(body: Record<string, unknown>): Promise<{ trace: string }> {
+    const result = await this.createV5InTransaction(body);
+    this.onChange();
+    if (result.error) throw result.error;
+    return { trace: result.trace };
+  }
+
+  private async createV5InTransaction(body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError }> {
+    const now = this.clock.now();
+    const userId = str(body.userId) ?? null;
+    const resubmittable = body.type === "individual" && body.subType === "data";
+    const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
+    // One statement is atomic by itself: a transaction only when a lookup or several verifications are involved.
+    const atomic = (resubmittable && userId !== null) || stakeholders.length > 0;
+    const run = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => (atomic ? this.db.transaction(fn) : fn(this.db));
+    return run(async (tx) => {
+      if (resubmittable && userId !== null) {
+        const rows = await tx.query(
+          "SELECT * FROM verifications WHERE user_id = $1 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
+          [userId],
+        );
+        const existing = rows[0] ? toVerification(rows[0]) : undefined;
+        if (existing) {
+          const resubmitted = await this.resubmit(tx, existing, body);
+          if (resubmitted) return resubmitted;
+        }
+      }
+      const v = this.newVerification("v5", {
+        userId, type: String(body.type), subType: str(body.subType) ?? null, name: str(body.name) ?? "", country: str(body.country) ?? null, request: body,
+        maxAttempts: resubmittable ? this.b.spec.attempts.observedDefaultCap : null,
+      }, now);
+      await this.insert(tx, v, this.row("submit").trigger);
+      for (const s of stakeholders) {
+        const shape = obj(s);
+        const entity = shape.entity ? obj(shape.entity) : shape;
+        if (entity.type !== "individual") continue;
+        const roles = Array.isArray(shape.roles) ? shape.roles.filter((r): r is string => typeof r === "string") : str(shape.role) ? [shape.role as string] : [];
+        const child = this.newVerification("v5", {
+          parentTrace: v.trace, roles, type: "individual", subType: str(entity.subType) ?? null, name: str(entity[this.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
+          country: str(entity.country) ?? null, request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
+        }, now);
+        await this.insert(tx, child, this.row("submit").trigger);
+      }
+      return { trace: v.trace };
+    });
+  }
+
+  /**
+   * A resubmission of an existing individual (seed: 3, 7): pending → 475 (nothing stored); rejected → the
+   * first row of the table from `rejected` whose condition holds: `retry` (pending, attempt + 1) or `lock`
+   * (stays rejected, submission locked, its error). Other statuses: not a resubmission (undefined).
+   */
+  private async resubmit(tx: Sql, v: Verification, body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError } | undefined> {
+    if (v.verificationStatus === this.row("complete").from) {
+      const conflict = this.errorOf("submission_conflict");
+      throw new ServiceError(conflict.httpStatus, "submission_conflict", conflict.message, [], v.trace);
+    }
+    const retry = this.row("retry");
+    const lock = this.row("lock");
+    if (v.verificationStatus !== retry.from) return undefined;
+    const subject = subjectOf(v);
+    if (findTransitions(this.b.rules, v.verificationStatus, retry.to[0]!, subject).some((r) => r.id === retry.id)) {
+      const patch = { ...this.effects(retry, v), verificationStatus: retry.to[0]!, request: body, name: str(body.name) ?? v.name, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(str(body.name), subject) };
+      await this.change(tx, v, patch, retry.trigger);
+      return { trace: v.trace };
+    }
+    if (findTransitions(this.b.rules, v.verificationStatus, lock.to[0]!, subject).some((r) => r.id === lock.id)) {
+      const patch = this.effects(lock, v);
+      if (patch.submissionStatus !== v.submissionStatus) await this.change(tx, v, { ...patch, dueAt: null }, lock.trigger);
+      const error = this.errorOf(lock.error!);
+      // The lock is a committed state change: the 474 is answered after the transaction commits.
+      return { trace: v.trace, error: new ServiceError(error.httpStatus, lock.error!, error.message, [], v.trace) };
+    }
+    return undefined;
+  }
+
+  errorOf(type: string): { httpStatus: number; message: string } {
+    const e = this.b.spec.errors[type];
+    if (!e) throw new Error(`sandbox binding: no error type ${type}`);
+    const messages = choice<Record<string, string>>(this.b.spec, "errorMessages", "messages");
+    return { httpStatus: e.httpStatus, message: e.message ?? messages[type] ?? type };
+  }
+
+  async get(trace: string): Promise<Verification | undefined> {
+    const rows = await this.db.query("SELECT * FROM verifications WHERE trace = $1", [trace]);
+    return rows[0] ? toVerification(rows[0]) : undefined;
+  }
+
+  /** The verification detail of 2.11 (GET /v5/verifications/:trace `data`). */
+  detail(v: Verification): Record<string, unknown> {
+    const r = v.request;
+    return {
+      trace: v.trace, submissionId: v.submissionId, ...(v.country ? { country: v.country } : {}), type: v.type, ...(v.subType ? { subType: v.subType } : {}),
+      name: v.name, ...(str(r.industry) ? { industry: r.industry } : {}), ...(str(r.website) ? { website: r.website } : {}),
+      ...(r.identifiers ? { identifiers: r.identifiers } : {}), ...(r.addresses ? { addresses: r.addresses } : {}),
+      ...(str(r.inputRisk) ? { inputRisk: r.inputRisk } : {}), other: [], submissionStatus: v.submissionStatus, verificationStatus: v.verificationStatus,
+      message: this.b.rules.statuses[v.verificationStatus]?.meaning ?? "", timestamp: v.updatedAt, attempt: v.attempt,
+      ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}), ...(v.parentTrace ? { parentTrace: v.parentTrace, roles: v.roles ?? [] } : {}),
+    };
+  }
+
+  // ---- older endpoints ---------------------------------------------------------------------------
+
+  private olderName(body: Record<string, unknown>): { name: string; testText: string | undefined } {
+    const fields = obj(body.fields);
+    const tv = this.b.spec.testValues.fields;
+    if (body.type === "individual") {
+      const name = [fields.firstName, fields.middleName, fields.lastName].filter((x) => typeof x === "string" && x).join(" ");
+      return { name, testText: str(fields[tv.olderIndividual]) };
+    }
+    return { name: str(fields.name) ?? String(body.type), testText: str(fields[tv.olderEntity]) };
+  }
+
+  /** POST /verify: the response is the initial webhook's content (seed: 4.1). */
+  async verifyOlder(body: Record<string, unknown>, formId: string | null = null, trace?: string, maxAttempts: number | null = null): Promise<{ trace: string; text: string }> {
+    const now = this.clock.now();
+    const { name, testText } = this.olderName(body);
+    const fields = obj(body.fields);
+    const v = this.newVerification("older", {
+      ...(trace ? { trace } : {}), userId: str(body.metadata_userId) ?? null, type: String(body.type), name, country: str(fields.country) ?? null,
+      request: body, formId, maxAttempts, outcome: testText ?? "",
+    }, now);
+    // Entities: submissionId is the trace (seed: 6.3).
+    const stored = body.type === "individual" ? v : { ...v, submissionId: v.trace };
+    const text = await this.db.transaction((tx) => this.insert(tx, stored, this.row("submit").trigger));
+    this.onChange();
+    return { trace: stored.trace, text };
+  }
+
+  /** POST /getVerificationStatus: the latest webhook content, by trace or userId (seed: 4.3). */
+  async latestOlder(key: { trace?: string; userId?: string }): Promise<string | undefined> {
+    const rows = key.trace !== undefined
+      ? await this.db.query("SELECT trace FROM verifications WHERE trace = $1 AND api = 'older'", [key.trace])
+      : await this.db.query("SELECT trace FROM verifications WHERE user_id = $1 AND api = 'older' ORDER BY seq DESC LIMIT 1", [key.userId]);
+    if (!rows[0]) return undefined;
+    const body = await this.db.query("SELECT body FROM outbox WHERE trace = $1 AND resend_of IS NULL ORDER BY id DESC LIMIT 1", [rows[0].trace]);
+    return body[0] ? String(body[0].body) : undefined;
+  }
+
+  /** The follow-up request (4.4): a verification in `info` moves to the documented target state. */
+  async followUp(verificationUuid: string): Promise<string> {
+    const target = choice<string>(this.b.spec, "followUpTarget", "to");
+    const row = this.row("followUp");
+    const text = await this.db.transaction(async (tx) => {
+      const rows = await tx.query("SELECT * FROM verifications WHERE trace = $1 AND api = 'older' FOR UPDATE", [verificationUuid]);
+      if (!rows[0]) throw this.notFound(`No verification with verificationUuid ${verificationUuid}.`);
+      const v = toVerification(rows[0]);
+      if (v.verificationStatus !== row.from) throw new ServiceError(409, "conflict", `The verification is ${v.verificationStatus}; requested actions are answered only in status ${row.from}.`);
+      return (await this.change(tx, v, { verificationStatus: target, dueAt: this.dueAt(this.clock.now()), outcome: this.b.spec.testValues.default }, row.trigger)).text;
+    });
+    this.onChange();
+    return text;
+  }
+
+  notFound(message: string): ServiceError {
+    return new ServiceError(choice<number>(this.b.spec, "notFound", "httpStatus"), choice<string>(this.b.spec, "notFound", "code"), message);
+  }
+
+  // ---- processing and the control API ------------------------------------------------------------
+
+  /** Completes every pending verification whose time has come (several instances: each row once). */
+  async processDue(): Promise<number> {
+    const complete = this.row("complete");
+    const done = await this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        "SELECT * FROM verifications WHERE due_at IS NOT NULL AND due_at <= $1 AND verification_status = $2 ORDER BY due_at LIMIT 100 FOR UPDATE SKIP LOCKED",
+        [this.clock.now(), complete.from],
+      );
+      for (const r of rows) {
+        const v = toVerification(r);
+        const to = complete.to.includes(v.outcome) ? v.outcome : this.b.spec.testValues.default;
+        await this.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
+      }
+      return rows.length;
+    });
+    if (done) this.onChange();
+    return done;
+  }
+
+  /**
+   * POST /_sandbox/verifications/:trace/status: applies a transition of the table. Without `trigger` only
+   * rows that name their target are used (not the `to: [any]` row); `trigger: "compliance"` (or another
+   * row id) picks a row, e.g. the automated compliance check that may change any status. 409 with the
+   * reason when none applies.
+   */
+  async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
+    const result = await this.db.transaction(async (tx) => {
+      const rows = await tx.query("SELECT * FROM verifications WHERE trace = $1 FOR UPDATE", [trace]);
+      if (!rows[0]) throw this.notFound(`No verification with trace ${trace}.`);
+      let v = toVerification(rows[0]);
+      if (opts.maxAttempts !== undefined) v = { ...v, maxAttempts: opts.maxAttempts };
+      if (!Object.hasOwn(this.b.rules.statuses, to)) throw new ServiceError(409, "conflict", `Unknown verificationStatus ${JSON.stringify(to)}; the statuses are ${Object.keys(this.b.rules.statuses).join(", ")}.`);
+      if (v.api === "older" && !this.b.spec.olderVerificationStatuses.includes(to)) {
+        throw new ServiceError(409, "conflict", `The older payload has no status ${to} (it carries ${this.b.spec.olderVerificationStatuses.join(", ")}).`);
+      }
+      const subject = subjectOf(v);
+      const rows2 = findTransitions(this.b.rules, v.verificationStatus, to, subject).filter((r) => (opts.trigger ? r.id === opts.trigger : !r.to.includes("any")));
+      const row = rows2.find((r) => !r.error) ?? rows2[0];
+      if (!row) throw new ServiceError(409, "conflict", this.whyNot(v, to, opts.trigger));
+      const patch = { ...this.effects(row, v), verificationStatus: to, dueAt: to === this.pending ? this.dueAt(this.clock.now()) : null };
+      return (await this.change(tx, v, patch, row.trigger)).v;
+    });
+    this.onChange();
+    return result;
+  }
+
+  private whyNot(v: Verification, to: string, trigger: string | undefined): string {
+    const subject = subjectOf(v);
+    const onlyWhen = this.b.rules.statuses[to]?.onlyWhen;
+    if (onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject)) return `The status ${to} applies only when ${onlyWhen} holds, and it does not for this verification.`;
+    const unconditioned = findTransitions(this.b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
+    if (unconditioned.length) {
+      const r = unconditioned[0]!;
+      return `The transition ${v.verificationStatus} → ${to} (${r.id}) needs ${r.condition ?? "its condition"}, which does not hold (attempt ${v.attempt}, maxAttempts ${v.maxAttempts ?? "absent"}, submissionStatus ${v.submissionStatus}).`;
+    }
+    return trigger
+      ? `The transition ${trigger} does not go from ${v.verificationStatus} to ${to}.`
+      : `The transition table has no row from ${v.verificationStatus} to ${to}; pass "trigger": "compliance" for an automated compliance check or portal edit, which may change any status.`;
+  }
+
+  async setClockOffset(offset: number): Promise<void> {
+    await this.db.query("INSERT INTO sandbox_meta (key, value) VALUES ('clockOffset', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [String(offset)]);
+  }
+
+  async loadClockOffset(): Promise<number> {
+    const rows = await this.db.query("SELECT value FROM sandbox_meta WHERE key = 'clockOffset'");
+    return rows[0] ? Number(rows[0].value) : 0;
+  }
+
+  // ---- hosted forms (4.2, 8) ---------------------------------------------------------------------
+
+  async createForm(body: Record<string, unknown>): Promise<string> {
+    const id = randomUUID();
+    await this.db.query("INSERT INTO forms (id, request, created_at) VALUES ($1, $2, $3)", [id, json(body), this.clock.now()]);
+    return id;
+  }
+
+  /** Opening the form: lifetime, opens without saving, attempts (limits.yaml). */
+  async openForm(id: string): Promise<{ request: Record<string, unknown>; reduced: boolean; trace: string | null }> {
+    const { limits } = this.b.spec;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query("SELECT * FROM forms WHERE id = $1 FOR UPDATE", [id]);
+      if (!rows[0]) throw this.notFound("No such form.");
+      const age = this.clock.now() - Number(rows[0].created_at);
+      if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", `This form expired: it is accessible for ${limits.formLifetimeDays} days after generation.`);
+      if (Number(rows[0].attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", `This form was used for ${limits.formAttempts} verification attempts, the most allowed.`);
+      const opens = Number(rows[0].opens_since_save);
+      if (opens >= limits.formOpens) throw new ServiceError(403, "form_open_limit", `This form was opened ${limits.formOpens} times without being saved, the most allowed.`);
+      await tx.query("UPDATE forms SET opens_since_save = opens_since_save + 1 WHERE id = $1", [id]);
+      return { request: JSON.parse(String(rows[0].request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (rows[0].trace as string | null) ?? null };
+    });
+  }
+
+  /** Submitting (saving) the form: an attempt; the first creates the verification (trace = verificationUuid). */
+  async submitForm(id: string, fields: Record<string, string>): Promise<string> {
+    const { limits } = this.b.spec;
+    const form = await this.db.transaction(async (tx) => {
+      const rows = await tx.query("SELECT * FROM forms WHERE id = $1 FOR UPDATE", [id]);
+      if (!rows[0]) throw this.notFound("No such form.");
+      if (this.clock.now() - Number(rows[0].created_at) > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", "This form expired.");
+      if (Number(rows[0].attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", `This form was used for ${limits.formAttempts} verification attempts, the most allowed.`);
+      await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1 WHERE id = $1", [id]);
+      return rows[0];
+    });
+    const request = JSON.parse(String(form.request)) as Record<string, unknown>;
+    const merged = { ...request, fields: { ...obj(request.fields), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== "")) } };
+    const existing = await this.get(id);
+    if (!existing) {
+      await this.verifyOlder(merged, id, id, limits.formAttempts);
+      return id;
+    }
+    // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
+    const retry = this.row("retry");
+    if (!findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
+      throw new ServiceError(409, "conflict", `The verification is ${existing.verificationStatus}; a new attempt is possible only after a rejection.`);
+    }
+    const { testText } = this.olderName(merged);
+    await this.db.transaction((tx) =>
+      this.change(tx, existing, { ...this.effects(retry, existing), verificationStatus: retry.to[0]!, request: merged, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(testText, subjectOf(existing)) }, retry.trigger),
+    );
+    this.onChange();
+    return id;
+  }
+
+  // ---- reading for the control API and the page --------------------------------------------------
+
+  async list(limit = 200): Promise<Verification[]> {
+    return (await this.db.query("SELECT * FROM verifications ORDER BY seq DESC LIMIT $1", [limit])).map(toVerification);
+  }
+
+  async historyOf(trace: string): Promise<Row[]> {
+    return this.db.query("SELECT verification_status, submission_status, attempt, trigger, at FROM history WHERE trace = $1 ORDER BY id", [trace]);
+  }
+}

@@ -1,0 +1,107 @@
+// Versioned schema migrations, applied at start in order inside one transaction each (under an advisory
+// lock, so two instances starting on one Postgres do not race). Never edit a released migration: add one.
+import type { Db } from "./sql.js";
+
+export const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE verifications (
+  trace text PRIMARY KEY,
+  api text NOT NULL,
+  user_id text,
+  submission_id text NOT NULL,
+  parent_trace text,
+  roles text,
+  type text NOT NULL,
+  sub_type text,
+  name text NOT NULL,
+  country text,
+  request text NOT NULL,
+  verification_status text NOT NULL,
+  submission_status text NOT NULL,
+  attempt integer NOT NULL,
+  max_attempts integer,
+  outcome text NOT NULL,
+  due_at bigint,
+  form_id text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  seq bigserial
+);
+CREATE INDEX verifications_user ON verifications (user_id, seq);
+CREATE INDEX verifications_parent ON verifications (parent_trace);
+CREATE INDEX verifications_due ON verifications (due_at) WHERE due_at IS NOT NULL;
+CREATE TABLE history (
+  id bigserial PRIMARY KEY,
+  trace text NOT NULL,
+  verification_status text NOT NULL,
+  submission_status text NOT NULL,
+  attempt integer NOT NULL,
+  trigger text NOT NULL,
+  at bigint NOT NULL
+);
+CREATE INDEX history_trace ON history (trace, id);
+CREATE TABLE outbox (
+  id bigserial PRIMARY KEY,
+  delivery_id text NOT NULL,
+  trace text NOT NULL,
+  url text,
+  format text NOT NULL,
+  signature_version text NOT NULL,
+  body text NOT NULL,
+  timestamp bigint NOT NULL,
+  state text NOT NULL,
+  tries integer NOT NULL DEFAULT 0,
+  next_at bigint NOT NULL,
+  lease_owner text,
+  lease_until bigint,
+  last_status integer,
+  last_error text,
+  resend_of bigint,
+  created_at bigint NOT NULL,
+  delivered_at bigint
+);
+CREATE INDEX outbox_queued ON outbox (state, next_at);
+CREATE INDEX outbox_trace ON outbox (trace, id);
+CREATE INDEX outbox_delivery ON outbox (delivery_id);
+CREATE TABLE delivery_attempts (
+  id bigserial PRIMARY KEY,
+  outbox_id bigint NOT NULL,
+  at bigint NOT NULL,
+  status_code integer,
+  error text,
+  duration_ms integer NOT NULL
+);
+CREATE INDEX delivery_attempts_outbox ON delivery_attempts (outbox_id, id);
+CREATE TABLE forms (
+  id text PRIMARY KEY,
+  request text NOT NULL,
+  created_at bigint NOT NULL,
+  opens_since_save integer NOT NULL DEFAULT 0,
+  attempts integer NOT NULL DEFAULT 0,
+  trace text
+);
+CREATE TABLE sandbox_meta (
+  key text PRIMARY KEY,
+  value text NOT NULL
+);`,
+  },
+];
+
+export async function migrate(db: Db): Promise<number> {
+  await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
+  let current = 0;
+  for (const m of MIGRATIONS) {
+    await db.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(7301991)");
+      const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = $1", [m.version]);
+      if (done.length === 0) {
+        for (const statement of m.sql.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+        await tx.query("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", [m.version, Date.now()]);
+      }
+    });
+    current = m.version;
+  }
+  return current;
+}

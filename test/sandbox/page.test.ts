@@ -1,0 +1,64 @@
+// The /_sandbox page in headless Chromium: behind the same credentials, it lists the verifications with
+// their status history as a timeline and each webhook delivery, and refreshes by itself. A screenshot is
+// kept in test/.artifacts/sandbox.png.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../generated/index.js";
+import { needProgram } from "../support/services.js";
+import { call, CREDENTIALS, ROOT, startReceiver, startSandbox, v5Individual, type Sandbox } from "./helpers.js";
+
+const chromiumProgram = needProgram("chromium", "apt-get install -y chromium");
+const ARTIFACTS = join(ROOT, "test", ".artifacts");
+
+describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => {
+  let sandbox: Sandbox;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    receiver = await startReceiver((d) => (JSON.parse(d.body).verificationStatus === "rejected" ? 500 : 200));
+    sandbox = await startSandbox(["--db", "memory", "--processing-ms", "manual", "--webhook-url", receiver.url, "--retry-delays", "100"]);
+    browser = await chromium.launch({
+      executablePath: chromiumProgram.path,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.stop();
+    await receiver?.close();
+  });
+
+  it("asks for credentials, then shows the timeline and the deliveries, refreshing by itself", async () => {
+    const refused = await fetch(`${sandbox.url}/_sandbox`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toMatch(/^Basic /);
+
+    const context = await browser.newContext({ httpCredentials: { username: CREDENTIALS.serviceUid, password: CREDENTIALS.secret }, viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, retry: false });
+    const { trace } = await client.v5.createVerification(v5Individual("Page Person", "page-1"));
+    await page.goto(`${sandbox.url}/_sandbox`);
+    const row = page.locator(`tr[data-trace="${trace}"]`);
+    await row.waitFor();
+    expect(await row.locator(".tl .st").allTextContents()).toHaveLength(1);
+
+    // A change made elsewhere appears without reloading: the timeline grows, the failing delivery shows its retries.
+    await call(sandbox.url, "POST", `/_sandbox/verifications/${trace}/status`, { verificationStatus: "rejected" });
+    await page.waitForFunction((t) => document.querySelectorAll(`tr[data-trace="${t}"] .tl .st`).length === 2, trace, { timeout: 15_000 });
+    expect((await row.locator(".tl .st").allTextContents()).map((s) => s.split(" ")[0])).toEqual(["pending", "rejected"]);
+    await page.waitForFunction(() => document.querySelectorAll("#deliveries td.failed").length === 1, undefined, { timeout: 15_000 });
+    const deliveries = await page.locator("#deliveries tbody tr").allTextContents();
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries.join("\n")).toMatch(/failed 500/);
+    expect(deliveries.join("\n")).toMatch(/delivered 200/);
+    expect(deliveries.every((d) => d.includes("v2"))).toBe(true);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "sandbox.png"), fullPage: true });
+    await context.close();
+  }, 60_000);
+});

@@ -1,0 +1,55 @@
+// The embedded database in a directory: a restart keeps everything; kill -9 in the middle of a delivery
+// loses nothing, and the queued webhook reaches the receiver exactly once after the restart.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createClient } from "../../generated/index.js";
+import { call, CREDENTIALS, startReceiver, startSandbox, until, v5Individual } from "./helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "verispec-sandbox-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("sandbox on a PGlite directory", () => {
+  it("keeps verifications, history and deliveries across a restart; kill -9 mid-delivery delivers once after restart", async () => {
+    let hang = true;
+    let hung = 0;
+    const receiver = await startReceiver(() => (hang ? (hung++, "hang") : 200));
+    const db = join(dir, "db");
+    const args = ["--db", db, "--processing-ms", "manual", "--webhook-url", receiver.url, "--delivery-timeout-ms", "60000", "--retry-delays", "200"];
+
+    // 1. A clean restart keeps everything.
+    let sandbox = await startSandbox(args);
+    const client = () => createClient({ baseUrl: sandbox.url, ...CREDENTIALS, retry: false });
+    const { trace } = await client().v5.createVerification(v5Individual("Kept Person", "kept-1"));
+    // The first delivery reaches the receiver, which holds it without answering: kill -9 now.
+    await until(() => hung === 1, "the first delivery in flight");
+    expect(await sandbox.stop("SIGKILL")).toBe(null);
+    expect(receiver.deliveries).toHaveLength(0);
+
+    // 2. Restart on the same directory: the answered submission is there, the queued webhook goes out once.
+    hang = false;
+    sandbox = await startSandbox(args);
+    const got = await client().v5.getVerification(trace!);
+    expect(got.data).toMatchObject({ trace, verificationStatus: "pending", attempt: 1 });
+    const delivered = await until(() => receiver.deliveries.filter((d) => JSON.parse(d.body).trace === trace).length === 1 && receiver.deliveries, "the queued webhook");
+    const deliveryId = delivered[0]!.headers["x-svc-delivery-id"];
+    await new Promise((r) => setTimeout(r, 1500)); // nothing more arrives
+    expect(receiver.deliveries.filter((d) => d.headers["x-svc-delivery-id"] === deliveryId)).toHaveLength(1);
+    const listed = await call(sandbox.url, "GET", `/_sandbox/deliveries?trace=${trace}`);
+    expect(listed.body.deliveries).toMatchObject([{ deliveryId, state: "delivered", lastStatus: 200 }]);
+
+    // 3. A change, a clean stop (SIGTERM, exit 0) and a restart keep the history and the clock.
+    await call(sandbox.url, "POST", `/_sandbox/verifications/${trace}/status`, { verificationStatus: "verified" });
+    await call(sandbox.url, "POST", "/_sandbox/clock", { advanceMs: 60_000 });
+    expect(await sandbox.stop("SIGTERM")).toBe(0);
+    sandbox = await startSandbox(args);
+    expect((await client().v5.getVerification(trace!)).data).toMatchObject({ verificationStatus: "verified" });
+    const state = await call(sandbox.url, "GET", "/_sandbox/state");
+    expect(state.body.clockOffsetMs).toBe(60_000);
+    expect(state.body.verifications.find((v: { trace: string }) => v.trace === trace).history.map((h: { verification_status: string }) => h.verification_status)).toEqual(["pending", "verified"]);
+    await until(() => receiver.deliveries.filter((d) => JSON.parse(d.body).trace === trace).length === 2, "the verified webhook");
+    expect(await sandbox.stop("SIGINT")).toBe(0);
+    await receiver.close();
+  }, 180_000);
+});
