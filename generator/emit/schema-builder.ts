@@ -21,9 +21,15 @@ export const VENDOR_KEYWORDS = ["x-seed", "x-not-shown", "x-verispec-errors"] as
 
 const messageEntry = (m: Message) => ({ code: m.code, message: m.message });
 
+/**
+ * Any value. Written as `{}`, never the boolean schema `true`: several generators (openapi-python-client)
+ * accept only objects as sub-schemas (the portable profile, test/outputs/profile.test.ts).
+ */
+export const ANY: JsonSchema = Object.freeze({}) as JsonSchema;
+
 /** A condition on an object's keys; `type` and `properties` keep Ajv's strict mode satisfied. */
 function objectHaving(properties: Record<string, unknown>, required: readonly string[] = Object.keys(properties)): JsonSchema {
-  const props = { ...Object.fromEntries(required.map((k) => [k, true])), ...properties };
+  const props = { ...Object.fromEntries(required.map((k) => [k, {}])), ...properties };
   return { type: "object", properties: props, required: [...required] };
 }
 
@@ -126,7 +132,12 @@ function objectSchema(props: Readonly<Record<string, Field>>, additional: boolea
   const required = Object.entries(props).filter(([, f]) => f.required === "yes").map(([k]) => k);
   const s: JsonSchema = { properties: Object.fromEntries(Object.entries(props).map(([k, f]) => [k, fieldSchema(f, o)])) };
   if (required.length) s.required = required;
-  if (additional !== undefined) s.additionalProperties = typeof additional === "boolean" ? additional : fieldSchema(additional, o);
+  if (typeof additional === "boolean") s.additionalProperties = additional;
+  // A schema for the other keys beside declared optional ones: `unevaluatedProperties`, which validates
+  // exactly as `additionalProperties` would here. Generators type `additionalProperties` as an index
+  // signature that the optional properties (`T | undefined`) conflict with (TS2411 in quicktype and
+  // orval output, v5.Identifiers); they leave `unevaluatedProperties` out of the type.
+  else if (additional !== undefined) s.unevaluatedProperties = fieldSchema(additional, o);
   return s;
 }
 
@@ -257,7 +268,7 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
             documents: {
               type: "array",
               // Any item here (the property's own schema checks items); linters want `items` beside `type: array`.
-              items: true,
+              items: {},
               contains: objectHaving({ kind: { const: kind }, source: { const: "base64" } }, ["kind", "source", "data"]),
               ...errors,
             },
