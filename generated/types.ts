@@ -1367,9 +1367,11 @@ export declare namespace v4 {
 
 export declare namespace v5 {
   /**
-   * Plain strings of at most 200 characters each.
+   * Plain strings of at most 200 characters each: `registeredAddress`, `principalPlaceOfBusiness`, `other`.
    *
    * Schema: `schemas/v5.Addresses.json`.
+   *
+   * Not shown in the seed: Address keys other than these three: not shown; other keys are passed through unchecked.
    *
    * @see seed 2.11
    */
@@ -1380,7 +1382,7 @@ export declare namespace v5 {
     principalPlaceOfBusiness?: string;
     /** A plain string of at most 200 characters. */
     other?: string;
-    [key: string]: string | undefined;
+    [key: string]: unknown;
   }
 
   /**
@@ -1505,7 +1507,7 @@ export declare namespace v5 {
    *
    * Schema: `schemas/v5.Identifiers.json`.
    *
-   * Not shown in the seed: Identifier schemes other than `abn` and `acn`: not shown.
+   * Not shown in the seed: Identifier schemes other than `abn` and `acn`, and the values they take: not shown; other keys are passed through unchecked.
    *
    * @see seed 2.11
    */
@@ -1514,7 +1516,7 @@ export declare namespace v5 {
     abn?: string;
     /** Australian Company Number (no v5 format rule is shown). */
     acn?: string;
-    [key: string]: string | undefined;
+    [key: string]: unknown;
   }
 
   /**

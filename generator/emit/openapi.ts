@@ -180,10 +180,12 @@ export function buildOpenApi(model: Model): OpenAPIObject {
     },
     // No `jsonSchemaDialect`: its default is the OAS 3.1 base dialect already, and Prism 5.14 skips all
     // request validation when the field is present (see README, For other languages).
+    // The variable carries only its `default`: orval 7's document check refuses a server variable's
+    // `description` (valid OpenAPI 3.1), so the placeholder is explained in the server's description.
     servers: model.servers.map((s) => ({
       url: "{base_url}",
-      description: s.description,
-      variables: { base_url: { default: `https://${s.name}.base-url.invalid`, description: `Base address of the ${s.name} environment (not shown in the seed; the default is a placeholder under the reserved .invalid domain).` } },
+      description: `${s.description} \`base_url\` defaults to a placeholder under the reserved .invalid domain.`,
+      variables: { base_url: { default: `https://${s.name}.base-url.invalid` } },
     })),
     tags: [
       { name: "older", description: "Older form-based interface: credentials in the JSON body, `metadata_version` `4`." },

@@ -132,12 +132,7 @@ function objectSchema(props: Readonly<Record<string, Field>>, additional: boolea
   const required = Object.entries(props).filter(([, f]) => f.required === "yes").map(([k]) => k);
   const s: JsonSchema = { properties: Object.fromEntries(Object.entries(props).map(([k, f]) => [k, fieldSchema(f, o)])) };
   if (required.length) s.required = required;
-  if (typeof additional === "boolean") s.additionalProperties = additional;
-  // A schema for the other keys beside declared optional ones: `unevaluatedProperties`, which validates
-  // exactly as `additionalProperties` would here. Generators type `additionalProperties` as an index
-  // signature that the optional properties (`T | undefined`) conflict with (TS2411 in quicktype and
-  // orval output, v5.Identifiers); they leave `unevaluatedProperties` out of the type.
-  else if (additional !== undefined) s.unevaluatedProperties = fieldSchema(additional, o);
+  if (additional !== undefined) s.additionalProperties = typeof additional === "boolean" ? additional : fieldSchema(additional, o);
   return s;
 }
 

@@ -144,26 +144,6 @@ function stripAnnotations(schema: unknown, inNames = false): unknown {
   return out;
 }
 
-/** Keywords whose sub-schemas evaluate properties of the same object (unevaluatedProperties sees them). */
-const IN_PLACE = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas", "patternProperties", "additionalProperties"];
-
-/**
- * The published schemas write "any other key must be X" beside declared properties as
- * `unevaluatedProperties` (generators type it without an index-signature conflict); where the object
- * has no in-place applicator it means exactly `additionalProperties`, which the draft-07 Ajv class
- * compiles without the unevaluated vocabulary.
- */
-function unevaluatedAsAdditional(defs: Defs): void {
-  for (const key of Object.keys(defs)) {
-    eachSubschema(defs[key], "", (s, pointer) => {
-      if (s.unevaluatedProperties === undefined) return;
-      if (IN_PLACE.some((k) => k in s)) throw new Error(`validators: ${key}${pointer}: unevaluatedProperties beside an in-place applicator`);
-      s.additionalProperties = s.unevaluatedProperties;
-      delete s.unevaluatedProperties;
-    });
-  }
-}
-
 export interface CompiledDocument {
   /** With annotations: what the error table is read from. */
   readonly annotated: Defs;
@@ -173,7 +153,6 @@ export interface CompiledDocument {
 export function compiledDocument(model: Model): CompiledDocument {
   const definitions = jsonSchemaDefinitions(model);
   const defs: Defs = structuredClone(Object.fromEntries(definitions.map((d) => [d.id, d.schema])));
-  unevaluatedAsAdditional(defs);
   hoistDiscriminatedBranches(defs);
   selectByWithoutOneOf(defs);
   shareRepeatedSubschemas(defs);
