@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Bin shim: run the TypeScript CLI through tsx, print user errors without a stack.
-import { register } from "tsx/esm/api";
-register();
-const { main } = await import("../generator/cli.ts");
-process.exitCode = await main(process.argv.slice(2));
+// Bin shim: the compiled CLI (dist/, built by `npm run build`: on `prepare` after `npm ci`, and on `prepack`).
+await import("../dist/generator/cli/bin.js");

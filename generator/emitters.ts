@@ -8,7 +8,7 @@ import { emitTypes } from "./emit/types.js";
 import { emitValidators } from "./emit/validators.js";
 import { emitWebhooks } from "./emit/webhooks.js";
 import type { Model } from "./model/types.js";
-import type { EmitContext } from "./pipeline.js";
+import type { EmitContext } from "./context.js";
 
 export type Emitter = (model: Model, ctx: EmitContext) => OutputFile[];
 

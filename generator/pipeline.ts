@@ -1,10 +1,12 @@
 // The straight line: load -> check -> model -> emit. Writing is the caller's choice (generate or check).
 import { checkAgainstMetaSchema } from "./check/meta-schema.js";
+import type { EmitContext } from "./context.js";
 import { SpecError } from "./diagnostics.js";
 import { EMITTERS } from "./emitters.js";
 import type { OutputFile } from "./emit/output.js";
 import { loadSpec } from "./load/load-spec.js";
 import { buildModel } from "./model/build-model.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 import type { Model } from "./model/types.js";
 
 export function modelFromSpec(specDir: string): Model {
@@ -14,12 +16,9 @@ export function modelFromSpec(specDir: string): Model {
   return buildModel(spec);
 }
 
-export interface EmitContext {
-  /** The project root, where templates/ is read from. */
-  readonly root: string;
-}
+const OWN: EmitContext = { root: PACKAGE_ROOT };
 
-export function emitAll(model: Model, ctx: EmitContext): OutputFile[] {
+export function emitAll(model: Model, ctx: EmitContext = OWN): OutputFile[] {
   const files = EMITTERS.flatMap((emit) => emit(model, ctx));
   const seen = new Set<string>();
   for (const f of files) {
@@ -30,6 +29,6 @@ export function emitAll(model: Model, ctx: EmitContext): OutputFile[] {
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-export function generateFiles(specDir: string, ctx: EmitContext): OutputFile[] {
+export function generateFiles(specDir: string, ctx: EmitContext = OWN): OutputFile[] {
   return emitAll(modelFromSpec(specDir), ctx);
 }

@@ -2,7 +2,7 @@
 // generated/index.ts (the package root). Every spec fact the client needs — paths, methods, auth,
 // schema ids, metadata_version, error statuses — comes from the model here, none is written by hand.
 import type { Endpoint, Model } from "../model/types.js";
-import type { EmitContext } from "../pipeline.js";
+import type { EmitContext } from "../context.js";
 import { BANNER, type OutputFile } from "./output.js";
 import { bodyTypeName } from "./types.js";
 

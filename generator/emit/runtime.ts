@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { Model } from "../model/types.js";
-import type { EmitContext } from "../pipeline.js";
+import type { EmitContext } from "../context.js";
 import { BANNER, type OutputFile } from "./output.js";
 
 /** Template folders copied verbatim; each is real, type-checked TypeScript with its own tests. */

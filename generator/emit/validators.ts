@@ -5,18 +5,16 @@
 // Layout: `ajv.js` holds every compiled function once (shared definitions are shared code; every
 // top-level declaration is side-effect free, so a bundler keeps only what an import reaches);
 // `<id>.js` wraps one schema id; `index.js` has them all, `validate(id, data)` and `schemaIds`.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Ajv, _ } from "ajv";
 import type { KeywordCxt } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
-import ts from "typescript";
 import { abnChecksum } from "../../templates/validators/abn.js";
 import { fullFormats } from "../../templates/validators/formats.js";
 import type { ErrorTable, KeywordEntry, MessageTemplates } from "../../templates/validators/types.js";
 import type { Model } from "../model/types.js";
-import type { EmitContext } from "../pipeline.js";
+import type { EmitContext } from "../context.js";
 import { jsonSchemaDefinitions } from "./json-schemas.js";
+import { templateJavaScript } from "./template-js.js";
 import { BANNER, sortedObject, type OutputFile } from "./output.js";
 import type { JsonSchema } from "./schema-builder.js";
 
@@ -471,20 +469,12 @@ export function compileValidators(doc: CompiledDocument, { compact = true }: { c
 
 // ---- The runtime as JavaScript --------------------------------------------------------------------
 
-/** templates/validators/*.ts as ESM JavaScript (TypeScript's transpileModule: the same bytes every run). */
+/** templates/validators/*.ts as ESM JavaScript (the same bytes every run; see template-js.ts). */
 export function runtimeJavaScript(root: string): OutputFile[] {
-  const dir = join(root, "templates", "validators");
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
-    .sort()
-    .map((f) => {
-      const source = readFileSync(join(dir, f), "utf8").replace(/\r\n/g, "\n");
-      const { outputText } = ts.transpileModule(source, {
-        fileName: f,
-        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true, removeComments: false, newLine: ts.NewLineKind.LineFeed },
-      });
-      return { path: `runtime/validators/${f.replace(/\.ts$/, ".js")}`, contents: `// ${BANNER} (JavaScript of templates/validators/${f})\n${outputText.trimEnd()}\n` };
-    });
+  return templateJavaScript(root, "validators").map(({ file, js }) => ({
+    path: `runtime/validators/${file.replace(/\.ts$/, ".js")}`,
+    contents: `// ${BANNER} (JavaScript of templates/validators/${file})\n${js.trimEnd()}\n`,
+  }));
 }
 
 // ---- The modules ----------------------------------------------------------------------------------------

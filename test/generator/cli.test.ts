@@ -3,7 +3,8 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main, type Io } from "../../generator/cli.js";
+import type { Io } from "../../generator/context.js";
+import { main } from "../../generator/cli/main.js";
 import { ROOT } from "./helpers.js";
 
 function capture(cwd = ROOT) {
@@ -23,7 +24,7 @@ describe("verispec CLI", () => {
     expect(c.out()).toContain("Usage: verispec <command>");
   });
 
-  it.each(["generate", "check", "schemas", "validate"])("%s --help prints its usage and exits 0", async (cmd) => {
+  it.each(["generate", "check", "schemas", "validate", "docs", "webhook"])("%s --help prints its usage and exits 0", async (cmd) => {
     const c = capture();
     expect(await main([cmd, "--help"], c.io)).toBe(0);
     expect(c.out()).toContain(`Usage: verispec ${cmd}`);
@@ -40,8 +41,14 @@ describe("verispec CLI", () => {
 
   it("a missing spec directory is one clear line, exit 2", async () => {
     const c = capture(temp);
-    expect(await main(["schemas"], c.io)).toBe(2);
-    expect(c.err()).toBe(`verispec: no spec directory at ${join(temp, "spec")}\n`);
+    expect(await main(["generate", "--spec", "nowhere"], c.io)).toBe(2);
+    expect(c.err()).toBe(`verispec: no spec directory at ${join(temp, "nowhere")}\n`);
+  });
+
+  it("without ./spec, a command uses the package's own spec (any working directory)", async () => {
+    const c = capture(temp);
+    expect(await main(["check", "--out", join(ROOT, "generated")], c.io)).toBe(0);
+    expect(c.out()).toContain("is current");
   });
 
   it("schemas lists the ids one a line", async () => {

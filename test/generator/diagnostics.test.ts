@@ -2,7 +2,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.js";
+import { main } from "../../generator/cli/main.js";
 import { SpecError } from "../../generator/diagnostics.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { scratchSpec, type ScratchSpec } from "./helpers.js";

@@ -1,11 +1,12 @@
 // The package as users get it: `npm pack` (prepack builds dist/), install the tarball into a scratch
-// project without network, import every entry point from plain Node ESM and type-check a TypeScript
-// consumer with tsc.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// project without network and with an empty npm cache, import every entry point from plain Node ESM and
+// type-check a TypeScript consumer with tsc (Node's types: the @types/node that `npm ci` installed here).
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listFiles } from "../../generator/write.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -14,19 +15,29 @@ let project: string;
 let packed: { filename: string; files: { path: string }[] };
 
 const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
+  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") } });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "verispec-pack-"));
-  // --json prints the packed file list; prepack (npm run build) runs first.
-  const out = run(npm, ["pack", "--json", "--pack-destination", dir], root);
+  // --json prints the packed file list. dist/ is current (test/support/dist.ts, the global setup, built
+  // it if needed), so prepack's `npm run build` is skipped here.
+  const out = run(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], root);
   packed = JSON.parse(out.slice(out.indexOf("[")))[0];
   project = join(dir, "consumer");
   mkdirSync(project);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  // Offline: every dependency is already in the npm cache from the project's own install. A TypeScript
-  // consumer on Node has @types/node (the webhook API takes Node's request headers and Buffers).
-  run(npm, ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(dir, packed.filename), "@types/node@^20"], project);
+  // No network and no npm cache: the package's runtime dependencies (all of them, transitively, as the
+  // lockfile lists them) are installed from the copies `npm ci` put in node_modules (--install-links
+  // packs and copies them, as a registry install would), so npm has nothing to fetch or resolve.
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean; link?: boolean }> };
+  const runtime = Object.entries(lock.packages).filter(([path, m]) => path.startsWith("node_modules/") && !m.dev && !m.link && path !== "node_modules/verispec");
+  const nested = runtime.filter(([path]) => path.lastIndexOf("node_modules/") > 0);
+  if (nested.length) throw new Error(`nested runtime dependencies need a layout here: ${nested.map(([p]) => p).join(", ")}`);
+  const links = Object.fromEntries(runtime.map(([path]) => [path.slice("node_modules/".length), `file:${join(root, path)}`]));
+  const manifest = (dependencies: Record<string, string>) => JSON.stringify({ name: "consumer", private: true, type: "module", dependencies });
+  writeFileSync(join(project, "package.json"), manifest({ verispec: `file:${join(dir, packed.filename)}`, ...links }));
+  run(npm, ["install", "--offline", "--install-links", "--no-audit", "--no-fund", "--ignore-scripts"], project);
+  // Then the project as a user has it: it depends on verispec alone (so `npm ls` reads a plain tree).
+  writeFileSync(join(project, "package.json"), manifest({ verispec: (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version }));
 }, 300_000);
 
 afterAll(() => {
@@ -36,9 +47,10 @@ afterAll(() => {
 describe("npm pack", () => {
   it("ships the built entry points, the schemas and the OpenAPI document, and no tests", () => {
     const files = packed.files.map((f) => f.path);
-    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/client.js", "dist/types.d.ts", "dist/webhooks.js", "dist/webhooks.d.ts", "dist/validators/index.js", "dist/validators/index.d.ts", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "package.json", "README.md"])
+    const d = "dist/generated/";
+    for (const f of [`${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "package.json", "README.md"])
       expect(files, f).toContain(f);
-    expect(files.filter((f) => f.startsWith("test/") || f.endsWith(".test.ts"))).toEqual([]);
+    expect(files.filter((f) => f.startsWith("test/") || /\.test\.[jt]s$/.test(f) || f.startsWith("generator/"))).toEqual([]);
   });
 
   it("every entry point imports from plain Node ESM", () => {
@@ -80,7 +92,7 @@ console.log(JSON.stringify({
   it("a TypeScript consumer type-checks with tsc against the installed package", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, resolveJsonModule: true, types: ["node"] }, include: ["consumer.ts"] }),
+      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, resolveJsonModule: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }),
     );
     writeFileSync(
       join(project, "consumer.ts"),
@@ -116,10 +128,91 @@ export async function go(body: v4.VerifyBody): Promise<string | undefined> {
     expect(output).toBe("");
   });
 
+  it("npm ls --omit=dev --all lists neither typescript nor tsx (lean install)", () => {
+    const tree = run(npm, ["ls", "--omit=dev", "--all", "--parseable"], project); // exit 0: nothing missing or invalid
+    expect(tree).toContain("verispec");
+    expect(tree).toContain("ajv");
+    expect(tree.split("\n").filter((line) => /[\\/](typescript|tsx)$/.test(line))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(project, "node_modules/verispec/package.json"), "utf8")) as { dependencies: Record<string, string> };
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@noble/hashes", "ajv", "yaml"]);
+    expect(manifest.dependencies.ajv).toMatch(/^\d+\.\d+\.\d+$/); // exact: the validators' passes read Ajv's output text
+  });
+
   it("installs the package's files, not the repository's", () => {
     const installed = readdirSync(join(project, "node_modules/verispec"));
     expect(installed).toContain("dist");
     expect(installed).not.toContain("test");
     expect(installed).not.toContain("node_modules");
+  });
+});
+
+describe("the installed CLI (npx verispec in a scratch project)", () => {
+  const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+  const cli = (args: string[], input?: string) => {
+    const r = spawnSync(npx, ["--no-install", "verispec", ...args], { cwd: project, encoding: "utf8", input, env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") } });
+    // npm's own warnings about this machine's npm configuration are not the CLI's output.
+    return { ...r, stderr: r.stderr.replace(/^npm warn .*\n/gm, "") };
+  };
+
+  it("--help lists every command", () => {
+    const r = cli(["--help"]);
+    expect(r.status, r.stderr).toBe(0);
+    for (const c of ["generate", "check", "schemas", "validate", "webhook verify", "docs"]) expect(r.stdout).toContain(c);
+  });
+
+  it("schemas lists the package's schema ids", () => {
+    const r = cli(["schemas"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.split("\n")).toContain("v5.VerificationCreateRequest");
+  });
+
+  it("validate uses the package's own validators", () => {
+    writeFileSync(join(project, "doc.json"), '{"website":""}');
+    const bad = cli(["validate", "v5.VerificationCreateRequest", "doc.json"]);
+    expect(bad.status, bad.stderr).toBe(1);
+    expect(JSON.parse(bad.stdout).errors[0]).toEqual({ message: "Website is required.", code: "too_small", path: ["website"] });
+    expect(cli(["validate", "v4.Gender", "-"], '"female"').stdout).toBe('{"valid":true}\n');
+  });
+
+  it("webhook verify checks a signed delivery with the shipped webhook kit", () => {
+    const sign = `import { signWebhook } from "verispec/webhooks";
+const body = JSON.stringify({ trace: "t-1" });
+process.stdout.write(JSON.stringify({ body, headers: signWebhook({ version: "2", rawBody: body, secret: "k" }) }));`;
+    writeFileSync(join(project, "sign.mjs"), sign);
+    const { body, headers } = JSON.parse(run(process.execPath, ["sign.mjs"], project)) as { body: string; headers: Record<string, string> };
+    writeFileSync(join(project, "body.json"), body);
+    writeFileSync(join(project, "key.txt"), "k\n");
+    const args = ["webhook", "verify", "--body", "body.json", "--secret-file", "key.txt", ...Object.entries(headers).flatMap(([k, v]) => ["--header", `${k}: ${v}`])];
+    const r = cli(args);
+    // The signature holds; the payload is not a v5 webhook payload, which the kit reports as such.
+    expect(r.stdout).toBe('{"valid":false,"reason":"invalid_payload"}\n');
+    expect(r.status).toBe(1);
+    writeFileSync(join(project, "key.txt"), "other\n");
+    expect(cli(args).stdout).toBe('{"valid":false,"reason":"signature_mismatch"}\n');
+  });
+
+  it("generate --spec <copy> --out <dir> writes the same bytes as the repository's generated/", () => {
+    cpSync(join(root, "spec"), join(project, "my-spec"), { recursive: true });
+    const r = cli(["generate", "--spec", "my-spec", "--out", "out"]);
+    expect(r.status, r.stderr).toBe(0);
+    const mine = listFiles(join(project, "out"));
+    expect(mine).toEqual(listFiles(join(root, "generated")).filter((p) => !p.startsWith("docs/")));
+    const differing = mine.filter((p) => readFileSync(join(project, "out", p), "utf8") !== readFileSync(join(root, "generated", p), "utf8"));
+    expect(differing).toEqual([]);
+    expect(cli(["check", "--spec", "my-spec", "--out", "out"]).status).toBe(0);
+  });
+
+  it("a broken spec is one diagnostic line and exit 2, no stack trace", () => {
+    writeFileSync(join(project, "my-spec", "limits.yaml"), "limits: [\n");
+    const r = cli(["check", "--spec", "my-spec", "--out", "out"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^my-spec\/limits\.yaml:\d+:\d+: /);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("docs without @redocly/cli is one line naming the package, exit 2", () => {
+    const r = cli(["docs", "--out", "out"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("verispec: docs needs the optional package @redocly/cli; install it: npm install --save-dev @redocly/cli\n");
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.js";
+import { main } from "../../generator/cli/main.js";
 import { ROOT } from "./helpers.js";
 
 async function run(args: string[], stdin = "") {

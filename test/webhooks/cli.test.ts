@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { webhookCommand, WEBHOOK_USAGE } from "../../generator/commands/webhook.js";
+import { webhookCommand, WEBHOOK_USAGE } from "../../generator/cli/commands/webhook.js";
 import { createWebhookKit, signWebhook } from "../../templates/webhooks/index.js";
 import { fixtureRules } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";

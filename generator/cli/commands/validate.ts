@@ -2,7 +2,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Io } from "../cli.js";
+import type { Dirs, Io } from "../../context.js";
+import { OWN_GENERATED } from "../../package-root.js";
+import type { CommandCall } from "../table.js";
 
 interface ValidatorsModule {
   readonly schemaIds: readonly string[];
@@ -26,9 +28,16 @@ async function readDocument(io: Io, file: string): Promise<string | { error: str
   }
 }
 
+/** <out>/validators when --out was given or ./generated/validators exists; else the package's own. */
+function validatorsIndex(dirs: Dirs): string {
+  const local = join(dirs.out, "validators", "index.js");
+  return dirs.outGiven || existsSync(local) ? local : join(OWN_GENERATED, "validators", "index.js");
+}
+
 /** Exit 0 valid, 1 invalid (errors printed as the service's 422 details), 2 when nothing was checked. */
-export async function validateCommand(outDir: string, id: string, file: string, io: Io): Promise<number> {
-  const index = join(outDir, "validators", "index.js");
+export async function validate({ dirs, io, positionals }: CommandCall): Promise<number> {
+  const [id, file] = positionals as [string, string];
+  const index = validatorsIndex(dirs);
   if (!existsSync(index)) return fail(io, `no generated validators at ${index}; run 'npx verispec generate'`);
   const validators = (await import(pathToFileURL(index).href)) as ValidatorsModule;
   if (!validators.schemaIds.includes(id)) return fail(io, `unknown schema id ${JSON.stringify(id)}; 'npx verispec schemas' lists them`);

@@ -5,26 +5,21 @@
  */
 import { readFile as fsReadFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { isWebhookVerificationError } from "../../templates/webhooks/errors.js";
-import type { VerifyWebhookInput } from "../../templates/webhooks/index.js";
+import { isWebhookVerificationError } from "../../../templates/webhooks/errors.js";
+import type { VerifyWebhookInput } from "../../../templates/webhooks/index.js";
+import type { CommandCall } from "../table.js";
+import { WEBHOOK_USAGE } from "../usage.js";
 
-export const WEBHOOK_USAGE = `Usage: verispec webhook verify --body <file> --header "Name: value" [--header ...]
-                              [--now <unix-ms>] [--secret-file <path>]
+export { WEBHOOK_USAGE };
 
-Checks a received webhook: signature (version 1 or 2), payload and timestamp.
-
-  --body <file>         the exact bytes received (not re-serialised JSON)
-  --header "Name: value"  a received header; repeat for each (e.g. X-Svc-Signature, X-Svc-Signature-version)
-  --now <unix-ms>       the time to check the timestamp against (default: now)
-  --secret-file <path>  file holding the signing key (one trailing newline is ignored)
-  -h, --help            show this text
-
-The signing key is read from --secret-file, or else from the environment variable
-VERISPEC_SIGNING_SECRET. It is never accepted as an argument.
-
-Prints {"valid":true,"version":"1"|"2"} and exits 0, or {"valid":false,"reason":"<reason>"} and exits 1.
-Usage errors exit 2.
-`;
+/**
+ * `verispec webhook ...` with the kit generated from the package's spec (generated/webhooks.ts, compiled
+ * to dist/generated/webhooks.js: the path is the same relative to this module in both trees).
+ */
+export async function webhook({ args, io }: CommandCall): Promise<number> {
+  const kit = await import("../../../generated/webhooks.js");
+  return webhookCommand([...args], { stdout: io.stdout, stderr: io.stderr, env: io.env }, kit);
+}
 
 export interface WebhookCommandIo {
   readonly stdout: (text: string) => void;

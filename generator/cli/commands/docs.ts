@@ -7,8 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { Io } from "./cli.js";
-import type { Dirs } from "./commands.js";
+import type { CommandCall } from "../table.js";
 
 export const DOCS_TITLE = "Verification service (KYC and KYB): API reference";
 
@@ -81,9 +80,18 @@ export function withContentSecurityPolicy(html: string): string {
   return `${html.slice(0, head.index + head[0].length)}\n${meta}${html.slice(head.index + head[0].length)}`;
 }
 
-function redoclyCli(): string {
-  const require = createRequire(import.meta.url);
-  const pkgPath = require.resolve("@redocly/cli/package.json");
+/** The optional peer @redocly/cli, from the working directory or beside this package; undefined when absent. */
+function redoclyCli(cwd: string): string | undefined {
+  let pkgPath: string | undefined;
+  for (const from of [join(cwd, "package.json"), import.meta.url]) {
+    try {
+      pkgPath = createRequire(from).resolve("@redocly/cli/package.json");
+      break;
+    } catch {
+      // not installed there
+    }
+  }
+  if (pkgPath === undefined) return undefined;
   const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { bin: string | Record<string, string> };
   const rel = typeof pkg.bin === "string" ? pkg.bin : (pkg.bin.redocly ?? Object.values(pkg.bin)[0]!);
   return join(dirname(pkgPath), rel);
@@ -106,7 +114,12 @@ function runNode(args: readonly string[], cwd: string): Promise<{ code: number |
  * Builds <out>/docs/index.html from <out>/openapi.json. Exit 0 when written; 1 when Redocly fails or the
  * page would load something from the network (nothing is written then); 2 when there is no document.
  */
-export async function runDocs(dirs: Dirs, io: Io): Promise<number> {
+export async function docs({ dirs, io }: CommandCall): Promise<number> {
+  const cli = redoclyCli(io.cwd);
+  if (cli === undefined) {
+    io.stderr("verispec: docs needs the optional package @redocly/cli; install it: npm install --save-dev @redocly/cli\n");
+    return 2;
+  }
   const openapi = join(dirs.out, "openapi.json");
   if (!existsSync(openapi)) {
     io.stderr(`verispec: no ${openapi}; run 'npx verispec generate' first\n`);
@@ -117,7 +130,7 @@ export async function runDocs(dirs: Dirs, io: Io): Promise<number> {
   const work = mkdtempSync(join(docsDir, ".build-"));
   try {
     const built = join(work, "index.html");
-    const r = await runNode([redoclyCli(), "build-docs", openapi, "--inlineBundle", "--title", DOCS_TITLE, "-o", built], dirs.root);
+    const r = await runNode([cli, "build-docs", openapi, "--inlineBundle", "--title", DOCS_TITLE, "-o", built], io.cwd);
     if (r.code !== 0 || !existsSync(built)) {
       io.stderr(`verispec: redocly build-docs failed (exit ${r.code}):\n${r.output}\n`);
       return 1;

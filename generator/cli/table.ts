@@ -1,0 +1,96 @@
+// The command table: every `verispec` command, one entry each, in the order `verispec --help` lists
+// them. An entry is its usage text, its options (for node:util parseArgs) and `run`, which imports the
+// command's module only when that command runs, so a call loads only what it uses.
+//
+// Adding a command is one entry here (plus its module under commands/ and its usage in usage.ts):
+// the help text, option parsing, --help, usage errors (exit 2) and spec errors come from main.ts.
+import type { ParseArgsConfig } from "node:util";
+import type { Dirs, Io } from "../context.js";
+import { CHECK_USAGE, DOCS_USAGE, GENERATE_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
+
+/** What a command's `run` receives: the parsed call. */
+export interface CommandCall {
+  readonly io: Io;
+  readonly dirs: Dirs;
+  /** Positional arguments, already counted against `positionals`. */
+  readonly positionals: readonly string[];
+  /** Parsed option values (--spec, --out and the command's own). */
+  readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
+  /** The raw arguments after the command name (for a command that parses its own: `options: "own"`). */
+  readonly args: readonly string[];
+}
+
+export interface Command {
+  /** The synopsis and one line, for `verispec --help`. */
+  readonly synopsis: string;
+  readonly summary: string;
+  readonly usage: string;
+  /** parseArgs options (--help is added), or "own": the command reads its arguments itself. */
+  readonly options: NonNullable<ParseArgsConfig["options"]> | "own";
+  /** How many positionals the command takes, and what to say otherwise. */
+  readonly positionals?: { readonly count: number; readonly message: string };
+  readonly run: (call: CommandCall) => Promise<number>;
+}
+
+const spec = { spec: { type: "string" } } as const;
+const out = { out: { type: "string" } } as const;
+
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  generate: {
+    synopsis: "generate",
+    summary: "Generate generated/ from spec/ (all files or none)",
+    usage: GENERATE_USAGE,
+    options: { ...spec, ...out },
+    run: async (c) => (await import("./commands/generate.js")).generate(c),
+  },
+  check: {
+    synopsis: "check",
+    summary: "Exit 1 with a short per-file diff when generated/ is stale, 0 when current",
+    usage: CHECK_USAGE,
+    options: { ...spec, ...out },
+    run: async (c) => (await import("./commands/check.js")).check(c),
+  },
+  schemas: {
+    synopsis: "schemas",
+    summary: "List the schema ids, one a line",
+    usage: SCHEMAS_USAGE,
+    options: { ...spec, ...out },
+    run: async (c) => (await import("./commands/schemas.js")).schemas(c),
+  },
+  validate: {
+    synopsis: "validate <id> <file|->",
+    summary: "Validate a JSON document against a schema id",
+    usage: VALIDATE_USAGE,
+    options: { ...out },
+    positionals: { count: 2, message: "validate takes a schema id and a file (or -)" },
+    run: async (c) => (await import("./commands/validate.js")).validate(c),
+  },
+  webhook: {
+    synopsis: "webhook verify ...",
+    summary: "Verify a signed webhook delivery (verispec webhook verify --help)",
+    usage: WEBHOOK_USAGE,
+    options: "own",
+    run: async (c) => (await import("./commands/webhook.js")).webhook(c),
+  },
+  docs: {
+    synopsis: "docs",
+    summary: "Write generated/docs/index.html, a self-contained API reference",
+    usage: DOCS_USAGE,
+    options: { ...out },
+    run: async (c) => (await import("./commands/docs.js")).docs(c),
+  },
+};
+
+/** `verispec --help`: built from the table. */
+export function mainUsage(): string {
+  const rows = Object.values(COMMANDS).map((c) => `  ${c.synopsis.padEnd(25)}${c.summary}`);
+  return `Usage: verispec <command> [options]
+
+Commands:
+${rows.join("\n")}
+
+Options:
+  --spec <dir>             Spec directory (default: ./spec, else the package's own spec)
+  --out <dir>              Output directory (default: ./generated)
+  -h, --help               Show help for a command`;
+}

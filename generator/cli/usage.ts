@@ -1,0 +1,53 @@
+// The words of the CLI: one usage text per command (the command table points at them). A leaf module, so
+// that a command can print its own usage without importing the table.
+
+export const GENERATE_USAGE = `Usage: verispec generate [--spec <dir>] [--out <dir>]
+
+Loads the spec, checks it, and writes every generated file to the output directory atomically: all files
+or none. A broken spec file is reported as file:line:col with a diagnostic code, what was found and what
+was expected (exit 2).
+
+  --spec <dir>   spec directory (default: ./spec, else the package's own spec)
+  --out <dir>    output directory (default: ./generated)`;
+
+export const CHECK_USAGE = `Usage: verispec check [--spec <dir>] [--out <dir>]
+
+Regenerates in memory and compares with the output directory. Exit 0 when current; exit 1 and a short
+per-file diff when stale (files changed, missing, or no longer generated); exit 2 on a broken spec.`;
+
+export const SCHEMAS_USAGE = `Usage: verispec schemas [--spec <dir>] [--out <dir>]
+
+Prints the schema ids, one a line (use them with 'verispec validate' and generated/schemas/<id>.json).
+Reads the manifest of the generated output (./generated, else the package's own); with --spec, builds the
+ids from that spec instead.`;
+
+export const VALIDATE_USAGE = `Usage: verispec validate <schemaId> <file|-> [--out <dir>]
+
+Validates a JSON document (a file, or standard input with '-') against a schema id.
+Prints {"valid":true} and exits 0, or {"valid":false,"errors":[{message,code,path}]} and exits 1.
+An unknown schema id, a missing file or text that is not JSON: one line on stderr and exit 2.
+Uses <out>/validators when --out is given or ./generated/validators exists, else the package's own.`;
+
+export const DOCS_USAGE = `Usage: verispec docs [--out <dir>]
+
+Writes <out>/docs/index.html from <out>/openapi.json with Redocly CLI (Redoc bundled inline): one
+self-contained page that loads nothing from the network. Run 'verispec generate' first. Needs the
+optional package @redocly/cli (npm install --save-dev @redocly/cli).`;
+
+export const WEBHOOK_USAGE = `Usage: verispec webhook verify --body <file> --header "Name: value" [--header ...]
+                              [--now <unix-ms>] [--secret-file <path>]
+
+Checks a received webhook: signature (version 1 or 2), payload and timestamp.
+
+  --body <file>         the exact bytes received (not re-serialised JSON)
+  --header "Name: value"  a received header; repeat for each (e.g. X-Svc-Signature, X-Svc-Signature-version)
+  --now <unix-ms>       the time to check the timestamp against (default: now)
+  --secret-file <path>  file holding the signing key (one trailing newline is ignored)
+  -h, --help            show this text
+
+The signing key is read from --secret-file, or else from the environment variable
+VERISPEC_SIGNING_SECRET. It is never accepted as an argument.
+
+Prints {"valid":true,"version":"1"|"2"} and exits 0, or {"valid":false,"reason":"<reason>"} and exits 1.
+Usage errors exit 2.
+`;
