@@ -531,6 +531,8 @@ export declare namespace v4 {
    * @see seed 6.3
    */
   export interface WebhookPayload {
+    /** Absent: only other payload formats carry `version`. */
+    version?: never;
     /** Entity or individual name. */
     name?: string;
     verificationStatus?: OlderVerificationStatus;
@@ -1134,7 +1136,7 @@ export declare namespace v4 {
        *
        * Not shown in the seed: Wire values other than `internationalExchange`: not shown, so the value is not restricted.
        */
-      exchangeListedOn?: string;
+      exchangeListedOn?: "internationalExchange" | (string & {});
       name?: string;
       /**
        * 11 digits.
@@ -1382,7 +1384,6 @@ export declare namespace v5 {
     principalPlaceOfBusiness?: string;
     /** A plain string of at most 200 characters. */
     other?: string;
-    [key: string]: unknown;
   }
 
   /**
@@ -1394,25 +1395,23 @@ export declare namespace v5 {
    */
   export type Document = ({
     /** E.g. `trustDeed`, `partnershipAgreement`. */
-    kind: string;
+    kind: "trustDeed" | "partnershipAgreement" | (string & {});
     /** E.g. `application/pdf`, `image/png`. */
-    mimeType: string;
+    mimeType: "application/pdf" | "image/png" | (string & {});
     source: "base64";
     /** Base64 content as a Data URI (`data:<mime>;base64,<data>`). The accepted MIME types of v5 documents are not shown; the seed's examples are `application/pdf` and `image/png`. */
     data: string;
     fileName?: string;
     description?: string;
-    [key: string]: unknown;
   } | {
     /** E.g. `trustDeed`, `partnershipAgreement`. */
-    kind: string;
+    kind: "trustDeed" | "partnershipAgreement" | (string & {});
     /** E.g. `application/pdf`, `image/png`. */
-    mimeType: string;
+    mimeType: "application/pdf" | "image/png" | (string & {});
     source: "url";
     data: string;
     fileName?: string;
     description?: string;
-    [key: string]: unknown;
   });
 
   /**
@@ -1424,7 +1423,7 @@ export declare namespace v5 {
    *
    * @see seed 2.11
    */
-  export type EntitySubType = string;
+  export type EntitySubType = "bareTrust" | "discretionaryTrust" | "incorporatedAssociation" | "generalPartnership" | "none" | "data" | "biometric" | (string & {});
 
   /**
    * Entity type (e.g. `trust`, `association`, `partnership`, `company`, `individual`).
@@ -1435,7 +1434,7 @@ export declare namespace v5 {
    *
    * @see seed 2.11
    */
-  export type EntityType = string;
+  export type EntityType = "trust" | "association" | "partnership" | "company" | "individual" | (string & {});
 
   /**
    * Response envelope (v5).
@@ -1565,7 +1564,6 @@ export declare namespace v5 {
     website?: string;
     identifiers?: v5.Identifiers;
     addresses?: v5.Addresses;
-    [key: string]: unknown;
   }
 
   /**
@@ -1578,7 +1576,6 @@ export declare namespace v5 {
   export interface StakeholderWithEntity {
     role: string;
     entity: v5.StakeholderEntity;
-    [key: string]: unknown;
   }
 
   /**
@@ -1598,7 +1595,6 @@ export declare namespace v5 {
     identifiers?: v5.Identifiers;
     addresses?: v5.Addresses;
     roles: Array<string>;
-    [key: string]: unknown;
   }
 
   /**
@@ -1642,7 +1638,7 @@ export declare namespace v5 {
     /** URL; required: empty or missing is a validation error. */
     website: string;
     /** Caller-supplied risk; e.g. `unknown`, `low`, `medium`, `high`. */
-    inputRisk?: string;
+    inputRisk?: "unknown" | "low" | "medium" | "high" | (string & {});
     identifiers?: v5.Identifiers;
     addresses?: v5.Addresses;
     documents?: Array<v5.Document>;
@@ -1653,7 +1649,6 @@ export declare namespace v5 {
      * Not shown in the seed: Maximum number or length of tags: not shown.
      */
     tags?: Array<string>;
-    [key: string]: unknown;
   }
 
   /**
@@ -1674,7 +1669,7 @@ export declare namespace v5 {
     pathParams?: Record<string, unknown>;
     statusCode?: number;
     /** `Verification created successfully`. */
-    message?: string;
+    message?: "Verification created successfully" | (string & {});
     help?: string | null;
     status?: "success";
     data?: null;
@@ -1750,7 +1745,7 @@ export declare namespace v5 {
    *
    * @see seed 6.2
    */
-  export interface WebhookPayload {
+  export type WebhookPayload = {
     /** Always `v5`. */
     version: "v5";
     /** Caller's identifier. */
@@ -1784,12 +1779,23 @@ export declare namespace v5 {
     maxAttempts?: number;
     /** Unix milliseconds of the change. */
     timestamp?: number;
-    /** Stakeholder webhooks only: trace of the entity. */
-    parentTrace?: string;
-    /** Stakeholder webhooks only: userId of the entity, when set. */
-    parentUserId?: string;
-    /** Stakeholder webhooks only: all roles the individual holds in the entity. */
-    roles?: Array<string>;
     [key: string]: unknown;
-  }
+  } & (
+    | {
+      /** Stakeholder webhooks only: trace of the entity. */
+      parentTrace?: never;
+      /** Stakeholder webhooks only: userId of the entity, when set. */
+      parentUserId?: never;
+      /** Stakeholder webhooks only: all roles the individual holds in the entity. */
+      roles?: never;
+    }
+    | {
+      /** Stakeholder webhooks only: trace of the entity. */
+      parentTrace: string;
+      /** Stakeholder webhooks only: userId of the entity, when set. */
+      parentUserId?: string;
+      /** Stakeholder webhooks only: all roles the individual holds in the entity. */
+      roles?: Array<string>;
+    }
+  );
 }

@@ -1051,3 +1051,118 @@ export const TABLE = Object.freeze({
     }
   }
 });
+
+/** For `unknownKeys: "report"`: the keys each open request object declares, and links to its children. */
+export const KEYS = Object.freeze({
+  "v5.Addresses": {
+    "keys": [
+      "registeredAddress",
+      "principalPlaceOfBusiness",
+      "other"
+    ],
+    "props": {}
+  },
+  "v5.Document": {
+    "keys": [
+      "kind",
+      "mimeType",
+      "source",
+      "data",
+      "fileName",
+      "description"
+    ],
+    "props": {}
+  },
+  "v5.StakeholderEntity": {
+    "keys": [
+      "type",
+      "subType",
+      "country",
+      "name",
+      "industry",
+      "website",
+      "identifiers",
+      "addresses"
+    ],
+    "props": {
+      "identifiers": {
+        "shape": "v5.Identifiers"
+      },
+      "addresses": {
+        "shape": "v5.Addresses"
+      }
+    }
+  },
+  "v5.StakeholderWithEntity": {
+    "keys": [
+      "role",
+      "entity"
+    ],
+    "props": {
+      "entity": {
+        "shape": "v5.StakeholderEntity"
+      }
+    }
+  },
+  "v5.StakeholderWithRoles": {
+    "keys": [
+      "type",
+      "subType",
+      "country",
+      "name",
+      "industry",
+      "website",
+      "identifiers",
+      "addresses",
+      "roles"
+    ],
+    "props": {
+      "identifiers": {
+        "shape": "v5.Identifiers"
+      },
+      "addresses": {
+        "shape": "v5.Addresses"
+      }
+    }
+  },
+  "v5.VerificationCreateRequest": {
+    "keys": [
+      "userId",
+      "onBehalfUid",
+      "country",
+      "type",
+      "subType",
+      "name",
+      "industry",
+      "website",
+      "inputRisk",
+      "identifiers",
+      "addresses",
+      "documents",
+      "stakeholders",
+      "tags"
+    ],
+    "props": {
+      "identifiers": {
+        "shape": "v5.Identifiers"
+      },
+      "addresses": {
+        "shape": "v5.Addresses"
+      },
+      "documents": {
+        "items": {
+          "shape": "v5.Document"
+        }
+      },
+      "stakeholders": {
+        "items": {
+          "select": {
+            "field": "role",
+            "then": "v5.StakeholderWithEntity",
+            "else": "v5.StakeholderWithRoles"
+          }
+        }
+      }
+    }
+  }
+});

@@ -8,6 +8,10 @@
 import type { EntityKind, EntityRequest, Field, Model, RoleSet, ValueSet } from "../model/types.js";
 import { entitySchemaId } from "../model/types.js";
 import { BANNER, type OutputFile } from "./output.js";
+import { requestShapeIds } from "./request-shapes.js";
+
+/** A property the type declares absent (`?: never`): a tag field another member of a union carries. */
+const ABSENT = Symbol("absent");
 
 /**
  * The envelope fields the client core adds itself (templates/client/core.ts, seed: 2.1, 5). Client
@@ -69,6 +73,7 @@ class Printer {
   /** The TypeScript type of a field (without its optionality). */
   type(f: Field, indent: string): string {
     if (f.unknownShape) return "unknown";
+    if (f.const === ABSENT) return "never";
     const nullable = (t: string) => (f.nullable ? `${t} | null` : t);
     if (f.ref) return nullable(typeRef(f.ref));
     if (f.oneOf) return nullable(union(f.oneOf.map((o) => this.type(o, indent))));
@@ -79,6 +84,11 @@ class Printer {
     if (f.items || f.type === "array") return nullable(`Array<${f.items ? this.type(f.items, indent) : "unknown"}>`);
     if (f.rule) return nullable("string");
     const types = f.type === undefined ? [] : Array.isArray(f.type) ? f.type : [f.type];
+    // An open value set (the service's list is not shown in full): the known values as suggestions that
+    // editors complete, any other string still accepted.
+    if (types.length === 1 && types[0] === "string" && !f.format && f.examples?.length && f.examples.every((e) => typeof e === "string")) {
+      return nullable(`${union(f.examples.map(lit))} | (string & {})`);
+    }
     if (!types.length) return nullable("unknown");
     return nullable(union(types.map((t) => (t === "integer" ? "number" : t === "object" ? "Record<string, unknown>" : t === "array" ? "unknown[]" : t))));
   }
@@ -139,7 +149,26 @@ class Printer {
         .join(" | ")})`;
     }
     if (!Object.keys(props).length && f.additionalProperties === true) return "Record<string, unknown>";
+    const variantFields = Object.entries(props).filter(([, x]) => x.onlyIn !== undefined);
+    if (variantFields.length) return this.variants(f, indent, variantFields);
     return obj();
+  }
+
+  /**
+   * Fields present only in one variant (`onlyIn`, the v5 stakeholder webhook's `parentTrace`): the
+   * common members, then either none of those fields or the variant's, the first one present. Narrows
+   * on `payload.parentTrace !== undefined`.
+   */
+  variants(f: Field, indent: string, only: [string, Field][]): string {
+    const inner = `${indent}  `;
+    const names = new Set(only.map(([k]) => k));
+    const common = Object.fromEntries(Object.entries(f.properties!).filter(([k]) => !names.has(k)));
+    const variant = only[0]![1].onlyIn!;
+    if (only.some(([, x]) => x.onlyIn !== variant)) throw new Error("types: one `onlyIn` variant per shape");
+    const absent = Object.fromEntries(only.map(([k]) => [k, { type: "never", optional: true }]));
+    const present = Object.fromEntries(only.map(([k, x], i) => [k, { type: this.type(x, `${inner}  `), optional: i > 0 }]));
+    const member = (o: Record<string, { type: string; optional: boolean }>) => `{\n${this.members(Object.fromEntries(only), `${inner}  `, o)}${inner}}`;
+    return `{\n${this.members(common, inner)}${this.indexSignature(f, inner)}${indent}} & (\n${inner}| ${member(absent)}\n${inner}| ${member(present)}\n${indent})`;
   }
 }
 
@@ -159,7 +188,7 @@ function shapeDecl(id: string, shape: Field, p: Printer, schemaId = id, extraDoc
     text: (indent) => {
       const doc = jsdoc(fieldDoc(shape, [...extraDoc, `Schema: \`schemas/${schemaId}.json\`${schemaId === id ? "" : " (with the credentials)"}.`]), indent);
       const t = p.type(shape, indent);
-      const isPlainObject = t.startsWith("{") && !shape.ref && !shape.oneOf;
+      const isPlainObject = t.startsWith("{") && t.endsWith("}") && !shape.ref && !shape.oneOf;
       return isPlainObject ? `${doc}${indent}export interface ${name} ${t}\n` : `${doc}${indent}export type ${name} = ${t};\n`;
     },
   };
@@ -284,6 +313,38 @@ function stakeholderGenericDecl(model: Model): Decl {
   };
 }
 
+/**
+ * A request shape as a closed type: no index signature where the service accepts unknown keys without
+ * using them, so that a misspelt key (`identifers`) is a compile error. The validators keep the service's
+ * behaviour (unknown keys pass; `unknownKeys: "report"` flags them). Shapes with `openKeys` stay open.
+ */
+function closed(f: Field): Field {
+  const props = f.properties && Object.fromEntries(Object.entries(f.properties).map(([k, v]) => [k, closed(v)]));
+  return {
+    ...f,
+    properties: props,
+    additionalProperties: f.additionalProperties === true && f.properties && !f.openKeys ? undefined : f.additionalProperties,
+    items: f.items && closed(f.items),
+    oneOf: f.oneOf?.map(closed),
+  };
+}
+
+/**
+ * Webhook payloads narrow on their tag: a required `const` field one payload has (v5 `version`) is
+ * declared absent (`?: never`) in the payloads without it (the older payload has no `version`, seed
+ * 6.3), so `payload.version === "v5"` narrows a `WebhookPayload` union.
+ */
+function payloadTags(model: Model): Map<string, Record<string, Field>> {
+  const shapes = model.webhookPayloads.map((p) => model.shapes[p.schema]).filter((s): s is NonNullable<typeof s> => !!s);
+  const tagFields = shapes.flatMap((s) => Object.entries(s.properties ?? {}).filter(([, f]) => f.required === "yes" && f.const !== undefined));
+  const out = new Map<string, Record<string, Field>>();
+  for (const s of shapes) {
+    const missing = tagFields.filter(([k]) => !s.properties?.[k]);
+    if (missing.length) out.set(s.id, Object.fromEntries(missing.map(([k, f]) => [k, { ...f, required: "no", const: ABSENT, description: `Absent: only other payload formats carry \`${k}\`.`, seed: undefined }])));
+  }
+  return out;
+}
+
 /** Renders declarations grouped into `export declare namespace` blocks (type-only: nothing at runtime). */
 function render(decls: readonly Decl[]): string {
   interface Node {
@@ -325,8 +386,12 @@ export function typesText(model: Model): string {
   decls.push(credentialsDecl(model, p), stakeholderGenericDecl(model));
 
   const requestIds = new Set(model.endpoints.filter((e) => e.auth === "body" && e.request).map((e) => e.request!));
+  const requestShapes = requestShapeIds(model);
+  const tags = payloadTags(model);
   for (const id of Object.keys(model.shapes).sort()) {
-    const shape = model.shapes[id]!;
+    let shape: Field = model.shapes[id]!;
+    if (requestShapes.has(id)) shape = closed(shape);
+    if (tags.has(id)) shape = { ...shape, properties: { ...tags.get(id)!, ...shape.properties } };
     if (requestIds.has(id)) {
       checkCredentials(model, shape.properties ?? {}, id);
       const parts = id.split(".");

@@ -16,6 +16,7 @@ import type { EmitContext } from "../context.js";
 import { jsonSchemaDefinitions } from "./json-schemas.js";
 import { templateJavaScript } from "./template-js.js";
 import { BANNER, sortedObject, type OutputFile } from "./output.js";
+import { requestKeyShapes } from "./request-shapes.js";
 import type { JsonSchema } from "./schema-builder.js";
 
 // A CommonJS default export, as ESM sees it.
@@ -481,16 +482,23 @@ export function runtimeJavaScript(root: string): OutputFile[] {
 
 const header = `// ${BANNER}`;
 
-function idModule(id: string): OutputFile[] {
+type KeyRoots = ReadonlyMap<string, unknown>;
+
+/** The validator of one id: Ajv's function, the error table, and where its request objects' keys are. */
+const validatorCall = (id: string, roots: KeyRoots) =>
+  `createValidator(${rawName(id)}, TABLE, MESSAGES${roots.has(id) ? `, undefined, { root: ${JSON.stringify(roots.get(id))}, shapes: KEYS }` : ""})`;
+const errorsImport = (ids: readonly string[], roots: KeyRoots) => `import { ${ids.some((id) => roots.has(id)) ? "KEYS, " : ""}MESSAGES, TABLE } from "./errors.js";`;
+
+function idModule(id: string, roots: KeyRoots): OutputFile[] {
   const name = validatorName(id);
   const js = [
     header,
     `import { createValidator } from "../runtime/validators/validator.js";`,
     `import { ${rawName(id)} } from "./ajv.js";`,
-    `import { MESSAGES, TABLE } from "./errors.js";`,
+    errorsImport([id], roots),
     "",
     `/** Validates a document against ${id} (generated/schemas/${id}.json); errors in the service's shape. */`,
-    `export const ${name} = /*#__PURE__*/ createValidator(${rawName(id)}, TABLE, MESSAGES);`,
+    `export const ${name} = /*#__PURE__*/ ${validatorCall(id, roots)};`,
     `export default ${name};`,
   ];
   const dts = [
@@ -507,15 +515,15 @@ function idModule(id: string): OutputFile[] {
   ];
 }
 
-function indexModule(ids: readonly string[]): OutputFile[] {
+function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
   const js = [
     header,
     // One import of the shared code, not one module per id: fewer files to load at start-up.
     `import { createValidator } from "../runtime/validators/validator.js";`,
     `import { ${ids.map(rawName).join(", ")} } from "./ajv.js";`,
-    `import { MESSAGES, TABLE } from "./errors.js";`,
+    errorsImport(ids, roots),
     "",
-    ...ids.map((id) => `export const ${validatorName(id)} = createValidator(${rawName(id)}, TABLE, MESSAGES);`),
+    ...ids.map((id) => `export const ${validatorName(id)} = ${validatorCall(id, roots)};`),
     "",
     "/** Every schema id (as `verispec schemas` lists them). */",
     `export const schemaIds = Object.freeze(${JSON.stringify(ids)});`,
@@ -535,13 +543,23 @@ function indexModule(ids: readonly string[]): OutputFile[] {
     "  if (validator === undefined) throw new RangeError(`unknown schema id ${JSON.stringify(id)}; see schemaIds`);",
     "  return validator(data, options);",
     "}",
+    "",
+    "/** True when `data` is valid for the schema `id`; a type guard in TypeScript (SchemaTypes). */",
+    "export function isValid(id, data, options) {",
+    "  return validate(id, data, options).valid;",
+    "}",
   ];
   const dts = [
     header,
     `import type { ValidateOptions, ValidationResult, Validator } from "../runtime/validators/types.js";`,
     `export type { ValidateOptions, ValidationIssue, ValidationResult, Validator } from "../runtime/validators/types.js";`,
+    // A type's name is its schema id (generated/types.ts), so the table is the ids themselves.
+    `import type { v4, v5 } from "../types.js";`,
     "",
     `export type SchemaId =\n${ids.map((id) => `  | ${JSON.stringify(id)}`).join("\n")};`,
+    "",
+    "/** The TypeScript type of each schema id (generated/types.ts). */",
+    `export interface SchemaTypes {\n${ids.map((id) => `  ${JSON.stringify(id)}: ${id};`).join("\n")}\n}`,
     "",
     ...ids.map((id) => `export declare const ${validatorName(id)}: Validator;`),
     "",
@@ -551,6 +569,11 @@ function indexModule(ids: readonly string[]): OutputFile[] {
     "export declare function isSchemaId(id: string): id is SchemaId;",
     "/** Validates `data` against the schema `id`; throws a RangeError for an unknown id. */",
     "export declare function validate(id: SchemaId, data: unknown, options?: ValidateOptions): ValidationResult;",
+    "/**",
+    " * True when `data` is valid for the schema `id`, and then `data` is typed as that schema's type.",
+    " * Use `validate` for the service-shaped errors.",
+    " */",
+    "export declare function isValid<I extends SchemaId>(id: I, data: unknown, options?: ValidateOptions): data is SchemaTypes[I];",
   ];
   return [
     { path: "validators/index.js", contents: `${js.join("\n")}\n` },
@@ -558,7 +581,7 @@ function indexModule(ids: readonly string[]): OutputFile[] {
   ];
 }
 
-function errorsModule(table: ErrorTable, messages: MessageTemplates): OutputFile[] {
+function errorsModule(table: ErrorTable, messages: MessageTemplates, keys: unknown): OutputFile[] {
   const js = [
     header,
     "// From spec/errors.yaml (validationMessages.defaults) and the schemas' x-verispec-errors (seed: 7).",
@@ -566,12 +589,16 @@ function errorsModule(table: ErrorTable, messages: MessageTemplates): OutputFile
     "",
     "/** By Ajv schemaPath: the exact messages, expected types of required keys, discriminator values. */",
     `export const TABLE = Object.freeze(${JSON.stringify(table, null, 2)});`,
+    "",
+    "/** For `unknownKeys: \"report\"`: the keys each open request object declares, and links to its children. */",
+    `export const KEYS = Object.freeze(${JSON.stringify(keys, null, 2)});`,
   ];
   const dts = [
     header,
-    `import type { ErrorTable, MessageTemplates } from "../runtime/validators/types.js";`,
+    `import type { ErrorTable, KeyShapes, MessageTemplates } from "../runtime/validators/types.js";`,
     "export declare const MESSAGES: MessageTemplates;",
     "export declare const TABLE: ErrorTable;",
+    "export declare const KEYS: KeyShapes;",
   ];
   return [
     { path: "validators/errors.js", contents: `${js.join("\n")}\n` },
@@ -590,11 +617,13 @@ function ajvModule(code: string, ids: readonly string[]): OutputFile[] {
 export function emitValidators(model: Model, ctx: EmitContext): OutputFile[] {
   const doc = compiledDocument(model);
   const ids = doc.published;
+  const keys = requestKeyShapes(model);
+  const roots: KeyRoots = new Map([...keys.roots].filter(([id]) => ids.includes(id)));
   return [
     ...ajvModule(compileValidators(doc), ids),
-    ...errorsModule(errorTable(doc, model), messageTemplates(model)),
-    ...ids.flatMap(idModule),
-    ...indexModule(ids),
+    ...errorsModule(errorTable(doc, model), messageTemplates(model), sortedObject(Object.entries(keys.shapes))),
+    ...ids.flatMap((id) => idModule(id, roots)),
+    ...indexModule(ids, roots),
     ...runtimeJavaScript(ctx.root),
   ];
 }

@@ -203,6 +203,7 @@ function buildAll(ctx: Context): Model {
       discriminator: r.discriminator, selectBy: r.selectBy,
       messages: resolveMessages(r.messages, at(a, "messages")),
       requirements: r.requirements === true, unknownShape: r.unknownShape === true,
+      openKeys: r.openKeys === true, onlyIn: r.onlyIn,
     };
   };
 
@@ -263,7 +264,7 @@ function buildAll(ctx: Context): Model {
       if ("country" in (b.fields ?? {})) ctx.report(at(ba, "fields", "country"), "a field `country`", "`countries` on the branch (the generator adds `country` from it)", true);
       const country: Field = {
         pos: positionOf(file, [...ba.path, "countries"]), seed: b.seed, type: "string", required: "yes", nullable: false,
-        values: set, deprecated: false, secret: false, when: [], messages: {}, requirements: false, unknownShape: false,
+        values: set, deprecated: false, secret: false, when: [], messages: {}, requirements: false, unknownShape: false, openKeys: false,
         description: set && set.values.length === 1 ? `\`${set.values[0]}\`` : b.countries === "iso3" ? "3-letter ISO code (ISO 3166-1 alpha-3)." : `One of the countries of the group ${b.countries}.`,
       };
       const fields = { country, ...fieldMapFromBranch(ba, b) };

@@ -16,7 +16,22 @@ export interface ValidateOptions {
    * the service checks the format only (exactly 11 digits; seed: 7, 8).
    */
   readonly abnChecksum?: boolean;
+  /**
+   * Keys the service's tables do not list, in request bodies whose objects accept them (v5): the
+   * service accepts and ignores them, and so do the validators by default (`"accept"`). `"report"`
+   * flags them as `unrecognized_keys` issues, to catch a misspelt key (`identifers`).
+   */
+  readonly unknownKeys?: "accept" | "report";
 }
+
+/** How to reach the request objects below a schema, for `unknownKeys: "report"`. */
+export type KeyLink =
+  | { readonly shape: string }
+  | { readonly items: KeyLink }
+  | { readonly select: { readonly field: string; readonly then: string; readonly else: string } };
+
+/** The declared keys of each request object (`null`: its key list is open) and links to its children. */
+export type KeyShapes = Readonly<Record<string, { readonly keys: readonly string[] | null; readonly props: Readonly<Record<string, KeyLink>> }>>;
 
 export type Validator = (data: unknown, options?: ValidateOptions) => ValidationResult;
 

@@ -84,7 +84,7 @@ const cases: Case[] = [
     file: "webhooks.yaml",
     from: "  v5.Screening:\n",
     to: "  v5.Document:\n    type: object\n  v5.Screening:\n",
-    message: "spec/v5.yaml:109:3: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
+    message: "spec/v5.yaml:110:3: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
   },
   {
     name: "a dangling shape reference",
