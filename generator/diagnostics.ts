@@ -1,4 +1,8 @@
-// Diagnostics: one error type for every mistake in the spec, always with a source position.
+// Diagnostics: every mistake in the spec is one of the codes below, always with a source position.
+// The catalog is the one place the words live: each code has a name and templates for what was found
+// and what was expected, filled from named parameters ({name}). The README lists the codes.
+//
+//   spec/rules.yaml:11:1: error VS101: found invalid YAML (...); expected well-formed YAML
 
 export interface SourcePos {
   readonly file: string; // relative to the spec directory's parent, e.g. "spec/rules.yaml"
@@ -6,14 +10,92 @@ export interface SourcePos {
   readonly col: number; // 1-based
 }
 
+interface Entry {
+  /** A short stable name, e.g. "unknown-rule". */
+  readonly name: string;
+  readonly found: string;
+  readonly expected: string;
+}
+
+/**
+ * VS1xx: reading the files; VS2xx: the meta-schema (spec/meta/spec.schema.yaml); VS3xx: a name that
+ * refers to nothing; VS4xx: facts that contradict each other.
+ */
+export const CATALOG = {
+  VS101: { name: "yaml-syntax", found: "invalid YAML ({reason})", expected: "well-formed YAML" },
+  VS102: { name: "missing-spec-file", found: "no such file", expected: "the spec file {file}" },
+
+  VS201: { name: "unexpected-spec-file", found: "a spec file named {name}", expected: "one of the files {files}" },
+  VS202: { name: "unknown-key", found: "an unknown key `{key}`", expected: "{allowed}" },
+  VS203: { name: "missing-key", found: "no key `{key}`", expected: "a key `{key}`" },
+  VS204: { name: "invalid-key", found: "the key {key}", expected: "a valid key" },
+  VS205: { name: "invalid-value", found: "{value}", expected: "{expected}" },
+
+  VS301: { name: "unknown-country", found: "the country {value}", expected: "an ISO 3166-1 alpha-3 code of iso3166Alpha3" },
+  VS302: { name: "unknown-message", found: "the message {value}", expected: "a message of errors.yaml (observed or verispec): {choices}" },
+  VS303: { name: "unknown-rule", found: "the rule {value}", expected: "a rule of rules.yaml: {choices}" },
+  VS304: { name: "unknown-shape", found: "the shape {value}", expected: "a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml" },
+  VS305: { name: "unknown-field-set", found: "the field set {value}", expected: "a field set of fieldsets.yaml: {choices}" },
+  VS306: { name: "unknown-status", found: "the status {value}", expected: "{allowed}a verification status: {choices}" },
+  VS307: { name: "unknown-outcome", found: "the outcome {value}", expected: "an outcome of `outcomes`: {choices}" },
+  VS308: { name: "unknown-stakeholder-type", found: "the stakeholder type {value}", expected: "a stakeholder type of `types`: {choices}" },
+  VS309: { name: "unknown-country-group", found: "the country group {value}", expected: "{allowed}a group of countries.yaml: {choices}" },
+  VS310: { name: "unknown-role-set", found: "the role set {value}", expected: "a role set of stakeholders.yaml: {choices}" },
+  VS311: { name: "unknown-error-type", found: "the error type {value}", expected: "an error type of errors.yaml: {choices}" },
+  VS312: { name: "unknown-limit", found: "the limit {value}", expected: "a limit of limits.yaml{with}" },
+  VS313: { name: "unknown-field", found: "the field {value}", expected: "a field of this shape: {choices}" },
+  VS314: { name: "unknown-validation-code", found: "the code {value}", expected: "one of the codes {choices}" },
+  VS315: { name: "unknown-auth-scheme", found: "{value}", expected: "an auth scheme of `auth`: {choices}" },
+  VS316: { name: "unknown-signature-version", found: "{value}", expected: "a signature version of `signatures`: {choices}" },
+  VS317: { name: "unknown-schema", found: "the schema {value}", expected: "a shape{orRequest}" },
+
+  VS401: { name: "pattern-placeholder", found: "the placeholder {placeholder}", expected: "only {unicodeLetter}" },
+  VS402: { name: "invalid-pattern", found: "{value}", expected: "a regular expression valid in ECMA-262 with the u flag" },
+  VS403: { name: "length-bounds", found: "maxLength {max} below minLength {min}", expected: "maxLength >= minLength" },
+  VS404: { name: "duplicate-shape", found: "a second definition of the shape {id}", expected: "one definition (the first is in {first})" },
+  VS405: { name: "discriminator-without-oneOf", found: "a discriminator without `oneOf`", expected: "`oneOf` beside `discriminator`" },
+  VS406: { name: "empty-condition", found: "a condition with neither `values` nor `equals`", expected: "`values` (a value set) or `equals` (one value)" },
+  VS407: { name: "duplicate-entity-kind", found: "a second entity kind {kind}", expected: "a kind not already defined (first in {first})" },
+  VS408: { name: "country-in-two-branches", found: "the country {country} in the branches {first} and {second}", expected: "each country in one branch only" },
+  VS409: { name: "branch-country-field", found: "a field `country`", expected: "`countries` on the branch (the generator adds `country` from it)" },
+  VS410: { name: "field-twice", found: "the field {field} both in the table and in an included field set", expected: "each field once" },
+  VS411: { name: "duplicate-schema-id", found: "the id {id} both as an entity request and as a shape", expected: "each schema id once" },
+  VS412: { name: "interface-without-kind", found: "the interface {interface} with no entity kind", expected: "an interface that some entity kind declares" },
+  VS413: { name: "metadata-version-mismatch", found: "{value} while the envelope's metadata_version is {envelope}", expected: "the same version in both places" },
+  VS414: { name: "webhook-tolerance", found: "{value}", expected: "the name of a limit of limits.yaml with `ms`" },
+  VS415: { name: "path-parameters", found: "path parameters [{declared}] for the path {path}", expected: "exactly the parameters of the path: [{inPath}]" },
+  VS416: { name: "client-name-twice", found: "the client name {client} also used by {other}", expected: "a client name used once" },
+  VS417: { name: "credentials-missing", found: "an `auth: body` request without {field}", expected: "the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)" },
+  VS418: { name: "no-locking-status", found: "no submission status with `locksResubmission: true`", expected: "the submission status that locks resubmission (seed 3)" },
+  VS419: { name: "webhook-payload-formats", found: "payloads {found}", expected: "a `v5` and an `older` payload" },
+} as const satisfies Record<string, Entry>;
+
+export type DiagnosticCode = keyof typeof CATALOG;
+
 export interface Diagnostic {
+  readonly code: DiagnosticCode;
   readonly pos: SourcePos;
   readonly found: string;
   readonly expected: string;
 }
 
+export type Params = Readonly<Record<string, string | number>>;
+
+function fill(template: string, params: Params): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/** A diagnostic of `code` at `pos`, its words from the catalog. Unused parameters fill as "". */
+export function diagnostic(code: DiagnosticCode, pos: SourcePos, params: Params = {}): Diagnostic {
+  const entry: Entry = CATALOG[code];
+  const names = [...`${entry.found}${entry.expected}`.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const full: Record<string, string | number> = Object.fromEntries(names.map((n) => [n, ""]));
+  Object.assign(full, params);
+  return { code, pos, found: fill(entry.found, full), expected: fill(entry.expected, full) };
+}
+
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.pos.file}:${d.pos.line}:${d.pos.col}: found ${d.found}; expected ${d.expected}`;
+  return `${d.pos.file}:${d.pos.line}:${d.pos.col}: error ${d.code}: found ${d.found}; expected ${d.expected}`;
 }
 
 /** A broken spec: one or more diagnostics. Printed without a stack; generation writes nothing. */
@@ -43,3 +125,6 @@ export function describeValue(value: unknown): string {
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
 }
+
+/** Names as a list in a message: `a`, `b`, `c`. */
+export const nameList = (names: Iterable<string>): string => [...names].map((n) => `\`${n}\``).join(", ");

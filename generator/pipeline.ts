@@ -1,5 +1,5 @@
 // The straight line: load -> check -> model -> emit. Writing is the caller's choice (generate or check).
-import { checkAgainstMetaSchema } from "./check/meta-schema.js";
+import { checkSpec } from "./check/index.js";
 import type { EmitContext } from "./context.js";
 import { SpecError } from "./diagnostics.js";
 import { EMITTERS } from "./emitters.js";
@@ -11,7 +11,7 @@ import type { Model } from "./model/types.js";
 
 export function modelFromSpec(specDir: string): Model {
   const spec = loadSpec(specDir);
-  const diagnostics = checkAgainstMetaSchema(spec);
+  const diagnostics = checkSpec(spec);
   if (diagnostics.length > 0) throw new SpecError(diagnostics);
   return buildModel(spec);
 }

@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { parse } from "yaml";
-import { describeValue, type Diagnostic } from "../diagnostics.js";
+import { describeValue, diagnostic, type Diagnostic } from "../diagnostics.js";
+import { pointerToPath } from "../pointer.js";
 import { positionOf, type LoadedSpec, type PathSegment, type SpecFile } from "../load/load-spec.js";
 
 interface MetaSchema {
@@ -20,15 +21,6 @@ function defFor(meta: MetaSchema, name: string): string | undefined {
   if (meta.files[name]) return meta.files[name];
   const dir = name.includes("/") ? `${name.slice(0, name.lastIndexOf("/"))}/*` : undefined;
   return dir ? meta.files[dir] : undefined;
-}
-
-function pointerToPath(pointer: string): PathSegment[] {
-  if (pointer === "") return [];
-  return pointer
-    .slice(1)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
 }
 
 function valueAt(data: unknown, path: readonly PathSegment[]): unknown {
@@ -66,16 +58,16 @@ function toDiagnostic(file: SpecFile, e: ErrorObject): Diagnostic {
   const path = pointerToPath(e.instancePath);
   if (e.keyword === "additionalProperties") {
     const key = (e.params as { additionalProperty: string }).additionalProperty;
-    return { pos: positionOf(file, [...path, key], true), found: `an unknown key \`${key}\``, expected: expectedText(e) };
+    return diagnostic("VS202", positionOf(file, [...path, key], true), { key, allowed: expectedText(e) });
   }
   if (e.keyword === "required") {
-    return { pos: positionOf(file, path), found: `no key \`${(e.params as { missingProperty: string }).missingProperty}\``, expected: expectedText(e) };
+    return diagnostic("VS203", positionOf(file, path), { key: (e.params as { missingProperty: string }).missingProperty });
   }
   if (e.keyword === "propertyNames") {
     const name = (e.params as { propertyName: string }).propertyName;
-    return { pos: positionOf(file, [...path, name], true), found: `the key ${JSON.stringify(name)}`, expected: expectedText(e) };
+    return diagnostic("VS204", positionOf(file, [...path, name], true), { key: JSON.stringify(name) });
   }
-  return { pos: positionOf(file, path), found: describeValue(valueAt(file.data, path)), expected: expectedText(e) };
+  return diagnostic("VS205", positionOf(file, path), { value: describeValue(valueAt(file.data, path)), expected: expectedText(e) });
 }
 
 /** Keeps the most specific errors: combinators and errors on a parent of another error's place go. */
@@ -102,11 +94,7 @@ export function checkAgainstMetaSchema(spec: LoadedSpec): Diagnostic[] {
   for (const file of spec.files) {
     const def = defFor(meta, file.name);
     if (!def) {
-      diagnostics.push({
-        pos: { file: file.displayPath, line: 1, col: 1 },
-        found: `a spec file named ${JSON.stringify(file.name)}`,
-        expected: `one of the files ${Object.keys(meta.files).join(", ")}`,
-      });
+      diagnostics.push(diagnostic("VS201", { file: file.displayPath, line: 1, col: 1 }, { name: JSON.stringify(file.name), files: Object.keys(meta.files).join(", ") }));
       continue;
     }
     let validate = compiled.get(def);

@@ -111,7 +111,7 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
 export const ruleDefinitionId = (rule: Rule) => `rules.${rule.name}`;
 export const valueSetDefinitionId = (set: ValueSet) => `values.${set.name}`;
 // Country groups stay inline: a discriminator needs its `enum` in place (Ajv and OpenAPI tools alike).
-const isCountryGroup = (set: ValueSet) => set.name.startsWith("group:");
+const isCountryGroup = (set: ValueSet) => set.countryGroup === true;
 
 function ruleKeywords(rule: Rule): JsonSchema {
   const s: JsonSchema = {};

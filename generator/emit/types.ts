@@ -7,17 +7,15 @@
 // generated/schemas/v4.VerifyRequest.json). Output is deterministic: model order, no formatter.
 import type { EntityKind, EntityRequest, Field, Model, RoleSet, ValueSet } from "../model/types.js";
 import { entitySchemaId } from "../model/types.js";
+import { CREDENTIAL_FIELDS } from "../check/endpoints.js";
 import { BANNER, type OutputFile } from "./output.js";
 import { requestShapeIds } from "./request-shapes.js";
 
 /** A property the type declares absent (`?: never`): a tag field another member of a union carries. */
 const ABSENT = Symbol("absent");
 
-/**
- * The envelope fields the client core adds itself (templates/client/core.ts, seed: 2.1, 5). Client
- * body types omit them; the emitter checks that every `auth: body` request really has them.
- */
-export const CREDENTIAL_FIELDS = ["metadata_version", "metadata_serviceUid", "metadata_secretKey"] as const;
+export { CREDENTIAL_FIELDS };
+
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const ident = (s: string) => s.replace(/[^A-Za-z0-9_$]/g, "");
@@ -31,7 +29,7 @@ export function valueSetTypeName(set: ValueSet): string {
   const n = cap(set.name);
   return n.endsWith("uses") ? n.slice(0, -2) : n.endsWith("s") ? n.slice(0, -1) : n;
 }
-const isGroup = (set: ValueSet) => set.name.startsWith("group:");
+const isGroup = (set: ValueSet) => set.countryGroup === true;
 
 /** Type name of a schema id: the id itself, as a path through `v4`/`v5` namespaces. */
 const typeRef = (id: string) => id;
@@ -203,14 +201,7 @@ function withoutCredentials(shape: Field): Field {
 /** "v4.VerifyRequest" -> "VerifyBody", "v4.RequestedActionsRequest" -> "RequestedActionsBody". */
 export const bodyTypeName = (requestId: string) => `${requestId.split(".").pop()!.replace(/Request$/, "")}Body`;
 
-function checkCredentials(model: Model, fields: Readonly<Record<string, Field>>, where: string): void {
-  for (const name of CREDENTIAL_FIELDS) if (!fields[name]) throw new Error(`${where}: an auth: body request lacks ${name}, which the client core adds`);
-  const version = fields.metadata_version!.const;
-  if (version !== model.versions.metadataVersion) throw new Error(`${where}: metadata_version ${lit(version)} differs from versions.yaml ${lit(model.versions.metadataVersion)}`);
-}
-
 function roleSetDecl(set: RoleSet, model: Model): Decl {
-  const byType = new Map(model.stakeholderTypes.map((t) => [t.name, t]));
   return {
     ns: ["v4", "entities"],
     text: (indent) => {
@@ -224,7 +215,6 @@ function roleSetDecl(set: RoleSet, model: Model): Decl {
         ],
         indent,
       );
-      for (const r of set.roles) for (const t of r.types) if (!byType.has(t)) throw new Error(`role ${set.name}.${r.name}: unknown stakeholder type ${t}`);
       const members = set.roles.map((r) => `${indent}  | v4.Stakeholder<${lit(r.name)}, ${union(r.types.map(lit))}>`);
       return `${doc}${indent}export type ${cap(set.name)}Stakeholder =\n${members.join("\n")};\n`;
     },
@@ -258,7 +248,6 @@ function entityDecls(kind: EntityKind, p: Printer): Decl[] {
 }
 
 function entityRequestDecls(request: EntityRequest, model: Model, p: Printer): Decl[] {
-  checkCredentials(model, request.fields, request.id);
   const parts = request.id.split(".");
   const name = parts.pop()!;
   const body = bodyTypeName(request.id);
@@ -393,7 +382,6 @@ export function typesText(model: Model): string {
     if (requestShapes.has(id)) shape = closed(shape);
     if (tags.has(id)) shape = { ...shape, properties: { ...tags.get(id)!, ...shape.properties } };
     if (requestIds.has(id)) {
-      checkCredentials(model, shape.properties ?? {}, id);
       const parts = id.split(".");
       const body = `${parts.slice(0, -1).join(".")}.${bodyTypeName(id)}`;
       decls.push(shapeDecl(body, withoutCredentials(shape), p, id, ["As `createClient` takes it: without the credentials, which the client adds."]));

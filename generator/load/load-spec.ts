@@ -1,10 +1,12 @@
 // Load: every YAML file under spec/ as a document that remembers where each value stands.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
-import { SpecError, type Diagnostic, type SourcePos } from "../diagnostics.js";
+import { diagnostic, SpecError, type Diagnostic, type SourcePos } from "../diagnostics.js";
+import type { PathSegment } from "../pointer.js";
+import { filesUnder } from "../walk.js";
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 export interface SpecFile {
   /** Path relative to the spec directory, with "/" separators, e.g. "entities/trust.yaml". */
@@ -21,20 +23,9 @@ export interface LoadedSpec {
   readonly files: readonly SpecFile[];
 }
 
+/** The YAML files of the spec, sorted; spec/meta/ holds the meta-schema, not spec data. */
 function listYamlFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d).sort()) {
-      const full = join(d, entry);
-      if (statSync(full).isDirectory()) {
-        if (entry !== "meta") walk(full);
-      } else if (entry.endsWith(".yaml") || entry.endsWith(".yml")) {
-        out.push(full);
-      }
-    }
-  };
-  walk(dir);
-  return out;
+  return filesUnder(dir, { skipDirs: ["meta"] }).filter((f) => f.endsWith(".yaml") || f.endsWith(".yml")).map((f) => join(dir, f));
 }
 
 export function displayPathOf(specDir: string, file: string): string {
@@ -51,11 +42,7 @@ export function parseSpecFile(specDir: string, file: string, text: string): Spec
   if (problems.length > 0) {
     const diagnostics: Diagnostic[] = problems.map((e) => {
       const at = lines.linePos(e.pos[0]);
-      return {
-        pos: { file: displayPath, line: at.line, col: at.col },
-        found: `invalid YAML (${e.message.split("\n")[0]})`,
-        expected: "well-formed YAML",
-      };
+      return diagnostic("VS101", { file: displayPath, line: at.line, col: at.col }, { reason: e.message.split("\n")[0]! });
     });
     throw new SpecError(diagnostics);
   }
@@ -111,4 +98,11 @@ export function positionOf(file: SpecFile, path: readonly PathSegment[], key = f
   }
   const at = file.lines.linePos(offset);
   return { file: file.displayPath, line: at.line, col: at.col };
+}
+
+/** The spec file `name` (e.g. "rules.yaml"); a missing one is VS102. */
+export function specFile(spec: LoadedSpec, name: string): SpecFile {
+  const f = spec.files.find((x) => x.name === name);
+  if (!f) throw new SpecError([diagnostic("VS102", { file: `spec/${name}`, line: 1, col: 1 }, { file: `spec/${name}` })]);
+  return f;
 }

@@ -36,8 +36,10 @@ export interface Rule {
 
 /** A named closed list of values: a country group, the state codes, a status list. */
 export interface ValueSet {
-  /** "iso3", "usStates", a status list, or "group:<name>" for a country group. */
+  /** "iso3", "usStates", a status list's name, or a country group's name (countries.yaml). */
   readonly name: string;
+  /** A country group of countries.yaml (written inline in schemas; the others are shared definitions). */
+  readonly countryGroup?: true;
   readonly values: readonly string[];
   readonly seed?: string;
   readonly description?: string;
@@ -237,6 +239,8 @@ export interface SignatureScheme {
 
 export interface WebhookPayloadDef {
   readonly name: string;
+  /** The payload format (seed 6.2, 6.3): the current `v5` one, or the `older` one. */
+  readonly format: "v5" | "older";
   readonly seed: string;
   readonly schema: string;
   readonly signatureVersion: string;

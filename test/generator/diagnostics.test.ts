@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
-import { SpecError } from "../../generator/diagnostics.js";
+import { CATALOG, SpecError } from "../../generator/diagnostics.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { scratchSpec, type ScratchSpec } from "./helpers.js";
 
@@ -21,105 +21,140 @@ const cases: Case[] = [
     file: "rules.yaml",
     from: '  personName:\n    seed: "2.2"',
     to: '  personName:\n   seed: "2.2"',
-    message: "spec/rules.yaml:11:1: found invalid YAML (All mapping items must start at the same column); expected well-formed YAML",
+    message: "spec/rules.yaml:11:1: error VS101: found invalid YAML (All mapping items must start at the same column); expected well-formed YAML",
   },
   {
     name: "a duplicate key",
     file: "limits.yaml",
     from: '  acn:\n    seed: "8"',
     to: '  acn:\n    seed: "8"\n    seed: "8"',
-    message: "spec/limits.yaml:20:5: found invalid YAML (Map keys must be unique); expected well-formed YAML",
+    message: "spec/limits.yaml:20:5: error VS101: found invalid YAML (Map keys must be unique); expected well-formed YAML",
   },
   {
     name: "an unknown key",
     file: "rules.yaml",
     from: '    pattern: "^[0-9]{6,13}$"',
     to: '    pattern: "^[0-9]{6,13}$"\n    maxLen: 13',
-    message: "spec/rules.yaml:66:5: found an unknown key `maxLen`; expected one of the keys `seed`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `messages`, `examples`",
+    message: "spec/rules.yaml:66:5: error VS202: found an unknown key `maxLen`; expected one of the keys `seed`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `messages`, `examples`",
   },
   {
     name: "a missing required key",
     file: "rules.yaml",
     from: '  usPostcode:\n    seed: "2.2"\n',
     to: "  usPostcode:\n",
-    message: "spec/rules.yaml:32:5: found no key `seed`; expected a key `seed`",
+    message: "spec/rules.yaml:32:5: error VS203: found no key `seed`; expected a key `seed`",
   },
   {
     name: "a value of the wrong type",
     file: "errors.yaml",
     from: "httpStatus: 474",
     to: 'httpStatus: "474"',
-    message: 'spec/errors.yaml:10:17: found "474"; expected a value of type integer',
+    message: 'spec/errors.yaml:10:17: error VS205: found "474"; expected a value of type integer',
   },
   {
     name: "a malformed seed section",
     file: "entities/partnership.yaml",
     from: 'seed: "2.8"\ninterface',
     to: 'seed: "two"\ninterface',
-    message: 'spec/entities/partnership.yaml:3:7: found "two"; expected a seed section such as "2.7"',
+    message: 'spec/entities/partnership.yaml:3:7: error VS205: found "two"; expected a seed section such as "2.7"',
   },
   {
     name: "a role naming an unknown stakeholder type",
     file: "stakeholders.yaml",
     from: "        required: true\n        types: [individual, privateCompany, publicCompany, governmentBody]",
     to: "        required: true\n        types: [individual, trustCompany, publicCompany, governmentBody]",
-    message: 'spec/stakeholders.yaml:56:29: found the stakeholder type "trustCompany"; expected a stakeholder type of `types`: `individual`, `privateCompany`, `publicCompany`, `governmentBody`',
+    message: 'spec/stakeholders.yaml:56:29: error VS308: found the stakeholder type "trustCompany"; expected a stakeholder type of `types`: `individual`, `privateCompany`, `publicCompany`, `governmentBody`',
   },
   {
     name: "an unknown country group",
     file: "entities/trust.yaml",
     from: "countries: trustCountries",
     to: "countries: trustCountriez",
-    message: 'spec/entities/trust.yaml:10:16: found the country group "trustCountriez"; expected "iso3" or a group of countries.yaml: `individualUSA`, `individualEurope`, `associationCountries`, `governmentBodyUSA`, `governmentBodyNZL`, `privateCompanyCountries`, `unRegulatedTrustCountries`, `trustCountries`, `partnershipCountries`, `australia`',
+    message: 'spec/entities/trust.yaml:10:16: error VS309: found the country group "trustCountriez"; expected "iso3" or a group of countries.yaml: `individualUSA`, `individualEurope`, `associationCountries`, `governmentBodyUSA`, `governmentBodyNZL`, `privateCompanyCountries`, `unRegulatedTrustCountries`, `trustCountries`, `partnershipCountries`, `australia`',
   },
   {
     name: "a country that is not an ISO 3166-1 alpha-3 code",
     file: "countries.yaml",
     from: "countries: [NZL]\n  australia:",
     to: "countries: [NZL, XXX]\n  australia:",
-    message: 'spec/countries.yaml:293:22: found the country "XXX"; expected an ISO 3166-1 alpha-3 code of iso3166Alpha3',
+    message: 'spec/countries.yaml:293:22: error VS301: found the country "XXX"; expected an ISO 3166-1 alpha-3 code of iso3166Alpha3',
   },
   {
     name: "a duplicate shape id",
     file: "webhooks.yaml",
     from: "  v5.Screening:\n",
     to: "  v5.Document:\n    type: object\n  v5.Screening:\n",
-    message: "spec/v5.yaml:110:3: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
+    message: "spec/v5.yaml:110:3: error VS404: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
   },
   {
     name: "a dangling shape reference",
     file: "v5.yaml",
     from: "items: { ref: v5.Document }",
     to: "items: { ref: v5.Documentt }",
-    message: 'spec/v5.yaml:48:47: found the shape "v5.Documentt"; expected a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml',
+    message: 'spec/v5.yaml:48:47: error VS304: found the shape "v5.Documentt"; expected a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml',
   },
   {
     name: "an unknown rule",
     file: "entities/partnership.yaml",
     from: "nzbn: { required: true, rule: nzbn }",
     to: "nzbn: { required: true, rule: nzbnn }",
-    message: 'spec/entities/partnership.yaml:13:37: found the rule "nzbnn"; expected a rule of rules.yaml: `personName`, `dateDDMMYYYY`, `usPostcode`, `socialSecurityNumber`, `abn`, `acn`, `nzbn`, `arbn`, `dataUri`, `v5DataUri`, `v5Name`, `v5Website`, `v5Address`, `nonEmpty`',
+    message: 'spec/entities/partnership.yaml:13:37: error VS303: found the rule "nzbnn"; expected a rule of rules.yaml: `personName`, `dateDDMMYYYY`, `usPostcode`, `socialSecurityNumber`, `abn`, `acn`, `nzbn`, `arbn`, `dataUri`, `v5DataUri`, `v5Name`, `v5Website`, `v5Address`, `nonEmpty`',
   },
   {
     name: "an unknown message",
     file: "rules.yaml",
     from: "      pattern: abnFormat",
     to: "      pattern: abnFormatt",
-    message: 'spec/rules.yaml:51:16: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `oneLookupKey`',
+    message: 'spec/rules.yaml:51:16: error VS302: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `oneLookupKey`',
   },
   {
     name: "a transition to an unknown status",
     file: "statuses.yaml",
     from: "to: [verified, rejected, info]",
     to: "to: [verified, rejected, approved]",
-    message: 'spec/statuses.yaml:84:30: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
+    message: 'spec/statuses.yaml:84:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
   },
   {
     name: "path parameters that do not match the path",
     file: "endpoints.yaml",
     from: '      trace: { type: string, description: "Verification trace." }',
     to: '      id: { type: string, description: "Verification trace." }',
-    message: "spec/endpoints.yaml:96:7: found path parameters [id] for the path /v5/verifications/{trace}; expected exactly the parameters of the path: [trace]",
+    message: "spec/endpoints.yaml:96:7: error VS415: found path parameters [id] for the path /v5/verifications/{trace}; expected exactly the parameters of the path: [trace]",
+  },
+  {
+    name: "an auth: body request without the credential fields the client adds",
+    file: "older.yaml",
+    from: "    additionalProperties: false\n    include: [olderCredentials]\n    properties:\n      trace:",
+    to: "    additionalProperties: false\n    properties:\n      trace:",
+    message: "spec/endpoints.yaml:58:14: error VS417: found an `auth: body` request without metadata_version; expected the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)",
+  },
+  {
+    name: "no submission status that locks resubmission",
+    file: "statuses.yaml",
+    from: "    locksResubmission: true\n",
+    to: "",
+    message: "spec/statuses.yaml:37:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (seed 3)",
+  },
+  {
+    name: "webhook payloads without the older format",
+    file: "webhooks.yaml",
+    from: "  older:\n    seed: \"6.3\"",
+    to: "  legacy:\n    seed: \"6.3\"",
+    message: "spec/webhooks.yaml:36:1: error VS419: found payloads `v5`, `legacy`; expected a `v5` and an `older` payload",
+  },
+  {
+    name: "a client name nested two groups deep",
+    file: "endpoints.yaml",
+    from: "client: v5.getVerification",
+    to: "client: v5.reads.getVerification",
+    message: 'spec/endpoints.yaml:92:13: error VS205: found "v5.reads.getVerification"; expected text matching ^(v5\\.)?[a-z][A-Za-z0-9]*$',
+  },
+  {
+    name: "a webhook tolerance naming a limit without milliseconds",
+    file: "webhooks.yaml",
+    from: "toleranceLimit: webhookTimestampTolerance",
+    to: "toleranceLimit: acn",
+    message: 'spec/webhooks.yaml:23:21: error VS414: found "acn"; expected the name of a limit of limits.yaml with `ms`',
   },
 ];
 
@@ -141,6 +176,11 @@ describe("broken spec files", () => {
     }
     expect(error).toBeInstanceOf(SpecError);
     expect((error as SpecError).message).toBe(message);
+    // The code and the position are data too, not only text.
+    const [, path, line, col, code] = /^([^:]+):(\d+):(\d+): error (VS\d{3}):/.exec(message)!;
+    const d = (error as SpecError).diagnostics[0]!;
+    expect({ code: d.code, file: d.pos.file, line: d.pos.line, col: d.pos.col }).toEqual({ code, file: path, line: Number(line), col: Number(col) });
+    expect(CATALOG[d.code]).toBeDefined();
   });
 
   it("the unchanged spec has no diagnostics", () => {
@@ -161,9 +201,17 @@ describe("broken spec files", () => {
       stdin: async () => "",
     });
     expect(code).toBe(2);
-    expect(stderr.join("")).toMatch(/^spec\/entities\/trust\.yaml:10:16: found the country group "trustCountriez"/);
+    expect(stderr.join("")).toMatch(/^spec\/entities\/trust\.yaml:10:16: error VS309: found the country group "trustCountriez"/);
     expect(stderr.join("")).not.toMatch(/\n\s+at /);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(scratch.dir).filter((e) => e.startsWith(".generated"))).toEqual([]);
+  });
+});
+
+describe("the diagnostics catalog", () => {
+  it("the README lists every code with its name", async () => {
+    const { readFileSync } = await import("node:fs");
+    const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
+    for (const [code, entry] of Object.entries(CATALOG)) expect(readme, code).toContain(`| ${code} | ${entry.name} |`);
   });
 });
