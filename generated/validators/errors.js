@@ -105,10 +105,58 @@ export const TABLE = Object.freeze({
       "message": "ABN check digits are not valid."
     }
   },
+  "#/$defs/rules.acn/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: an ACN must be exactly 9 digits"
+    }
+  },
+  "#/$defs/rules.arbn/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: an ARBN must be exactly 9 digits"
+    }
+  },
+  "#/$defs/rules.dataUri/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: must be a base64 Data URI of a JPG, PNG or PDF (data:<mime>;base64,<data>)"
+    }
+  },
+  "#/$defs/rules.dateDDMMYYYY/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid date: expected a real calendar date as DD/MM/YYYY"
+    }
+  },
+  "#/$defs/rules.nzbn/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: an NZBN must be 6 to 13 digits"
+    }
+  },
   "#/$defs/rules.personName/pattern": {
     "override": {
       "code": "invalid_format",
       "message": "Invalid string: must contain only letters, apostrophes, spaces and hyphens"
+    }
+  },
+  "#/$defs/rules.socialSecurityNumber/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: must be 9 digits, as XXX-XX-XXXX or XXXXXXXXX"
+    }
+  },
+  "#/$defs/rules.usPostcode/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: must be a 5-digit USA postcode"
+    }
+  },
+  "#/$defs/rules.v5DataUri/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid string: must be base64 content as a Data URI (data:<mime>;base64,<data>)"
     }
   },
   "#/$defs/rules.v5Name/maxLength": {
