@@ -4,6 +4,7 @@ import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject, R
 import { stringify } from "yaml";
 import type { Endpoint, Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
+import { statusDiagramSvg } from "./diagram.js";
 import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } from "./schema-builder.js";
 
 const COMPONENTS = "#/components/schemas/";
@@ -118,6 +119,9 @@ function statusTable(model: Model): string {
     "## Transitions (seed 3)",
     "| From | Trigger | Condition | To | Also happens |", "|---|---|---|---|---|", ...transitions, "",
     ...model.attempts.rules.map((r) => `- ${r}`),
+    "",
+    // The same picture as generated/statuses.svg, inline: the reference page loads nothing from elsewhere.
+    `![Status life cycle](data:image/svg+xml;base64,${Buffer.from(statusDiagramSvg(model)).toString("base64")})`,
   ].join("\n");
 }
 

@@ -131,6 +131,39 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
     await page.screenshot({ path: join(ARTIFACTS, "docs.png") });
   }, 120_000);
 
+  it("shows the status life-cycle diagram (generated/statuses.svg, inline in info.description)", async () => {
+    const svg = readFileSync(join(ROOT, "generated", "statuses.svg"), "utf8");
+    const [, width, height] = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(svg)!;
+    const img = page.locator('img[alt="Status life cycle"]').first();
+    await img.scrollIntoViewIfNeeded();
+    const shown = await img.evaluate((el: HTMLImageElement) => ({ complete: el.complete, w: el.naturalWidth, h: el.naturalHeight, visible: el.getBoundingClientRect().width > 0 }));
+    expect(shown).toEqual({ complete: true, w: Number(width), h: Number(height), visible: true });
+  }, 60_000);
+
+  it("lays the diagram out readably: every text inside the picture, no two status boxes overlapping", async () => {
+    const diagram = await context.newPage();
+    await diagram.goto(pathToFileURL(join(ROOT, "generated", "statuses.svg")).href);
+    const layout = await diagram.evaluate(() => {
+      const root = document.documentElement as unknown as SVGSVGElement;
+      const box = (e: Element) => (e as SVGGraphicsElement).getBBox();
+      const outside = Array.from(root.querySelectorAll("text")).filter((t) => {
+        const b = box(t);
+        return b.x < 0 || b.y < 0 || b.x + b.width > root.width.baseVal.value || b.y + b.height > root.height.baseVal.value;
+      }).map((t) => t.textContent);
+      const rects = Array.from(root.querySelectorAll("rect.node")).map(box);
+      const overlaps = rects.flatMap((a, i) => rects.slice(i + 1).filter((b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height).map(() => i));
+      const labels = Array.from(root.querySelectorAll("text.label")).map((t) => t.textContent);
+      return { outside, overlaps, labels, badges: root.querySelectorAll("circle.badge").length };
+    });
+    expect(layout.outside).toEqual([]);
+    expect(layout.overlaps).toEqual([]);
+    for (const s of ["pending", "verified", "rejected", "info", "removed", "locked", "new", "error"]) expect(layout.labels).toContain(s);
+    expect(layout.badges).toBeGreaterThanOrEqual(8);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await diagram.screenshot({ path: join(ARTIFACTS, "statuses.png") });
+    await diagram.close();
+  }, 60_000);
+
   it("renders every operation and every webhook", async () => {
     const ops = operations();
     expect(ops.filter((o) => o.kind === "operation").length).toBe(5);
