@@ -1,8 +1,9 @@
 // Write: the one place that touches generated/. All files or none: everything is written to a
 // temporary directory beside the target, then swapped in with renames.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import type { OutputFile } from "./emit/output.js";
+import { filesUnder } from "./walk.js";
 
 export function writeAtomically(outDir: string, files: readonly OutputFile[]): void {
   const parent = dirname(outDir);
@@ -36,19 +37,7 @@ function baseName(path: string): string {
 }
 
 /** Every file under a directory, as relative "/" paths, sorted. */
-export function listFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const full = join(d, e);
-      if (statSync(full).isDirectory()) walk(full);
-      else out.push(relative(dir, full).split(sep).join("/"));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
+export const listFiles = (dir: string): string[] => filesUnder(dir);
 
 /** generated/docs/ is written by `verispec docs` (an external renderer), not by generate. */
 const isBuiltElsewhere = (path: string) => path.startsWith("docs/");

@@ -4,14 +4,10 @@
 import type { Endpoint, Model } from "../model/types.js";
 import type { EmitContext } from "../context.js";
 import { BANNER, type OutputFile } from "./output.js";
-import { bodyTypeName } from "./types.js";
+import { jsdoc, lit } from "./print.js";
+import { bodyTypeName } from "./names.js";
 
-const lit = (v: unknown) => JSON.stringify(v);
-
-function doc(lines: readonly (string | undefined)[], indent: string): string {
-  const text = lines.filter(Boolean).join("\n\n").replace(/\*\//g, "*\\/");
-  return `${indent}/**\n${text.split("\n").map((l) => `${indent} *${l ? ` ${l}` : ""}`).join("\n")}\n${indent} */\n`;
-}
+const doc = (lines: readonly (string | undefined)[], indent: string) => jsdoc(lines, indent, { block: true });
 
 /** Key of an endpoint in the `operations` table: the client name without dots ("v5.getVerification" -> "v5_getVerification"). */
 const opKey = (e: Endpoint) => e.client.replace(/\./g, "_");

@@ -1,7 +1,7 @@
 // Emits generated/schemas/<id>.json: standalone draft 2020-12 schemas (no external $ref).
 import type { Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
-import { buildDefinitions, referencedIds, VENDOR_KEYWORDS, type Definition, type JsonSchema } from "./schema-builder.js";
+import { jsonSchemaDefinitions, referencedIds, VENDOR_KEYWORDS, type Definition, type JsonSchema } from "./schema-builder.js";
 
 export const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 export const schemaUri = (id: string) => `https://verispec.dev/schemas/${id}.json`;
@@ -48,10 +48,6 @@ export function standaloneSchema(root: Definition, byId: ReadonlyMap<string, Def
   if (!schema.title) schema.title = root.id;
   if (defs.length) schema.$defs = sortedObject(defs.map((id) => [id, retarget(byId.get(id)!.schema) as JsonSchema]));
   return schema;
-}
-
-export function jsonSchemaDefinitions(model: Model): Definition[] {
-  return buildDefinitions(model, { refTo, target: "json-schema" });
 }
 
 /** Where the vendor-keyword declaration goes (package export `verispec/ajv-vocabulary`). */

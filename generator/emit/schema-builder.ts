@@ -2,6 +2,7 @@
 // definitions, differing only in where a `$ref` points and in small OpenAPI-only additions.
 import type { EntityKind, EntityRequest, Field, Message, Model, RoleSet, Rule, V5Requirement, ValueSet } from "../model/types.js";
 import { entitySchemaId } from "../model/types.js";
+import { ruleDefinitionId, valueSetDefinitionId } from "./names.js";
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -108,8 +109,6 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
   return withNotes({ ...s, ...errorsFor(messages) }, f);
 }
 
-export const ruleDefinitionId = (rule: Rule) => `rules.${rule.name}`;
-export const valueSetDefinitionId = (set: ValueSet) => `values.${set.name}`;
 // Country groups stay inline: a discriminator needs its `enum` in place (Ajv and OpenAPI tools alike).
 const isCountryGroup = (set: ValueSet) => set.countryGroup === true;
 
@@ -321,4 +320,9 @@ export function referencedIds(schema: unknown, fromRef: (ref: string) => string 
   };
   walk(schema);
   return out;
+}
+
+/** The definitions as generated/schemas/ writes them (references into `#/$defs/`). */
+export function jsonSchemaDefinitions(model: Model): Definition[] {
+  return buildDefinitions(model, { refTo: (id) => `#/$defs/${id}`, target: "json-schema" });
 }

@@ -3,10 +3,11 @@
 // dist/templates/<folder>/*.js, and TypeScript is not a runtime dependency. From the sources (tsx), it is
 // transpiled here with TypeScript, a dev dependency, with the same settings: the same bytes either way
 // (the pack test generates from the installed package and compares with generated/).
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { COMPILED, DIST } from "../package-root.js";
+import { filesUnder } from "../walk.js";
 
 export interface TemplateJs {
   /** File name of the template, e.g. "abn.ts". */
@@ -26,9 +27,8 @@ function transpile(file: string, source: string): string {
 /** Every non-test .ts of templates/<folder>/ (under `root`), sorted, with its JavaScript. */
 export function templateJavaScript(root: string, folder: string): TemplateJs[] {
   const dir = join(root, "templates", folder);
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
-    .sort()
+  return filesUnder(dir)
+    .filter((f) => !f.includes("/") && f.endsWith(".ts") && !f.endsWith(".test.ts"))
     .map((file) => {
       const js = COMPILED
         ? readFileSync(join(DIST, "templates", folder, file.replace(/\.ts$/, ".js")), "utf8")

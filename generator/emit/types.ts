@@ -8,7 +8,9 @@
 import type { EntityKind, EntityRequest, Field, Model, RoleSet, ValueSet } from "../model/types.js";
 import { entitySchemaId } from "../model/types.js";
 import { CREDENTIAL_FIELDS } from "../check/endpoints.js";
+import { bodyTypeName, valueSetTypeName } from "./names.js";
 import { BANNER, type OutputFile } from "./output.js";
+import { jsdoc, lit, propertyKey as key, union } from "./print.js";
 import { requestShapeIds } from "./request-shapes.js";
 
 /** A property the type declares absent (`?: never`): a tag field another member of a union carries. */
@@ -19,29 +21,11 @@ export { CREDENTIAL_FIELDS };
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const ident = (s: string) => s.replace(/[^A-Za-z0-9_$]/g, "");
-const lit = (v: unknown) => JSON.stringify(v);
-const union = (parts: readonly string[]) => (parts.length ? [...new Set(parts)].join(" | ") : "never");
-const isIdentifier = (k: string) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k);
-const key = (k: string) => (isIdentifier(k) ? k : lit(k));
 
-/** "usStates" -> "UsState", "verificationStatuses" -> "VerificationStatus", "iso3" -> "Iso3". */
-export function valueSetTypeName(set: ValueSet): string {
-  const n = cap(set.name);
-  return n.endsWith("uses") ? n.slice(0, -2) : n.endsWith("s") ? n.slice(0, -1) : n;
-}
 const isGroup = (set: ValueSet) => set.countryGroup === true;
 
 /** Type name of a schema id: the id itself, as a path through `v4`/`v5` namespaces. */
 const typeRef = (id: string) => id;
-
-/** A JSDoc block; `*\/` inside text cannot end the comment early. */
-function jsdoc(lines: readonly (string | undefined)[], indent: string): string {
-  const text = lines.filter((l): l is string => !!l).join("\n\n").replace(/\*\//g, "*\\/").trim();
-  if (!text) return "";
-  const body = text.split("\n");
-  if (body.length === 1 && !text.startsWith("@")) return `${indent}/** ${text} */\n`;
-  return `${indent}/**\n${body.map((l) => `${indent} *${l ? ` ${l}` : ""}`).join("\n")}\n${indent} */\n`;
-}
 
 interface Notes {
   readonly title?: string;
@@ -198,8 +182,6 @@ function withoutCredentials(shape: Field): Field {
   return { ...shape, properties, examples: undefined };
 }
 
-/** "v4.VerifyRequest" -> "VerifyBody", "v4.RequestedActionsRequest" -> "RequestedActionsBody". */
-export const bodyTypeName = (requestId: string) => `${requestId.split(".").pop()!.replace(/Request$/, "")}Body`;
 
 function roleSetDecl(set: RoleSet, model: Model): Decl {
   return {

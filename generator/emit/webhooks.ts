@@ -2,7 +2,7 @@
 // outcomes, transitions and timestamp tolerance. Only data comes from here; the logic is the template's.
 import type { Model } from "../model/types.js";
 import { BANNER, type OutputFile } from "./output.js";
-import { validatorName } from "./validators.js";
+import { validatorName } from "./names.js";
 
 export function webhookRules(model: Model) {
   const locked = model.submissionStatuses.find((s) => s.locksResubmission)!; // one does (check VS418)

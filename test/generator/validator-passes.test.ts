@@ -1,0 +1,62 @@
+// Each rewrite of Ajv's standalone output (generator/emit/validators/passes.ts) on a small sample of the
+// text Ajv writes: what it changes, and that it leaves other text alone. The golden test and the
+// validator tests check the passes together on the real output.
+import { describe, expect, it } from "vitest";
+import {
+  asciiOnly, compactErrors, dropPlaceholderErrors, enumSets, hoistLongStrings, onePush, OUTPUT_PASSES, pureRegExps,
+  requiresToImports, splitInstancePaths, unescapeSchemaPaths,
+} from "../../generator/emit/validators/passes.js";
+
+const push = (n: number, fields: string) => `const err${n} = {${fields}};(vErrors ??= []).push(err${n});errors++;`;
+
+describe("the output passes of the validators emitter", () => {
+  it("run in a fixed order, every pass named once", () => {
+    expect(OUTPUT_PASSES.map((p) => p.name)).toEqual([
+      "unescapeSchemaPaths", "pureRegExps", "enumSets", "onePush", "dropPlaceholderErrors", "splitInstancePaths",
+      "hoistLongStrings", "compactErrors", "requiresToImports", "asciiOnly",
+    ]);
+  });
+
+  it.each([
+    ["unescapeSchemaPaths", unescapeSchemaPaths, 'schemaPath:"#/$defs/a~1b/properties/c~0d"', 'schemaPath:"#/$defs/a/b/properties/c~d"'],
+    ["pureRegExps", pureRegExps, 'const pattern0 = new RegExp("^a$", "u");', 'const pattern0 = /*#__PURE__*/ new RegExp("^a$", "u");'],
+    ["onePush", onePush, "if(vErrors === null){vErrors = [err3];}else {vErrors.push(err3);}", "(vErrors ??= []).push(err3);"],
+    ["dropPlaceholderErrors", dropPlaceholderErrors, "const err7 = {};(vErrors ??= []).push(err7);errors++;", "errors++;"],
+    ["asciiOnly", asciiOnly, 'const s = "a\u00e9\u4e2d";', 'const s = "a\\u00e9\\u4e2d";'],
+  ] as const)("%s", (_name, pass, given, want) => {
+    expect(pass(given)).toBe(want);
+    expect(pass("const untouched = 1;")).toBe("const untouched = 1;");
+  });
+
+  it("enumSets: a loop of deep `equal` over a string enum becomes one Set lookup", () => {
+    const code = 'const schema5 = {"enum":["AUS","NZL"]};function validate1(data){valid2 = false;for(const v0 of schema5.enum){if(func0(data, v0)){valid2 = true;break;}}}export const x = 1;';
+    const out = enumSets(code);
+    expect(out).toContain("valid2 = schema5_set.has(data);");
+    expect(out).toContain('const schema5 = {"enum":["AUS","NZL"]};const schema5_set = /*#__PURE__*/ new Set(schema5.enum);');
+    expect(out).not.toContain("for(const v0");
+  });
+
+  it("splitInstancePaths: an error below the function's place carries its two parts", () => {
+    const code = push(1, 'instancePath:instancePath+"/a",schemaPath:"#/x",keyword:"type",params:{}');
+    expect(splitInstancePaths(code)).toBe(push(1, 'instancePath:instancePath+"/a",base:instancePath,at:"/a",schemaPath:"#/x",keyword:"type",params:{}'));
+  });
+
+  it("hoistLongStrings: a long literal is written once, as a constant", () => {
+    const long = `"${"a".repeat(130)}"`;
+    const out = hoistLongStrings(`f(${long});g(${long});h("short");`);
+    expect(out).toBe(`const str0 = ${long};\nf(str0);g(str0);h("short");`);
+  });
+
+  it("compactErrors: error statements become table rows, read on first use", () => {
+    const code = `function validate0(data, {instancePath=""}={}){${push(0, 'instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}')}}`;
+    const out = compactErrors(code);
+    expect(out).toContain("const validate0_errors = /*#__PURE__*/ $errorTable('[[\"#/type\",0,{\"type\":\"string\"}]]');");
+    expect(out).toContain("(vErrors ??= []).push($err(validate0_errors,instancePath,0));errors++;");
+    expect(out).not.toMatch(/const err\d+ = \{/);
+  });
+
+  it("requiresToImports: each require becomes an import of verispec's runtime module; an unknown one throws", () => {
+    expect(requiresToImports('const f = require("verispec:formats").fullFormats;')).toBe('import * as runtime0 from "../runtime/validators/formats.js";\nconst f = runtime0.fullFormats;');
+    expect(() => requiresToImports('require("fs")')).toThrow(/requires fs/);
+  });
+});
