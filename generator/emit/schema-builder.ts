@@ -37,7 +37,7 @@ function objectHaving(properties: Record<string, unknown>, required: readonly st
 function withNotes(schema: JsonSchema, f: { seed?: string; description?: string; unknown?: string; title?: string }): JsonSchema {
   const out: JsonSchema = {};
   if (f.title) out.title = f.title;
-  const text = [f.description, f.unknown ? `Not shown in the seed: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
+  const text = [f.description, f.unknown ? `Not shown in the service's specification: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
   if (text) out.description = text;
   if (f.seed) out["x-seed"] = f.seed;
   if (f.unknown) out["x-not-shown"] = f.unknown;
@@ -135,7 +135,7 @@ function objectSchema(props: Readonly<Record<string, Field>>, additional: boolea
   return s;
 }
 
-// ---- Older entity kinds (seed: 2.2-2.9) ----------------------------------------------------------
+// ---- Older entity kinds (the service's specification, sections 2.2-2.9) ----------------------------------------------------------
 
 /** The `fields` object of one country branch: closed, because each table lists its fields in full. */
 function branchSchema(kind: EntityKind, index: number, o: BuildOptions): JsonSchema {
@@ -143,7 +143,7 @@ function branchSchema(kind: EntityKind, index: number, o: BuildOptions): JsonSch
   return withNotes({ type: "object", ...objectSchema(b.fields, false, o) }, { seed: b.seed, title: `${kind.title} fields (${b.name})` });
 }
 
-/** Stakeholders of a kind: roles of its role set, the types each role allows, required roles (seed: 2.1). */
+/** Stakeholders of a kind: roles of its role set, the types each role allows, required roles (the service's specification, section 2.1). */
 function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): JsonSchema {
   const types = model.stakeholderTypes;
   const roleRules = roleSet.roles
@@ -236,7 +236,7 @@ function entityRequestSchema(request: EntityRequest, model: Model, o: BuildOptio
 
 export const kindsOf = (request: EntityRequest, model: Model) => model.entityKinds.filter((k) => k.interface === request.interface);
 
-// ---- v5 requirements per entity type (seed: 2.11) -------------------------------------------------
+// ---- v5 requirements per entity type (the service's specification, section 2.11) -------------------------------------------------
 
 function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSchema[] {
   const doc = model.requiredDocumentMessage;

@@ -1,5 +1,5 @@
 // Emits generated/validators/: Ajv standalone code compiled here, at generate time, from the same
-// definitions as generated/schemas/ (seed: 7 for the error shape), plus the JS of the hand-written
+// definitions as generated/schemas/ (the service's specification, section 7 for the error shape), plus the JS of the hand-written
 // runtime (templates/validators/) so that plain `node` imports the validators.
 //
 // The steps, one module each under validators/: prepare.ts (schema preparation), error-table.ts (what
@@ -133,7 +133,7 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
 function errorsModule(table: ErrorTable, messages: MessageTemplates, keys: unknown): OutputFile[] {
   const js = [
     header,
-    "// From spec/errors.yaml (validationMessages.defaults) and the schemas' x-verispec-errors (seed: 7).",
+    "// From spec/errors.yaml (validationMessages.defaults) and the schemas' x-verispec-errors (the service's specification, section 7).",
     `export const MESSAGES = Object.freeze(${JSON.stringify(messages, null, 2)});`,
     "",
     "/** By Ajv schemaPath: the exact messages, expected types of required keys, discriminator values. */",

@@ -1,6 +1,6 @@
-// The shapes shared by the generated validators and their runtime (seed: 7).
+// The shapes shared by the generated validators and their runtime (the service's specification, section 7).
 
-/** One item of the service's 422 `error.details`: `{ message, code, path }` (seed: 7). */
+/** One item of the service's 422 `error.details`: `{ message, code, path }` (the service's specification, section 7). */
 export interface ValidationIssue {
   readonly message: string;
   readonly code: string;
@@ -13,7 +13,7 @@ export type ValidationResult = { readonly valid: true } | { readonly valid: fals
 export interface ValidateOptions {
   /**
    * Strict mode: also check the ABN check digits (ATO weighted modulus 89). Off by default, because
-   * the service checks the format only (exactly 11 digits; seed: 7, 8).
+   * the service checks the format only (exactly 11 digits; the service's specification, section 7, 8).
    */
   readonly abnChecksum?: boolean;
   /**
@@ -63,7 +63,7 @@ export interface KeywordEntry {
   readonly override?: Message;
   /** `required`: the expected type of each property, as Zod names it. */
   readonly expected?: Readonly<Record<string, string>>;
-  /** `required`: a requirement on a nested key reports that key (seed: 7, `addresses, registeredAddress`). */
+  /** `required`: a requirement on a nested key reports that key (the service's specification, section 7, `addresses, registeredAddress`). */
   readonly nested?: Readonly<Record<string, readonly string[]>>;
   /** `discriminator`: the tag values of the union. */
   readonly options?: readonly string[];

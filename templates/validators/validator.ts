@@ -1,4 +1,4 @@
-// Wraps an Ajv standalone function into the service-shaped validator (seed: 7).
+// Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
 import { mapErrors } from "./map-errors.js";
 import type { ErrorTable, KeyLink, KeyShapes, MessageTemplates, RawValidate, ValidateOptions, ValidationResult, Validator } from "./types.js";
 import { unknownKeyIssues } from "./unknown-keys.js";

@@ -1,5 +1,5 @@
 /**
- * Webhook verification (seed: 6.1, 6.4, 8). Checks run in this order, and each failure throws a
+ * Webhook verification (the service's specification, sections 6.1, 6.4, 8). Checks run in this order, and each failure throws a
  * `WebhookVerificationError` before anything later is looked at:
  *
  *  1. a signature header is present .................................. missing_signature
@@ -46,12 +46,12 @@ export interface VerifyWebhookInput {
   readonly secret: SigningSecret | readonly SigningSecret[];
   /** Current time in Unix ms; default `Date.now()`. */
   readonly now?: number;
-  /** Default: the spec's tolerance (seed: 8, ± 5 minutes). */
+  /** Default: the spec's tolerance (the service's specification, section 8, ± 5 minutes). */
   readonly toleranceMs?: number;
   /** Default: the kit's in-memory store. Use a shared store when the receiver runs as several instances. */
   readonly replayStore?: ReplayStore;
   /**
-   * @deprecated Accept the body-embedded v1 signature (seed: 6.4, 9) when no signature header is present.
+   * @deprecated Accept the body-embedded v1 signature (the service's specification, sections 6.4, 9) when no signature header is present.
    * See `verifyBodySignature` for the exact text that is hashed.
    */
   readonly allowBodySignature?: boolean;
@@ -60,7 +60,7 @@ export interface VerifyWebhookInput {
 export interface VerifiedWebhook<V5 = unknown, V4 = unknown> {
   /** The signature version that was checked. */
   readonly version: SignatureVersion;
-  /** A payload with `version: "v5"` is the current format (seed: 6.2); otherwise the older one (6.3). */
+  /** A payload with `version: "v5"` is the current format (the service's specification, section 6.2); otherwise the older one (6.3). */
   readonly payload: V5 | V4;
 }
 
@@ -92,7 +92,7 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
   validate(context.validatePayload, payload);
   checkTimestamp(payload, now, toleranceMs);
 
-  // seed: 6.4 — last, so only deliveries that passed every other check are remembered.
+  // the service's specification, section 6.4 — last, so only deliveries that passed every other check are remembered.
   const store = input.replayStore ?? context.defaultReplayStore;
   const fresh = await store.addIfAbsent(authenticated.replayKey, Math.max(1, 2 * toleranceMs));
   if (!fresh) throw new WebhookVerificationError("replayed", "this delivery was already accepted");
@@ -119,7 +119,7 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
 /**
  * The declared version, or the one inferred from the headers present when there is no version
  * header: `X-Svc-Signature` means 2 (the current scheme is preferred when both kinds are present),
- * otherwise 1. Also checks the version's own headers are present (seed: 6.4).
+ * otherwise 1. Also checks the version's own headers are present (the service's specification, section 6.4).
  */
 function signatureVersion(headers: SignatureHeaders): SignatureVersion {
   const declared = headers.version;
@@ -163,7 +163,7 @@ function v1Digests(headers: SignatureHeaders): V1Expected {
  * Returns the replay key. The key is the version plus the digest verispec computed itself with
  * the matching signing key, never the header text: upper- and lower-case hex, or a v1 delivery
  * with one of its two headers removed, therefore map to the same key. It is a keyed digest, so a
- * shared store learns nothing about the body. (The seed does not say where `deliveryId` is
+ * shared store learns nothing about the body. (The service's specification does not say where `deliveryId` is
  * carried, so it cannot be relied on here; a re-delivery has identical bytes and so the same key.)
  */
 function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buffer): string {
@@ -174,7 +174,7 @@ function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buf
   throw mismatch();
 }
 
-/** seed: 6.4 — every v1 digest header present must match, with the same key. */
+/** the service's specification, section 6.4 — every v1 digest header present must match, with the same key. */
 function checkV1(secrets: readonly SigningSecret[], body: RawBody, expected: V1Expected): string {
   for (const secret of secrets) {
     const sha = sha3Digest(secret, body);
@@ -190,11 +190,11 @@ function mismatch(): WebhookVerificationError {
 }
 
 /**
- * @deprecated The body-embedded v1 signature (seed: 6.4 "in the body variant the `signature`
+ * @deprecated The body-embedded v1 signature (the service's specification, section 6.4 "in the body variant the `signature`
  * object is left out of the text that is hashed"; 9: deprecated). Used only with
  * `allowBodySignature: true` and when no signature header is present.
  *
- * The hashed text, as verispec reads the seed (which does not show the exact serialisation):
+ * The hashed text, as verispec reads the service's specification (which does not show the exact serialisation):
  * parse the body, delete the top-level `signature` key, take `JSON.stringify` of the rest (key order
  * as received, no whitespace), append the signing key, then SHA3-256 / Keccak-256 of the UTF-8 bytes.
  * `signature.sha256` / `signature.keccak256` carry the same prefixed values as the v1 headers, and

@@ -113,9 +113,9 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
   });
 
   it("shows the status tables and every 'not shown' note of info.description", async () => {
-    const text = normalize(await textShowing("Verification statuses (seed 3)"));
+    const text = normalize(await textShowing("Verification statuses (the service's specification, section 3)"));
     const description = doc.info.description as string;
-    for (const heading of ["Verification statuses (seed 3)", "Submission statuses (seed 3)", "Transitions (seed 3)", "Not shown in the seed"]) {
+    for (const heading of ["Verification statuses (the service's specification, section 3)", "Submission statuses (the service's specification, section 3)", "Transitions (the service's specification, section 3)", "Not shown in the service's specification"]) {
       expect(text).toContain(heading);
     }
     const rows = description.split("\n").filter((l) => /^\| `[a-z]+` \|/.test(l));
@@ -124,7 +124,7 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
       const cells = row.split("|").slice(1, -1).map((c) => normalize(c));
       expect(text, `status row ${row}`).toContain(cells.join(" "));
     }
-    const notes = description.split("## Not shown in the seed")[1]!.split("\n").filter((l) => l.startsWith("- (seed "));
+    const notes = description.split("## Not shown in the service's specification")[1]!.split("\n").filter((l) => l.startsWith("- (the service's specification, section "));
     expect(notes.length).toBeGreaterThanOrEqual(10);
     for (const note of notes) expect(text, `note ${note}`).toContain(normalize(note.slice(2)));
     mkdirSync(ARTIFACTS, { recursive: true });

@@ -37,7 +37,7 @@ const REDACTED = "[redacted]";
 
 /**
  * Returns a deep-copying redaction: every occurrence of the given secrets in strings, and the value
- * of any `metadata_secretKey` key (seed: 2.1), become "[redacted]" — for bodies the service echoes back.
+ * of any `metadata_secretKey` key (the service's specification, section 2.1), become "[redacted]" — for bodies the service echoes back.
  * JSON.stringify's replacer does the walk; bodies are JSON (or raw text) by construction.
  */
 export function redactor(secrets: string[]): <T>(value: T) => T {

@@ -2,7 +2,7 @@
 /**
  * Status meanings, receiver outcomes and the transition table, taken as data.
  * The generator fills a `WebhookRules` value from the spec YAML; nothing here
- * hard-codes a status name (seed: 3, 6.2).
+ * hard-codes a status name (the service's specification, sections 3, 6.2).
  */
 
 export type WebhookOutcome =
@@ -15,22 +15,22 @@ export type WebhookOutcome =
   | "locked";
 
 export interface WebhookRules {
-  /** seed 6.4 / 8: plus or minus this many ms, inclusive */
+  /** section 6.4 of the service's specification / 8: plus or minus this many ms, inclusive */
   readonly toleranceMs: number;
-  /** per verificationStatus value: seed meaning (section 3) and how a receiver reads it (6.2) */
+  /** per verificationStatus value: meaning (the service's specification, section 3) and how a receiver reads it (6.2) */
   readonly statuses: Readonly<
     Record<string, { readonly meaning: string; readonly outcome: WebhookOutcome | "by_attempts"; readonly guidance: string }>
   >;
   /** guidance text per outcome, from the spec */
   readonly outcomes: Readonly<Record<WebhookOutcome, string>>;
-  /** transition table, seed 3: from (null = no prior state, "any" = any state) to the listed states */
+  /** transition table, section 3 of the service's specification: from (null = no prior state, "any" = any state) to the listed states */
   readonly transitions: ReadonlyArray<{
     readonly from: string | null;
     readonly to: readonly string[];
     readonly trigger: string;
     readonly condition?: string;
   }>;
-  /** submissionStatus value meaning "no further resubmissions" (seed: "locked") */
+  /** submissionStatus value meaning "no further resubmissions" ("locked" in the service's specification) */
   readonly lockedSubmissionStatus: string;
 }
 
@@ -40,11 +40,11 @@ export interface WebhookInterpretation {
   readonly guidance: string;
   /** The payload's `verificationStatus`. */
   readonly status: string;
-  /** The seed's meaning of that status (section 3). */
+  /** The specification's meaning of that status (section 3). */
   readonly meaning: string;
 }
 
-/** The fields `interpretWebhook` reads; both payload formats carry them (seed: 6.2, 6.3). */
+/** The fields `interpretWebhook` reads; both payload formats carry them (the service's specification, sections 6.2, 6.3). */
 interface StatusFields {
   readonly verificationStatus?: unknown;
   readonly submissionStatus?: unknown;
@@ -54,7 +54,7 @@ interface StatusFields {
 
 /**
  * A rejection can be retried only when `maxAttempts` is present, `attempt` is below it and the
- * submission is not locked; otherwise it is final (seed: 3, 6.2 — "attempt alone does not show
+ * submission is not locked; otherwise it is final (the service's specification, section 3, 6.2 — "attempt alone does not show
  * that a retry is possible").
  */
 export function rejectionOutcome(rules: WebhookRules, payload: StatusFields): "retry_possible" | "final_rejection" {
@@ -87,7 +87,7 @@ export function interpretWebhook(rules: WebhookRules, payload: unknown): Webhook
 }
 
 /**
- * Whether the transition table allows `from` → `to` (seed: 3). `from` null is "no prior state";
+ * Whether the transition table allows `from` → `to` (the service's specification, section 3). `from` null is "no prior state";
  * a row with `from: "any"` applies to every status the rules know (not to null: "no state" is not a state).
  * Conditions are descriptive text and are not evaluated here.
  */
