@@ -1,8 +1,8 @@
 // `verispec validate <schemaId> <file|->` (issue item 4): exit 0 valid, 1 invalid, 2 unchecked.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
 import { ROOT } from "./helpers.js";
 
@@ -14,6 +14,7 @@ async function run(args: string[], stdin = "") {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "verispec-validate-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
 
 describe("verispec validate", () => {
