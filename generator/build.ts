@@ -7,10 +7,18 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, sep } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import standaloneModule from "ajv/dist/standalone/index.js";
+import { parse } from "yaml";
+import { META_AJV_OPTIONS, metaSchemaHash, metaSchemaParts, type MetaSchema } from "./check/meta-schema.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { filesUnder } from "./walk.js";
 
-const INPUTS = ["generator", "templates", "generated", "tsconfig.json", "tsconfig.build.json"];
+// A CommonJS default export, as ESM sees it.
+type StandaloneCode = (ajv: InstanceType<typeof Ajv2020>, refs: Record<string, string>) => string;
+const standaloneCode = ((standaloneModule as unknown as { default?: StandaloneCode }).default ?? standaloneModule) as unknown as StandaloneCode;
+
+const INPUTS = ["generator", "templates", "generated", "spec/meta", "tsconfig.json", "tsconfig.build.json"];
 const STAMP = join(PACKAGE_ROOT, "dist", ".inputs");
 
 /** A hash of every file dist/ is built from (paths and contents). */
@@ -28,12 +36,29 @@ export function distIsCurrent(root = PACKAGE_ROOT): boolean {
   return existsSync(STAMP) && readFileSync(STAMP, "utf8").trim() === inputsHash(root);
 }
 
+/**
+ * The package's own meta-schema (spec/meta/spec.schema.yaml) as Ajv standalone CommonJS, one export per
+ * $def the files name, and the hash of the text it was compiled from (check/meta-schema.ts uses it only
+ * for a byte-identical meta-schema).
+ */
+export function compiledMetaSchema(root = PACKAGE_ROOT): string {
+  const text = readFileSync(join(root, "spec", "meta", "spec.schema.yaml"), "utf8");
+  const meta = parse(text) as MetaSchema & Record<string, unknown>;
+  const { schema, defs } = metaSchemaParts(meta);
+  const ajv = new Ajv2020({ ...META_AJV_OPTIONS, code: { source: true, esm: false } });
+  ajv.addSchema(schema);
+  const id = schema.$id as string;
+  const code = standaloneCode(ajv, Object.fromEntries(defs.map((d) => [d, `${id}#/$defs/${d}`])));
+  return `// Compiled by npm run build from spec/meta/spec.schema.yaml (Ajv standalone).\n${code}\nexports.hash = ${JSON.stringify(metaSchemaHash(text))};\nexports.files = ${JSON.stringify(meta.files)};\n`;
+}
+
 export function build(root = PACKAGE_ROOT): void {
   const dist = join(root, "dist");
   rmSync(dist, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
   cpSync(join(root, "generated", "validators"), join(dist, "generated", "validators"), { recursive: true });
+  writeFileSync(join(dist, "generator", "check", "meta-schema.compiled.cjs"), compiledMetaSchema(root));
   writeFileSync(STAMP, `${inputsHash(root)}\n`);
 }
 

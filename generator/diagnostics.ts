@@ -68,6 +68,7 @@ export const CATALOG = {
   VS417: { name: "credentials-missing", found: "an `auth: body` request without {field}", expected: "the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)" },
   VS418: { name: "no-locking-status", found: "no submission status with `locksResubmission: true`", expected: "the submission status that locks resubmission (seed 3)" },
   VS419: { name: "webhook-payload-formats", found: "payloads {found}", expected: "a `v5` and an `older` payload" },
+  VS422: { name: "missing-required-name", found: "no `{name}` here", expected: "`{name}`: {why}" },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

@@ -9,6 +9,7 @@ import { checkEntities } from "./entities.js";
 import { checkFields } from "./fields.js";
 import { checkMessages } from "./messages.js";
 import { checkAgainstMetaSchema } from "./meta-schema.js";
+import { checkRequiredNames } from "./required.js";
 import { checkRules } from "./rules.js";
 import { checkShapes } from "./shapes.js";
 import { checkStakeholders } from "./stakeholders.js";
@@ -18,7 +19,7 @@ import { checkWebhooks } from "./webhooks.js";
 
 /** In the order the spec reads: vocabularies first, then what refers to them. */
 const CROSS_REFERENCE_CHECKS: readonly ((c: Checks) => void)[] = [
-  checkCountries, checkMessages, checkRules, checkStatuses, checkShapes, checkFields, checkStakeholders,
+  checkRequiredNames, checkCountries, checkMessages, checkRules, checkStatuses, checkShapes, checkFields, checkStakeholders,
   checkEntities, checkVersions, checkWebhooks, checkEndpoints,
 ];
 

@@ -1,19 +1,18 @@
 // Check, part 1: every spec file against the meta-schema (spec/meta/spec.schema.yaml).
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { describeValue, diagnostic, type Diagnostic } from "../diagnostics.js";
+import { COMPILED } from "../package-root.js";
 import { pointerToPath } from "../pointer.js";
 import { positionOf, type LoadedSpec, type PathSegment, type SpecFile } from "../load/load-spec.js";
 
-interface MetaSchema {
+export interface MetaSchema {
   files: Record<string, string>;
   $defs: Record<string, { description?: string }>;
-}
-
-function loadMetaSchema(specDir: string): MetaSchema & Record<string, unknown> {
-  return parse(readFileSync(join(specDir, "meta", "spec.schema.yaml"), "utf8")) as MetaSchema & Record<string, unknown>;
 }
 
 /** The $def a spec file must match, by its name ("entities/*" matches any entity file). */
@@ -83,13 +82,46 @@ function mostSpecific(errors: readonly ErrorObject[]): ErrorObject[] {
   });
 }
 
-export function checkAgainstMetaSchema(spec: LoadedSpec): Diagnostic[] {
-  const meta = loadMetaSchema(spec.dir);
-  const { files: _files, ...schema } = meta;
-  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true });
+type Validate = (data: unknown) => boolean;
+type Validators = (def: string) => Validate & { errors?: ErrorObject[] | null };
+
+/** Ajv's options for the meta-schema: every error, with the failing schema (for its description). */
+export const META_AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, allowUnionTypes: true } as const;
+
+/** The meta-schema without its `files` table (what Ajv compiles), and the $defs the files name. */
+export function metaSchemaParts(meta: MetaSchema & Record<string, unknown>): { schema: Record<string, unknown>; defs: string[] } {
+  const { files, ...schema } = meta;
+  return { schema, defs: [...new Set(Object.values(files))].sort() };
+}
+
+export const metaSchemaHash = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/**
+ * The meta-schema's validators. `npm run build` compiles the package's own meta-schema ahead of time
+ * (dist/generator/check/meta-schema.compiled.cjs, Ajv standalone code); a spec whose meta-schema is
+ * byte-identical uses it and skips Ajv's compile (a third of `check`'s time). Any other meta-schema,
+ * or the sources, compile here.
+ */
+function metaValidators(text: string): { meta: MetaSchema; validators: Validators } {
+  if (COMPILED) {
+    try {
+      const cached = createRequire(import.meta.url)("./meta-schema.compiled.cjs") as { hash: string; files: Record<string, string> } & Record<string, Validate>;
+      if (cached.hash === metaSchemaHash(text)) return { meta: { files: cached.files, $defs: {} }, validators: (def) => cached[def] as ReturnType<Validators> };
+    } catch {
+      // not built: compile below
+    }
+  }
+  const meta = parse(text) as MetaSchema & Record<string, unknown>;
+  const { schema } = metaSchemaParts(meta);
+  const ajv = new Ajv2020(META_AJV_OPTIONS);
   ajv.addSchema(schema);
   const id = schema.$id as string;
-  const compiled = new Map<string, ValidateFunction>();
+  return { meta, validators: (def) => ajv.getSchema(`${id}#/$defs/${def}`)! as ValidateFunction };
+}
+
+export function checkAgainstMetaSchema(spec: LoadedSpec): Diagnostic[] {
+  const text = readFileSync(join(spec.dir, "meta", "spec.schema.yaml"), "utf8");
+  const { meta, validators } = metaValidators(text);
   const diagnostics: Diagnostic[] = [];
   for (const file of spec.files) {
     const def = defFor(meta, file.name);
@@ -97,11 +129,7 @@ export function checkAgainstMetaSchema(spec: LoadedSpec): Diagnostic[] {
       diagnostics.push(diagnostic("VS201", { file: file.displayPath, line: 1, col: 1 }, { name: JSON.stringify(file.name), files: Object.keys(meta.files).join(", ") }));
       continue;
     }
-    let validate = compiled.get(def);
-    if (!validate) {
-      validate = ajv.getSchema(`${id}#/$defs/${def}`)!;
-      compiled.set(def, validate);
-    }
+    const validate = validators(def);
     if (!validate(file.data)) diagnostics.push(...mostSpecific(validate.errors ?? []).map((e) => toDiagnostic(file, e)));
   }
   return diagnostics;

@@ -11,8 +11,14 @@ function renderRange(range: string): string {
   return to === undefined ? one(from) : `${one(from)}-${one(to)}`;
 }
 
-/** The class text of unicode-letters.yaml's ranges, for `{unicodeLetter}`. */
-export const letterClass = (ranges: readonly string[]): string => ranges.map(renderRange).join("");
+const letterClasses = new WeakMap<readonly string[], string>();
+
+/** The class text of unicode-letters.yaml's ranges, for `{unicodeLetter}` (once per list: the check and the model both ask). */
+export function letterClass(ranges: readonly string[]): string {
+  let text = letterClasses.get(ranges);
+  if (text === undefined) letterClasses.set(ranges, (text = ranges.map(renderRange).join("")));
+  return text;
+}
 
 /** A rule's pattern with `{unicodeLetter}` expanded (the model builder uses the same). */
 export const expandPattern = (pattern: string, letters: string): string => pattern.replaceAll("{unicodeLetter}", letters);

@@ -88,11 +88,15 @@ export = addVerispecVocabulary;
   ];
 }
 
+/** generated/manifest.json: what a command needs without building the model (`verispec schemas`). */
+export const MANIFEST = "manifest.json";
+
 export function emitJsonSchemas(model: Model): OutputFile[] {
   const defs = jsonSchemaDefinitions(model);
   const byId = new Map(defs.map((d) => [d.id, d]));
   const schemas = defs.filter((d) => d.published).map((d) => ({ path: `schemas/${d.id}.json`, contents: jsonText(standaloneSchema(d, byId)) }));
-  return [...schemas, ...vocabularyFiles()];
+  const manifest = { $comment: BANNER, schemaIds: defs.filter((d) => d.published).map((d) => d.id) };
+  return [...schemas, { path: MANIFEST, contents: jsonText(manifest) }, ...vocabularyFiles()];
 }
 
 export function publishedSchemaIds(model: Model): string[] {

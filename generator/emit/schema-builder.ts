@@ -322,7 +322,14 @@ export function referencedIds(schema: unknown, fromRef: (ref: string) => string 
   return out;
 }
 
-/** The definitions as generated/schemas/ writes them (references into `#/$defs/`). */
-export function jsonSchemaDefinitions(model: Model): Definition[] {
-  return buildDefinitions(model, { refTo: (id) => `#/$defs/${id}`, target: "json-schema" });
+const jsonSchemaCache = new WeakMap<Model, readonly Definition[]>();
+
+/**
+ * The definitions as generated/schemas/ writes them (references into `#/$defs/`). Built once per model
+ * (the JSON Schema and validators emitters both read them; neither changes them).
+ */
+export function jsonSchemaDefinitions(model: Model): readonly Definition[] {
+  let defs = jsonSchemaCache.get(model);
+  if (!defs) jsonSchemaCache.set(model, (defs = buildDefinitions(model, { refTo: (id) => `#/$defs/${id}`, target: "json-schema" })));
+  return defs;
 }

@@ -1,5 +1,5 @@
 // The CLI contract: commands, help, usage errors (exit 2), check's exit codes.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -93,5 +93,24 @@ describe("the installed bin", () => {
     const r = spawnSync(join(ROOT, "node_modules", ".bin", "verispec"), ["schemas"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(0);
     expect(r.stdout.split("\n")).toContain("v4.VerifyRequest");
+  });
+
+  it("the compiled meta-schema (built ahead of time) reports a broken spec exactly as a fresh compile does", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const { scratchSpec } = await import("./helpers.js");
+    const scratch = scratchSpec();
+    try {
+      scratch.edit("errors.yaml", "httpStatus: 474", 'httpStatus: "474"');
+      scratch.write("limits.yaml", `${readFileSync(join(scratch.spec, "limits.yaml"), "utf8")}\nbogus: 1\n`);
+      const r = spawnSync(process.execPath, [join(ROOT, "bin", "verispec.js"), "check", "--spec", scratch.spec, "--out", join(ROOT, "generated")], { cwd: scratch.dir, encoding: "utf8" });
+      const c = capture(scratch.dir);
+      expect(await main(["check", "--spec", scratch.spec, "--out", join(ROOT, "generated")], c.io)).toBe(2);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(c.err());
+      expect(r.stderr).toContain("error VS205");
+      expect(r.stderr).toContain("error VS202");
+    } finally {
+      scratch.remove();
+    }
   });
 });

@@ -156,6 +156,13 @@ const cases: Case[] = [
     to: "toleranceLimit: acn",
     message: 'spec/webhooks.yaml:23:21: error VS414: found "acn"; expected the name of a limit of limits.yaml with `ms`',
   },
+  {
+    name: "a rule the generator relies on, missing",
+    file: "errors.yaml",
+    from: "    abnChecksum:",
+    to: "    abnChecksumm:",
+    message: "spec/errors.yaml:87:3: error VS422: found no `abnChecksum` here; expected `abnChecksum`: the message of the strict ABN mode",
+  },
 ];
 
 let scratch: ScratchSpec | undefined;

@@ -126,7 +126,7 @@ export async function go(body: v4.VerifyBody): Promise<string | undefined> {
       output = String((e as { stdout?: string }).stdout ?? e);
     }
     expect(output).toBe("");
-  });
+  }, 120_000);
 
   // Issue 13: verispec is ESM only; a CommonJS TypeScript project uses it through `import()` and
   // `import type ... with { "resolution-mode": "import" }` (README, Install), compiled and run here.
@@ -218,7 +218,7 @@ process.stdout.write(JSON.stringify({ body, headers: signWebhook({ version: "2",
     expect(cli(args).stdout).toBe('{"valid":false,"reason":"signature_mismatch"}\n');
   });
 
-  it("generate --spec <copy> --out <dir> writes the same bytes as the repository's generated/", () => {
+  it("generate --spec <copy> --out <dir> writes the same bytes as the repository's generated/", { timeout: 120_000 }, () => {
     cpSync(join(root, "spec"), join(project, "my-spec"), { recursive: true });
     const r = cli(["generate", "--spec", "my-spec", "--out", "out"]);
     expect(r.status, r.stderr).toBe(0);
