@@ -121,7 +121,8 @@ function statusTable(model: Model): string {
     ...model.attempts.rules.map((r) => `- ${r}`),
     "",
     // The same picture as generated/statuses.svg, inline: the reference page loads nothing from elsewhere.
-    `![Status life cycle](data:image/svg+xml;base64,${Buffer.from(statusDiagramSvg(model)).toString("base64")})`,
+    // An HTML <img>: Redoc's Markdown leaves a `data:` image link as text.
+    `<img alt="Status life cycle" src="data:image/svg+xml;base64,${Buffer.from(statusDiagramSvg(model)).toString("base64")}">`,
   ].join("\n");
 }
 
