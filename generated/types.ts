@@ -194,8 +194,13 @@ export declare namespace v4 {
   export interface IdFormResponse {
     /** Names the service. */
     source: string;
-    /** URL of the hosted form. */
+    /**
+     * URL of the hosted form.
+     *
+     * URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL). The pattern is the portable check: Python's jsonschema asserts `format: uri` only with rfc3987 or rfc3986-validator installed, and every value the pattern accepts is a `uri`.
+     */
     serviceLink: string;
+    /** UUID: 8-4-4-4-12 hexadecimal digits with hyphens. */
     verificationUuid: string;
     status: "success";
     [key: string]: unknown;
@@ -504,12 +509,12 @@ export declare namespace v4 {
    *
    * Schema: `schemas/v4.WatchlistEntry.json`.
    *
-   * Not shown in the service's specification: Structure of watchlist hit `results`: not shown.
+   * Not shown in the service's specification: Structure of watchlist hit `results`: not shown. The key written as "the service" in the list of entry keys is a name the specification does not give: not shown.
    *
    * @see The service's specification, section 6.3
    */
   export interface WatchlistEntry {
-    name?: string;
+    name: string;
     "Country Name"?: string;
     description?: string;
     method?: string;
@@ -542,9 +547,17 @@ export declare namespace v4 {
      * @deprecated Deprecated; use trace and submissionId.
      */
     verificationUuid?: string;
-    /** Entities: verification UUID; individuals: UUID of the attempt. */
+    /**
+     * Entities: verification UUID; individuals: UUID of the attempt.
+     *
+     * UUID: 8-4-4-4-12 hexadecimal digits with hyphens.
+     */
     trace?: string;
-    /** Entities: same as trace; individuals: grouping UUID. */
+    /**
+     * Entities: same as trace; individuals: grouping UUID.
+     *
+     * UUID: 8-4-4-4-12 hexadecimal digits with hyphens.
+     */
     submissionId?: string;
     /** Optional; individuals verified as part of an entity: the entity's id. */
     parentVerificationTrace?: string;
@@ -558,7 +571,7 @@ export declare namespace v4 {
     parentUserId?: string;
     /** Entity type (caller may change it on white-label forms). */
     entityType?: string;
-    /** When sent (examples show seconds and milliseconds). */
+    /** When sent, in Unix seconds or milliseconds (examples show both; a value below 100000000000 is seconds). */
     timestamp?: number;
     userId?: string;
     submissionStatus?: SubmissionStatus;
@@ -1394,9 +1407,17 @@ export declare namespace v5 {
    * @see The service's specification, section 2.11
    */
   export type Document = ({
-    /** E.g. `trustDeed`, `partnershipAgreement`. */
+    /**
+     * E.g. `trustDeed`, `partnershipAgreement`.
+     *
+     * Not shown in the service's specification: Complete list of document kinds: not shown, so the value is not restricted.
+     */
     kind: "trustDeed" | "partnershipAgreement" | (string & {});
-    /** E.g. `application/pdf`, `image/png`. */
+    /**
+     * E.g. `application/pdf`, `image/png`.
+     *
+     * Not shown in the service's specification: Complete list of accepted MIME types: not shown, so the value is not restricted.
+     */
     mimeType: "application/pdf" | "image/png" | (string & {});
     source: "base64";
     /** Base64 content as a Data URI (`data:<mime>;base64,<data>`). The accepted MIME types of v5 documents are not shown; the specification's examples are `application/pdf` and `image/png`. */
@@ -1404,11 +1425,20 @@ export declare namespace v5 {
     fileName?: string;
     description?: string;
   } | {
-    /** E.g. `trustDeed`, `partnershipAgreement`. */
+    /**
+     * E.g. `trustDeed`, `partnershipAgreement`.
+     *
+     * Not shown in the service's specification: Complete list of document kinds: not shown, so the value is not restricted.
+     */
     kind: "trustDeed" | "partnershipAgreement" | (string & {});
-    /** E.g. `application/pdf`, `image/png`. */
+    /**
+     * E.g. `application/pdf`, `image/png`.
+     *
+     * Not shown in the service's specification: Complete list of accepted MIME types: not shown, so the value is not restricted.
+     */
     mimeType: "application/pdf" | "image/png" | (string & {});
     source: "url";
+    /** URL: an absolute `http` or `https` URL with a host (the scheme is required; `www.example.com` is not a URL). The pattern is the portable check: Python's jsonschema asserts `format: uri` only with rfc3987 or rfc3986-validator installed, and every value the pattern accepts is a `uri`. */
     data: string;
     fileName?: string;
     description?: string;
@@ -1446,7 +1476,7 @@ export declare namespace v5 {
    * @see The service's specification, section 2.11
    */
   export interface Envelope {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1471,7 +1501,7 @@ export declare namespace v5 {
    * @see The service's specification, section 7
    */
   export interface ErrorEnvelope {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1529,7 +1559,7 @@ export declare namespace v5 {
     watchlist?: {
       status?: "clear" | "hits_found";
       totalHits?: number;
-      /** Unix ms. */
+      /** Unix ms: an integer from 100000000000 (1973-03-03) to 253402300799999 (9999-12-31T23:59:59.999Z); reading: a smaller value would be a time in seconds and is rejected. */
       lastScreenedAt?: number;
       lastScreenedTime?: string;
       [key: string]: unknown;
@@ -1635,9 +1665,13 @@ export declare namespace v5 {
     name?: string;
     /** Industry description. */
     industry?: string;
-    /** URL; required: empty or missing is a validation error. */
+    /** URL: an absolute `http` or `https` URL (the scheme is required; `www.example.com` is not a URL). Required: empty or missing is a validation error. */
     website: string;
-    /** Caller-supplied risk; e.g. `unknown`, `low`, `medium`, `high`. */
+    /**
+     * Caller-supplied risk; e.g. `unknown`, `low`, `medium`, `high`.
+     *
+     * Not shown in the service's specification: Complete list of `inputRisk` values: not shown, so the value is not restricted.
+     */
     inputRisk?: "unknown" | "low" | "medium" | "high" | (string & {});
     identifiers?: v5.Identifiers;
     addresses?: v5.Addresses;
@@ -1661,7 +1695,7 @@ export declare namespace v5 {
    * @see The service's specification, section 4.5
    */
   export interface VerificationCreateResponse {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1705,7 +1739,7 @@ export declare namespace v5 {
     submissionStatus?: SubmissionStatus;
     verificationStatus?: VerificationStatus;
     message?: string;
-    /** Milliseconds. */
+    /** Unix milliseconds: an integer from 100000000000 (1973-03-03) to 253402300799999 (9999-12-31T23:59:59.999Z); reading: a smaller value would be a time in seconds and is rejected. */
     timestamp?: number;
     /** E.g. a lowercase level. */
     idvRiskScore?: string;
@@ -1720,7 +1754,7 @@ export declare namespace v5 {
    * @see The service's specification, section 4.6
    */
   export interface VerificationGetResponse {
-    /** ISO 8601. */
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
     timestamp?: string;
     serviceUid?: string;
     trace?: string;
@@ -1760,7 +1794,7 @@ export declare namespace v5 {
     /** Entity name. */
     name?: string;
     /** ISO3. */
-    country?: string;
+    country?: Iso3;
     /** Entity type. */
     type?: string;
     /** Entity sub-type. */
@@ -1777,7 +1811,7 @@ export declare namespace v5 {
     attempt: number;
     /** Present where retries are capped. */
     maxAttempts?: number;
-    /** Unix milliseconds of the change. */
+    /** Unix milliseconds of the change: an integer from 100000000000 (1973-03-03) to 253402300799999 (9999-12-31T23:59:59.999Z); reading: a smaller value would be a time in seconds and is rejected. */
     timestamp?: number;
     [key: string]: unknown;
   } & (

@@ -49,7 +49,7 @@ export const CATALOG = {
   VS316: { name: "unknown-signature-version", found: "{value}", expected: "a signature version of `signatures`: {choices}" },
   VS317: { name: "unknown-schema", found: "the schema {value}", expected: "a shape{orRequest}" },
 
-  VS401: { name: "pattern-placeholder", found: "the placeholder {placeholder}", expected: "only {unicodeLetter}" },
+  VS401: { name: "pattern-placeholder", found: "the placeholder {placeholder}", expected: "{unicodeLetter} or a part of `patternParts` in rules.yaml" },
   VS402: { name: "invalid-pattern", found: "{value}", expected: "a regular expression valid in ECMA-262 with the u flag" },
   VS403: { name: "length-bounds", found: "maxLength {max} below minLength {min}", expected: "maxLength >= minLength" },
   VS404: { name: "duplicate-shape", found: "a second definition of the shape {id}", expected: "one definition (the first is in {first})" },

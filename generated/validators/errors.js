@@ -37,6 +37,10 @@ export const MESSAGES = Object.freeze({
     "code": "invalid_format",
     "message": "Invalid {format}"
   },
+  "format:date-time": {
+    "code": "invalid_format",
+    "message": "Invalid ISO datetime"
+  },
   "format:uri": {
     "code": "invalid_format",
     "message": "Invalid URL"
@@ -129,6 +133,12 @@ export const TABLE = Object.freeze({
       "message": "Invalid date: expected a real calendar date as DD/MM/YYYY"
     }
   },
+  "#/$defs/rules.isoDateTime/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid ISO datetime"
+    }
+  },
   "#/$defs/rules.nzbn/pattern": {
     "override": {
       "code": "invalid_format",
@@ -147,10 +157,22 @@ export const TABLE = Object.freeze({
       "message": "Invalid string: must be 9 digits, as XXX-XX-XXXX or XXXXXXXXX"
     }
   },
+  "#/$defs/rules.url/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid URL"
+    }
+  },
   "#/$defs/rules.usPostcode/pattern": {
     "override": {
       "code": "invalid_format",
       "message": "Invalid string: must be a 5-digit USA postcode"
+    }
+  },
+  "#/$defs/rules.uuid/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid UUID"
     }
   },
   "#/$defs/rules.v5DataUri/pattern": {
@@ -169,6 +191,12 @@ export const TABLE = Object.freeze({
     "override": {
       "code": "too_small",
       "message": "Website is required."
+    }
+  },
+  "#/$defs/rules.v5Website/pattern": {
+    "override": {
+      "code": "invalid_format",
+      "message": "Invalid URL"
     }
   },
   "#/$defs/v4.GetVerificationStatusRequest/oneOf": {
@@ -708,6 +736,11 @@ export const TABLE = Object.freeze({
       "trust",
       "unRegulatedTrust"
     ]
+  },
+  "#/$defs/v4.WatchlistEntry/required": {
+    "expected": {
+      "name": "string"
+    }
   },
   "#/$defs/v4.entities.Association/properties/fields/required": {
     "expected": {

@@ -20,17 +20,22 @@ export function letterClass(ranges: readonly string[]): string {
   return text;
 }
 
-/** A rule's pattern with `{unicodeLetter}` expanded (the model builder uses the same). */
-export const expandPattern = (pattern: string, letters: string): string => pattern.replaceAll("{unicodeLetter}", letters);
+/**
+ * A rule's pattern with its placeholders expanded: `{unicodeLetter}` and the parts of rules.yaml's
+ * `patternParts` (one home for a pattern several rules use). The model builder uses the same.
+ */
+export const expandPattern = (pattern: string, parts: Readonly<Record<string, string>>): string =>
+  pattern.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(parts, name) ? parts[name]! : whole));
 
 export function checkRules(c: Checks): void {
   const letters = letterClass(rawAt(c.root("unicode-letters.yaml")).ranges);
   const root = c.root("rules.yaml");
+  const parts = { ...((rawAt(root).patternParts as Record<string, string> | undefined) ?? {}), unicodeLetter: letters };
   const rules = rawAt(root).rules as Record<string, { pattern?: string; minLength?: number; maxLength?: number; messages?: Record<string, string> }>;
   for (const [name, r] of Object.entries(rules)) {
     const a = at(root, "rules", name);
     if (r.pattern !== undefined) {
-      const pattern = expandPattern(r.pattern, letters);
+      const pattern = expandPattern(r.pattern, parts);
       const leftover = /\{[A-Za-z]+\}/.exec(pattern);
       if (leftover) c.report("VS401", at(a, "pattern"), { placeholder: leftover[0], unicodeLetter: "{unicodeLetter}" });
       try {

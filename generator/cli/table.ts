@@ -6,7 +6,7 @@
 // the help text, option parsing, --help, usage errors (exit 2) and spec errors come from main.ts.
 import type { ParseArgsConfig } from "node:util";
 import type { Dirs, Io } from "../context.js";
-import { CHECK_USAGE, DOCS_USAGE, GENERATE_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
+import { CHECK_USAGE, DIFF_USAGE, DOCS_USAGE, GENERATE_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
 
 /** What a command's `run` receives: the parsed call. */
 export interface CommandCall {
@@ -71,6 +71,13 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     usage: WEBHOOK_USAGE,
     options: "own",
     run: async (c) => (await import("./commands/webhook.js")).webhook(c),
+  },
+  diff: {
+    synopsis: "diff <base> [<head>]",
+    summary: "What changed between two versions of the spec, whom it breaks (exit 1 when breaking)",
+    usage: DIFF_USAGE,
+    options: "own",
+    run: async (c) => (await import("./commands/diff.js")).diff(c),
   },
   docs: {
     synopsis: "docs",

@@ -51,3 +51,21 @@ VERISPEC_SIGNING_SECRET. It is never accepted as an argument.
 Prints {"valid":true,"version":"1"|"2"} and exits 0, or {"valid":false,"reason":"<reason>"} and exits 1.
 Usage errors exit 2.
 `;
+
+export const DIFF_USAGE = `Usage: verispec diff <base> [<head>] [--format text|json|markdown] [--fail-on breaking|warning]
+                    [--config <file>] [--spec <dir>] [--checks]
+
+Compares two versions of the spec and reports each change with a check id, a severity (breaking,
+warning, info), the audience it affects (request senders, response and webhook readers, behaviour) and
+where it is (spec file:line on both sides, schema id and JSON Pointer, operation or webhook).
+
+  <base>, <head>        a spec directory, or a git revision of this repository (HEAD~1, main, a tag),
+                        read with git without touching the work tree; <head> defaults to ./spec
+  --format <f>          text (default; colours only on a terminal), json, or markdown (a changelog section)
+  --fail-on <s>         exit 1 when a finding is at least this severe (default: breaking)
+  --config <file>       severity overrides (default: ./.verispec-diff.yaml when it exists):
+                          severities: { <check id>: breaking|warning|info|none }
+  --spec <dir>          the spec directory whose place in the repository a revision is read from
+  --checks              list every check id with its default severity and audience
+
+Exit 0 when nothing reaches --fail-on, 1 when something does, 2 on a usage or spec error.`;

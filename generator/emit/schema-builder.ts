@@ -73,6 +73,7 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
   if (f.const !== undefined) s.const = f.const;
   if (f.format) s.format = f.format;
   if (f.minimum !== undefined) s.minimum = f.minimum;
+  if (f.maximum !== undefined) s.maximum = f.maximum;
   let messages = f.messages;
   if (f.rule && !f.nullable) {
     // A rule is one shared definition: its pattern (the Unicode letter class is long) is written once.
@@ -117,6 +118,7 @@ function ruleKeywords(rule: Rule): JsonSchema {
   if (rule.minLength !== undefined) s.minLength = rule.minLength;
   if (rule.maxLength !== undefined) s.maxLength = rule.maxLength;
   if (rule.pattern !== undefined) s.pattern = rule.pattern;
+  if (rule.format !== undefined) s.format = rule.format;
   return s;
 }
 

@@ -50,11 +50,12 @@ function buildAll(ctx: Context): Model {
 
   const rulesFile = ctx.file("rules.yaml");
   const rules: Record<string, Rule> = {};
+  const patternParts = { ...(raw({ file: rulesFile, path: [] }).patternParts ?? {}), unicodeLetter: letterText };
   for (const [name, r] of Object.entries(raw({ file: rulesFile, path: ["rules"] }) as Record<string, Raw>)) {
     const a: At = { file: rulesFile, path: ["rules", name] };
-    const pattern = r.pattern === undefined ? undefined : expandPattern(r.pattern, letterText);
+    const pattern = r.pattern === undefined ? undefined : expandPattern(r.pattern, patternParts);
     rules[name] = {
-      name, seed: r.seed, description: r.description, minLength: r.minLength, maxLength: r.maxLength, pattern,
+      name, seed: r.seed, description: r.description, minLength: r.minLength, maxLength: r.maxLength, pattern, format: r.format,
       messages: resolveMessages(r.messages), examples: r.examples ?? [], pos: positionOf(rulesFile, a.path, true),
     };
   }
@@ -106,7 +107,7 @@ function buildAll(ctx: Context): Model {
       nullable: r.nullable === true, rule, enum: r.enum, const: r.const,
       values: r.values !== undefined ? resolveValues(r.values) : undefined,
       format: r.format, deprecated: r.deprecated === true, secret: r.secret === true, examples: r.examples ?? (rule?.examples.length ? rule.examples : undefined),
-      minimum: r.minimum, properties,
+      minimum: r.minimum, maximum: r.maximum, properties,
       additionalProperties: typeof r.additionalProperties === "object" ? toField(at(a, "additionalProperties")) : r.additionalProperties,
       items: r.items ? toField(at(a, "items")) : undefined,
       ref: r.ref, when, exactlyOneOf: r.exactlyOneOf,
@@ -235,6 +236,7 @@ function buildAll(ctx: Context): Model {
     transitions: (statuses.transitions as Raw[]).map((t) => ({ seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to], alsoHappens: t.alsoHappens, unknown: t.unknown })),
     attempts: statuses.attempts,
     versions: {
+      ...(versions.specVersion !== undefined ? { specVersion: versions.specVersion } : {}),
       metadataVersion: versions.olderInterface.metadataVersion,
       olderPaths: versions.olderInterface.paths,
       pathPrefix: versions.currentInterface.pathPrefix,

@@ -2,6 +2,9 @@
 // only this; nothing here knows about YAML, JSON Schema or OpenAPI syntax.
 import type { SourcePos } from "../diagnostics.js";
 
+/** The JSON Schema formats the schemas use; the validators check them (templates/validators/formats.ts). */
+export type Format = "uri" | "uuid" | "date-time";
+
 export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
 
 /** A "not shown" of the seed, carried into descriptions of every output. */
@@ -28,6 +31,8 @@ export interface Rule {
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly pattern?: string;
+  /** A JSON Schema format stated beside the pattern (the pattern is the portable check). */
+  readonly format?: Format;
   /** Keyword ("pattern", "minLength", ...) to the message it reports. */
   readonly messages: Readonly<Record<string, Message>>;
   readonly examples: readonly string[];
@@ -66,11 +71,12 @@ export interface Field {
   readonly enum?: readonly unknown[];
   readonly const?: unknown;
   readonly values?: ValueSet;
-  readonly format?: "uri" | "uuid";
+  readonly format?: Format;
   readonly deprecated: boolean;
   readonly secret: boolean;
   readonly examples?: readonly unknown[];
   readonly minimum?: number;
+  readonly maximum?: number;
   readonly properties?: Readonly<Record<string, Field>>;
   readonly additionalProperties?: boolean | Field;
   readonly items?: Field;
@@ -276,6 +282,8 @@ export interface Model {
   readonly transitions: readonly Transition[];
   readonly attempts: { readonly seed: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number; readonly rules: readonly string[] };
   readonly versions: {
+    /** The spec's own semantic version (spec/versions.yaml `specVersion`); absent in specs before it. */
+    readonly specVersion?: string;
     readonly metadataVersion: string;
     readonly olderPaths: readonly string[];
     readonly pathPrefix: string;

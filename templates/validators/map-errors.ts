@@ -74,8 +74,11 @@ function template(messages: MessageTemplates, key: string): Message {
   return messages[key] ?? messages.custom ?? { code: "custom", message: "Invalid input" };
 }
 
-/** The Zod-style expected type of a JSON Schema `type` (a nullable's non-null type). */
-const expectedType = (type: unknown) => String(type).split(",").find((t) => t !== "null") ?? "unknown";
+/** The Zod-style expected type of a JSON Schema `type` (a nullable's non-null type); Zod 4 calls an integer `int`. */
+const expectedType = (type: unknown) => {
+  const t = String(type).split(",").find((t) => t !== "null") ?? "unknown";
+  return t === "integer" ? "int" : t;
+};
 
 /** One Ajv error as one service issue (before grouping and de-duplication). */
 export function toIssue(e: AjvError, data: unknown, table: ErrorTable, messages: MessageTemplates): ValidationIssue {

@@ -35,7 +35,7 @@ const cases: Case[] = [
     file: "rules.yaml",
     from: '    pattern: "^[0-9]{6,13}$"',
     to: '    pattern: "^[0-9]{6,13}$"\n    maxLen: 13',
-    message: "spec/rules.yaml:70:5: error VS202: found an unknown key `maxLen`; expected one of the keys `seed`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `messages`, `examples`",
+    message: "spec/rules.yaml:70:5: error VS202: found an unknown key `maxLen`; expected one of the keys `seed`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `format`, `messages`, `examples`",
   },
   {
     name: "a missing required key",
@@ -84,28 +84,28 @@ const cases: Case[] = [
     file: "webhooks.yaml",
     from: "  v5.Screening:\n",
     to: "  v5.Document:\n    type: object\n  v5.Screening:\n",
-    message: "spec/v5.yaml:110:3: error VS404: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
+    message: "spec/v5.yaml:111:3: error VS404: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
   },
   {
     name: "a dangling shape reference",
     file: "v5.yaml",
     from: "items: { ref: v5.Document }",
     to: "items: { ref: v5.Documentt }",
-    message: 'spec/v5.yaml:48:47: error VS304: found the shape "v5.Documentt"; expected a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml',
+    message: 'spec/v5.yaml:49:47: error VS304: found the shape "v5.Documentt"; expected a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml',
   },
   {
     name: "an unknown rule",
     file: "entities/partnership.yaml",
     from: "nzbn: { required: true, rule: nzbn }",
     to: "nzbn: { required: true, rule: nzbnn }",
-    message: 'spec/entities/partnership.yaml:13:37: error VS303: found the rule "nzbnn"; expected a rule of rules.yaml: `personName`, `dateDDMMYYYY`, `usPostcode`, `socialSecurityNumber`, `abn`, `acn`, `nzbn`, `arbn`, `dataUri`, `v5DataUri`, `v5Name`, `v5Website`, `v5Address`, `nonEmpty`',
+    message: 'spec/entities/partnership.yaml:13:37: error VS303: found the rule "nzbnn"; expected a rule of rules.yaml: `personName`, `dateDDMMYYYY`, `usPostcode`, `socialSecurityNumber`, `abn`, `acn`, `nzbn`, `arbn`, `dataUri`, `v5DataUri`, `v5Name`, `v5Website`, `v5Address`, `nonEmpty`, `url`, `uuid`, `isoDateTime`',
   },
   {
     name: "an unknown message",
     file: "rules.yaml",
     from: "      pattern: abnFormat",
     to: "      pattern: abnFormatt",
-    message: 'spec/rules.yaml:54:16: error VS302: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `dateFormat`, `usPostcodeFormat`, `socialSecurityNumberFormat`, `acnFormat`, `nzbnFormat`, `arbnFormat`, `dataUriFormat`, `v5DataUriFormat`, `oneLookupKey`',
+    message: 'spec/rules.yaml:54:16: error VS302: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `dateFormat`, `usPostcodeFormat`, `socialSecurityNumberFormat`, `acnFormat`, `nzbnFormat`, `arbnFormat`, `dataUriFormat`, `v5DataUriFormat`, `oneLookupKey`, `urlFormat`, `uuidFormat`, `dateTimeFormat`',
   },
   {
     name: "a transition to an unknown status",
@@ -161,7 +161,7 @@ const cases: Case[] = [
     file: "errors.yaml",
     from: "    abnChecksum:",
     to: "    abnChecksumm:",
-    message: "spec/errors.yaml:87:3: error VS422: found no `abnChecksum` here; expected `abnChecksum`: the message of the strict ABN mode",
+    message: "spec/errors.yaml:88:3: error VS422: found no `abnChecksum` here; expected `abnChecksum`: the message of the strict ABN mode",
   },
 ];
 

@@ -56,9 +56,9 @@ beforeAll(async () => {
 }, 180_000);
 
 /** A module assigning each payload to `T<schema id>`; the wrong payload under @ts-expect-error. */
-function assignments(importLine: string, typeOf: (id: string) => string): string {
+function assignments(importLine: string, typeOf: (id: string) => string, payloads = true): string {
   const lines = [importLine, ""];
-  const all = [...valid, ...examples];
+  const all = payloads ? [...valid, ...examples] : [];
   all.forEach((f, i) => lines.push(`// ${f.name}`, `export const p${i}: ${typeOf(f.schema)} = ${JSON.stringify(f.data)};`));
   lines.push("// A kind that does not exist: the peer's type must refuse it.", "// @ts-expect-error", `export const wrong: ${typeOf("v4.VerifyRequest")} = ${JSON.stringify(WRONG)};`);
   return `${lines.join("\n")}\n`;
@@ -106,7 +106,9 @@ describe("peer generators on generated/", () => {
     expect(qtNames.map((n) => `Q.${n}`)).toContain(qtType("v4.VerifyRequest"));
     writeFileSync(join(temp, "orval-check.ts"), assignments(`import type * as O from "./orval/api";`, (id) => `O.${pascalId(id)}`));
     writeFileSync(join(temp, "hey-check.ts"), assignments(`import type * as H from "./hey/index";`, heyType));
-    writeFileSync(join(temp, "quicktype-check.ts"), assignments(`import type * as Q from "./quicktype/types";`, qtType));
+    // quicktype's types describe its converters' output (a `date-time` string becomes a Date), so the
+    // payloads go through `Convert` at run time (next test); statically, only the wrong kind is checked.
+    writeFileSync(join(temp, "quicktype-check.ts"), assignments(`import type * as Q from "./quicktype/types";`, qtType, false));
     const diagnostics = compile([join(peers.orval, "api.ts"), join(peers.hey, "index.ts"), join(peers.quicktype, "types.ts"), ...["orval", "hey", "quicktype"].map((p) => join(temp, `${p}-check.ts`))]);
     expect(diagnostics).toEqual([]);
   }, 120_000);

@@ -107,6 +107,24 @@ describe.skipIf(!python.found)("Python: openapi_spec_validator and jsonschema", 
     expect(wrong).toEqual([]);
   });
 
+  it("agrees on every format fixture (URL, UUID, ISO date-time, Unix ms) with and without the optional format packages", async () => {
+    // jsonschema checks `format: date-time` only with rfc3339-validator and `format: uri` only with rfc3987
+    // or rfc3986-validator; every schema stating a format also carries a pattern, so the verdicts must not
+    // depend on which of them is installed. Hidden here: all three.
+    const formatFixtures = fixturesIn(join(ROOT, "test", "fixtures", "payloads")).filter((f) => /website|document-url|idform-response|webhook-|envelope-timestamp/.test(f.name ?? ""));
+    expect(formatFixtures.filter((f) => f.valid).length).toBeGreaterThanOrEqual(10);
+    expect(formatFixtures.filter((f) => !f.valid).length).toBeGreaterThanOrEqual(20);
+    for (const name of ["rfc3339_validator", "rfc3987", "rfc3986_validator"]) {
+      mkdirSync(join(temp, "no-formats", name), { recursive: true });
+      writeFileSync(join(temp, "no-formats", name, "__init__.py"), `raise ImportError('simulated: ${name} is not installed')\n`);
+    }
+    const r = await run("python3", [SCRIPT, "--json"], { env: { PYTHONPATH: join(temp, "no-formats") } });
+    const bare = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Report;
+    expect(bare.fixtures.disagreed).toEqual([]);
+    expect(bare.fixtures.agreed).toBe(report.fixtures.agreed);
+    for (const f of formatFixtures) expect(report.fixtures.disagreed.join("\n")).not.toContain(f.name);
+  }, 60_000);
+
   it("fails loudly, naming the package, when openapi_spec_validator is missing", async () => {
     // A module of that name that cannot be imported, found before the real one.
     const shadow = join(temp, "shadow", "openapi_spec_validator");

@@ -51,7 +51,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 export function runtimeAjv(allErrors = true) {
   const { code: _code, ...opts } = ajvOptions(allErrors);
   const ajv = new Ajv2020({ ...opts, strict: false });
-  addFormats(ajv, ["uri", "uuid"]);
+  addFormats(ajv, ["uri", "uuid", "date-time"]);
   for (const k of VENDOR_KEYWORDS) ajv.addKeyword(k);
   return ajv;
 }

@@ -16,7 +16,8 @@ const patternRules = Object.values(model.rules).filter((r) => r.pattern !== unde
 function readable(message: string, pattern: string): string[] {
   const faults: string[] = [];
   if (message.length >= 120) faults.push(`${message.length} characters`);
-  if (!/^[A-Z]/.test(message) || !/ \w+ /.test(message)) faults.push("not a sentence");
+  // Two words at least: Zod's own format messages ("Invalid URL") are the service's text and stay.
+  if (!/^[A-Z]\S* \S/.test(message)) faults.push("not a sentence");
   if (/\n/.test(message)) faults.push("more than one line");
   if (message.includes(pattern) || /\^|\$\/|\[[^\]]*-[^\]]*\]|\{\d|\(\?:|\\[dpu]/.test(message)) faults.push("quotes a pattern");
   return faults;

@@ -72,7 +72,7 @@ describe("hostile input", () => {
   it("answers deep nesting without recursion into unknown content (no stack overflow)", () => {
     let deep: unknown = "leaf";
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    expect(validate("v5.VerificationCreateRequest", { website: "x", extra: deep })).toEqual({ valid: true });
+    expect(validate("v5.VerificationCreateRequest", { website: "https://x", extra: deep })).toEqual({ valid: true });
     expect(validate("v4.VerifyRequest", { type: "individual", fields: deep }).valid).toBe(false);
   });
 });

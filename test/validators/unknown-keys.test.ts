@@ -39,7 +39,7 @@ describe("unknownKeys", () => {
   });
 
   it("leaves identifier schemes alone: their list is open (2.11 \"e.g. abn, acn\")", () => {
-    const r = validate("v5.VerificationCreateRequest", { website: "w", identifiers: { lei: "x" } }, { unknownKeys: "report" });
+    const r = validate("v5.VerificationCreateRequest", { website: "https://www.example.com", identifiers: { lei: "x" } }, { unknownKeys: "report" });
     expect(r).toEqual({ valid: true });
   });
 

@@ -68,8 +68,11 @@ const within = (inner, outer) => inner === outer || inner.startsWith(outer === "
 function template(messages, key) {
     return messages[key] ?? messages.custom ?? { code: "custom", message: "Invalid input" };
 }
-/** The Zod-style expected type of a JSON Schema `type` (a nullable's non-null type). */
-const expectedType = (type) => String(type).split(",").find((t) => t !== "null") ?? "unknown";
+/** The Zod-style expected type of a JSON Schema `type` (a nullable's non-null type); Zod 4 calls an integer `int`. */
+const expectedType = (type) => {
+    const t = String(type).split(",").find((t) => t !== "null") ?? "unknown";
+    return t === "integer" ? "int" : t;
+};
 /** One Ajv error as one service issue (before grouping and de-duplication). */
 export function toIssue(e, data, table, messages) {
     const entry = table[e.schemaPath];

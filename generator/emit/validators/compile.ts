@@ -36,6 +36,7 @@ function newAjv(allErrors: boolean, process?: (code: string, env: unknown) => st
   const ajv = new Ajv({ ...opts, code: { ...opts.code, ...(process ? { process } : {}) } });
   ajv.addFormat("uri", fullFormats.uri);
   ajv.addFormat("uuid", fullFormats.uuid);
+  ajv.addFormat("date-time", fullFormats["date-time"]);
   ajv.addKeyword({
     keyword: ABN_CHECKSUM_KEYWORD,
     type: "string",
