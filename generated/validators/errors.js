@@ -207,12 +207,12 @@ export const TABLE = Object.freeze({
   },
   "#/$defs/v4.GetVerificationStatusRequest/oneOf/0/required": {
     "expected": {
-      "trace": "unknown"
+      "trace": "string"
     }
   },
   "#/$defs/v4.GetVerificationStatusRequest/oneOf/1/required": {
     "expected": {
-      "userId": "unknown"
+      "userId": "string"
     }
   },
   "#/$defs/v4.GetVerificationStatusRequest/required": {

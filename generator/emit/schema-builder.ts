@@ -93,7 +93,9 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
     then: { properties: Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, fieldSchema(v, o)])) },
   }));
   if (allOf.length) s.allOf = allOf;
-  if (f.exactlyOneOf) s.oneOf = f.exactlyOneOf.map((name) => objectHaving({}, [name]));
+  // Each branch names its key with the key's own schema (never an empty or boolean placeholder), so a
+  // tool reading one branch alone sees the key's type.
+  if (f.exactlyOneOf) s.oneOf = f.exactlyOneOf.map((name) => objectHaving({ [name]: f.properties?.[name] ? fieldSchema(f.properties[name]!, o) : {} }, [name]));
   if (f.oneOf) {
     s.oneOf = f.oneOf.map((v) => fieldSchema(v, o));
     if (f.discriminator) {
