@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A test that asserts nothing fails (issue 11): every test must be able to fail.
+    expect: { requireAssertions: true },
   },
 });

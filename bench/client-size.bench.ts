@@ -6,8 +6,11 @@ import { build, type BuildOptions } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** Budget of the core, gzipped (issue 4: at most 1.5 kB). */
-export const CORE_GZIP_BUDGET = 1536;
+/**
+ * Budget of the core, gzipped: 1.5 kB at first (issue 4), 2.25 kB since the hardening of issue 11
+ * (redirects refused, response format and size checked, redaction in every encoding: about 700 B).
+ */
+export const CORE_GZIP_BUDGET = 2304;
 
 export interface SizeRow {
   name: string;

@@ -24,6 +24,7 @@ interface Entry {
 export const CATALOG = {
   VS101: { name: "yaml-syntax", found: "invalid YAML ({reason})", expected: "well-formed YAML" },
   VS102: { name: "missing-spec-file", found: "no such file", expected: "the spec file {file}" },
+  VS103: { name: "yaml-alias-bomb", found: "aliases that expand past {limit} references (an alias bomb)", expected: "YAML without excessive aliases" },
 
   VS201: { name: "unexpected-spec-file", found: "a spec file named {name}", expected: "one of the files {files}" },
   VS202: { name: "unknown-key", found: "an unknown key `{key}`", expected: "{allowed}" },
@@ -116,6 +117,40 @@ export class UsageError extends Error {
     this.name = "UsageError";
   }
 }
+
+/**
+ * Text safe to print on a terminal: control characters (C0, DEL, C1) and bidirectional overrides
+ * become \xNN or \u{NNNN}, so quoted input cannot move the cursor, recolour or reorder the output.
+ */
+export function escapeControl(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
+  });
+}
+
+/** A file-system failure (Node's error with `code` and `path`) as one line: what failed and where. */
+export function describeFsError(err: unknown): string | undefined {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (!(e instanceof Error) || typeof e.code !== "string" || !/^E[A-Z]+$/.test(e.code) || typeof e.path !== "string") return undefined;
+  const what = FS_CODES[e.code] ?? `cannot ${e.syscall ?? "access"} (${e.code})`;
+  return `${what}: ${escapeControl(e.path)}`;
+}
+
+const FS_CODES: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or directory",
+  ENOTDIR: "a path component is a file, not a directory",
+  EISDIR: "a directory where a file was expected",
+  ELOOP: "symbolic link loop",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOSPC: "no space left on the device",
+  EROFS: "read-only file system",
+  EEXIST: "already exists",
+  ENOTEMPTY: "directory not empty",
+  EBUSY: "busy",
+  EMFILE: "too many open files",
+};
 
 /** Short text for a YAML value in a message: `"abc"`, `42`, `a mapping`, `a list`, `nothing`. */
 export function describeValue(value: unknown): string {

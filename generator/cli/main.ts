@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Dirs, Io } from "../context.js";
-import { SpecError, UsageError } from "../diagnostics.js";
+import { describeFsError, SpecError, UsageError } from "../diagnostics.js";
 import { PACKAGE_ROOT } from "../package-root.js";
 import { COMMANDS, mainUsage, type Command } from "./table.js";
 
@@ -64,6 +64,12 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     if (err instanceof UsageError) {
       io.stderr(`verispec: ${err.message}\n`);
+      return 2;
+    }
+    // Any other file-system failure (unreadable file, full disk, ...): one line, not a stack.
+    const fs = describeFsError(err);
+    if (fs !== undefined) {
+      io.stderr(`verispec: ${fs}\n`);
       return 2;
     }
     throw err;

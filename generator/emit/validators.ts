@@ -1,14 +1,15 @@
 // Emits generated/validators/: Ajv standalone code compiled here, at generate time, from the same
-// definitions as generated/schemas/ (the service's specification, section 7 for the error shape), plus the JS of the hand-written
+// definitions as generated/schemas/ (seed: 7 for the error shape), plus the JS of the hand-written
 // runtime (templates/validators/) so that plain `node` imports the validators.
 //
 // The steps, one module each under validators/: prepare.ts (schema preparation), error-table.ts (what
-// errors need beyond Ajv's), compile.ts (the Ajv compile) and passes.ts (each rewrite of Ajv's output,
-// named); this module prints the modules.
+// errors need beyond Ajv's), compile.ts (the Ajv compile), passes.ts (each rewrite of Ajv's output,
+// named) and reach.ts (what each export needs of that output); this module prints the modules.
 //
 // Layout: `ajv.js` holds every compiled function once (shared definitions are shared code; every
 // top-level declaration is side-effect free, so a bundler keeps only what an import reaches);
-// `<id>.js` wraps one schema id; `index.js` has them all, `validate(id, data)` and `schemaIds`.
+// `<id>.js` holds what one schema id reaches of that code (validators/reach.ts) and wraps it; `index.js`
+// has them all, `validate(id, data)` and `schemaIds`.
 import type { ErrorTable, MessageTemplates } from "../../templates/validators/types.js";
 import type { EmitContext } from "../context.js";
 import type { Model } from "../model/types.js";
@@ -19,6 +20,8 @@ import { requestKeyShapes } from "./request-shapes.js";
 import { templateJavaScript } from "./template-js.js";
 import { compileValidators } from "./validators/compile.js";
 import { errorTable, messageTemplates } from "./validators/error-table.js";
+import { asciiOnly } from "./validators/passes.js";
+import { reachOf, type Reach } from "./validators/reach.js";
 import { compiledDocument } from "./validators/prepare.js";
 
 export { ajvOptions, compileValidators } from "./validators/compile.js";
@@ -41,6 +44,10 @@ export function runtimeJavaScript(root: string): OutputFile[] {
 
 const header = `// ${BANNER}`;
 
+/**
+ * One schema id's module holds the compiled code that id reaches, and nothing else: importing one
+ * validator compiles only its own checks (a few kB for most ids, instead of all of ajv.js).
+ */
 type KeyRoots = ReadonlyMap<string, unknown>;
 
 /** The validator of one id: Ajv's function, the error table, and where its request objects' keys are. */
@@ -48,10 +55,10 @@ const validatorCall = (id: string, roots: KeyRoots) =>
   `createValidator(${rawName(id)}, TABLE, MESSAGES${roots.has(id) ? `, undefined, { root: ${JSON.stringify(roots.get(id))}, shapes: KEYS }` : ""})`;
 const errorsImport = (ids: readonly string[], roots: KeyRoots) => `import { ${ids.some((id) => roots.has(id)) ? "KEYS, " : ""}MESSAGES, TABLE } from "./errors.js";`;
 
-function idModule(id: string, roots: KeyRoots): OutputFile[] {
+function idModule(id: string, reach: Reach, roots: KeyRoots): OutputFile[] {
   const name = validatorName(id);
   const imports = {
-    js: [`import { createValidator } from "../runtime/validators/validator.js";`, `import { ${rawName(id)} } from "./ajv.js";`, errorsImport([id], roots)],
+    js: [`import { createValidator } from "../runtime/validators/validator.js";`, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
     dts: [`import type { Validator } from "../runtime/validators/types.js";`],
   };
   return moduleFiles(`validators/${id}`, imports, [
@@ -130,17 +137,22 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
   ];
 }
 
+/** A value as a JavaScript string literal holding its JSON (ASCII only, like the rest of the output). */
+const jsonLiteral = (value: unknown) => asciiOnly(`'${JSON.stringify(value).replace(/[\\']/g, "\\$&")}'`);
+
 function errorsModule(table: ErrorTable, messages: MessageTemplates, keys: unknown): OutputFile[] {
   const js = [
     header,
     "// From spec/errors.yaml (validationMessages.defaults) and the schemas' x-verispec-errors (the service's specification, section 7).",
-    `export const MESSAGES = Object.freeze(${JSON.stringify(messages, null, 2)});`,
+    // JSON text in a string literal: V8 scans a string and parses JSON far faster than it parses the
+    // same data written as object literals, and both tables are read at every import.
+    `export const MESSAGES = Object.freeze(JSON.parse(${jsonLiteral(messages)}));`,
     "",
     "/** By Ajv schemaPath: the exact messages, expected types of required keys, discriminator values. */",
-    `export const TABLE = Object.freeze(${JSON.stringify(table, null, 2)});`,
+    `export const TABLE = Object.freeze(JSON.parse(${jsonLiteral(table)}));`,
     "",
     "/** For `unknownKeys: \"report\"`: the keys each open request object declares, and links to its children. */",
-    `export const KEYS = Object.freeze(${JSON.stringify(keys, null, 2)});`,
+    `export const KEYS = Object.freeze(JSON.parse(${jsonLiteral(keys)}));`,
   ];
   const dts = [
     header,
@@ -166,12 +178,13 @@ function ajvModule(code: string, ids: readonly string[]): OutputFile[] {
 export function emitValidators(model: Model, ctx: EmitContext): OutputFile[] {
   const doc = compiledDocument(model);
   const ids = doc.published;
+  const reach = reachOf(compileValidators(doc));
   const keys = requestKeyShapes(model);
   const roots: KeyRoots = new Map([...keys.roots].filter(([id]) => ids.includes(id)));
   return [
-    ...ajvModule(compileValidators(doc), ids),
+    ...ajvModule(reach.code(ids.map(rawName)), ids),
     ...errorsModule(errorTable(doc, model), messageTemplates(model), sortedObject(Object.entries(keys.shapes))),
-    ...ids.flatMap((id) => idModule(id, roots)),
+    ...ids.flatMap((id) => idModule(id, reach, roots)),
     ...indexModule(ids, roots),
     ...runtimeJavaScript(ctx.root),
   ];

@@ -1,8 +1,8 @@
 // Load: every YAML file under spec/ as a document that remembers where each value stands.
 import { readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
-import { diagnostic, SpecError, type Diagnostic, type SourcePos } from "../diagnostics.js";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
+import { diagnostic, SpecError, UsageError, type Diagnostic, type SourcePos } from "../diagnostics.js";
 import type { PathSegment } from "../pointer.js";
 import { filesUnder } from "../walk.js";
 
@@ -28,6 +28,18 @@ function listYamlFiles(dir: string): string[] {
   return filesUnder(dir, { skipDirs: ["meta"] }).filter((f) => f.endsWith(".yaml") || f.endsWith(".yml")).map((f) => join(dir, f));
 }
 
+/** A spec file's text; a broken or looping symbolic link is one line instead of Node's error. */
+function readSpecText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new UsageError(`symbolic link loop in the spec: ${path}`);
+    if (code === "ENOENT") throw new UsageError(`broken symbolic link in the spec: ${path}`);
+    throw err;
+  }
+}
+
 export function displayPathOf(specDir: string, file: string): string {
   const rel = relative(join(specDir, ".."), file).split(sep).join("/");
   return rel.startsWith("..") ? file : rel;
@@ -47,7 +59,27 @@ export function parseSpecFile(specDir: string, file: string, text: string): Spec
     throw new SpecError(diagnostics);
   }
   const name = relative(specDir, file).split(sep).join("/");
-  return { name, displayPath, data: doc.toJS({ maxAliasCount: 100 }), doc, lines };
+  return { name, displayPath, data: toData(doc, lines, displayPath), doc, lines };
+}
+
+const MAX_ALIAS_COUNT = 100;
+
+/** The document as plain data; aliases expanding past the limit (an "alias bomb") are a diagnostic. */
+function toData(doc: Document.Parsed, lines: LineCounter, displayPath: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    let offset = 0;
+    visit(doc, {
+      Alias(_, node) {
+        offset = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    const at = lines.linePos(offset);
+    throw new SpecError([diagnostic("VS103", { file: displayPath, line: at.line, col: at.col }, { limit: MAX_ALIAS_COUNT })]);
+  }
 }
 
 /** Reads every spec file; a YAML syntax error anywhere stops here with its position. */
@@ -56,7 +88,7 @@ export function loadSpec(specDir: string): LoadedSpec {
   const diagnostics: Diagnostic[] = [];
   for (const file of listYamlFiles(specDir)) {
     try {
-      files.push(parseSpecFile(specDir, file, readFileSync(file, "utf8")));
+      files.push(parseSpecFile(specDir, file, readSpecText(file)));
     } catch (err) {
       if (err instanceof SpecError) diagnostics.push(...err.diagnostics);
       else throw err;

@@ -86,3 +86,31 @@ export class ResponseValidationError extends VerispecError {
     this.prototype.name = "ResponseValidationError";
   }
 }
+
+/**
+ * The service answered 3xx. Redirects are never followed, so nothing (body, credentials, Authorization)
+ * goes to `targetOrigin`; `status` is 0 in browsers, which hide a redirect's status and target.
+ */
+export class RedirectError extends VerispecError {
+  declare readonly status: number;
+  declare readonly targetOrigin?: string;
+  static {
+    this.prototype.name = "RedirectError";
+  }
+}
+
+/** A 2xx whose body is not JSON (HTML, text) or is empty, for an operation that answers JSON. `body`: a redacted excerpt. */
+export class ResponseFormatError extends VerispecError {
+  declare readonly status: number;
+  static {
+    this.prototype.name = "ResponseFormatError";
+  }
+}
+
+/** The response body exceeded `maxResponseBytes`; reading stopped there. */
+export class ResponseTooLargeError extends VerispecError {
+  declare readonly status: number;
+  static {
+    this.prototype.name = "ResponseTooLargeError";
+  }
+}

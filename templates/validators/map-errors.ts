@@ -283,8 +283,15 @@ function answer(e: AjvError, data: unknown, path: Path, table: ErrorTable, messa
   return { code: issue.code, message: issue.message, suffix };
 }
 
-/** All of Ajv's errors for a document, as the service's issues. */
-export function mapErrors(errors: readonly AjvError[], data: unknown, table: ErrorTable, messages: MessageTemplates): ValidationIssue[] {
+/** The last item when issues were cut at `maxErrors`: verispec's own, never sent by the service. */
+export const TOO_MANY_ERRORS = "too_many_errors";
+
+/**
+ * All of Ajv's errors for a document, as the service's issues; past `maxErrors` issues, the rest are
+ * only counted (without building their paths and messages) and reported in
+ * one last item `{ code: "too_many_errors", message: "... and N more errors", path: [] }`.
+ */
+export function mapErrors(errors: readonly AjvError[], data: unknown, table: ErrorTable, messages: MessageTemplates, maxErrors = Infinity): ValidationIssue[] {
   const sites = sitesOf(table, messages);
   const n = errors.length;
   const at: Site[] = new Array(n);
@@ -310,6 +317,8 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
   let named: string[][] | undefined; // unknown keys collected per issue (unrecognized_keys)
   let index: Map<string, number> | undefined; // past LINEAR_MAX issues: by path and code
   let wrongType: Set<string> | undefined; // past LINEAR_MAX type errors: their instancePaths
+  let more = 0; // past maxErrors: issues not listed
+  let unknownAt: Set<string> | undefined; // past maxErrors: objects with unknown keys not listed
   if (types > LINEAR_MAX) wrongType = new Set(kept.filter((k) => at[k]!.keyword === "type").map((k) => errors[k]!.instancePath));
   for (const k of kept) {
     const e = errors[k]!;
@@ -317,6 +326,12 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     // A value of the wrong type reports only that; a union's own error only when nothing more precise is at or below it.
     if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath))) continue;
     if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k)) continue;
+    if (out.length >= maxErrors) {
+      // Counted, not built. Unknown keys of one object are one issue; every other error is its own.
+      if (site.keyword !== "additionalProperties") more++;
+      else (unknownAt ??= new Set()).add(`${e.instancePath} ${e.schemaPath}`);
+      continue;
+    }
     const path = documentPath(data, e, site.keyword === "type");
     let a: Answer | undefined;
     if (site.fixed !== undefined) a = site.fixed;
@@ -342,6 +357,8 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     index?.set(`${pathKey(path)} ${a.code}`, out.length);
     out.push({ message: a.message, code: a.code, path });
   }
+  more += unknownAt?.size ?? 0;
+  if (more > 0) out.push({ message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
   return out;
 }
 

@@ -22,6 +22,12 @@ export interface ValidateOptions {
    * flags them as `unrecognized_keys` issues, to catch a misspelt key (`identifers`).
    */
   readonly unknownKeys?: "accept" | "report";
+  /**
+   * At most this many issues are listed (default 100); past it, one last item
+   * `{ code: "too_many_errors", message: "... and N more errors", path: [] }` says how many more.
+   * `Infinity` lists all. Bounds the work and memory a hostile document can cause.
+   */
+  readonly maxErrors?: number;
 }
 
 /** How to reach the request objects below a schema, for `unknownKeys: "report"`. */

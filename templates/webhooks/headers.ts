@@ -26,8 +26,6 @@ export interface SignatureHeaders {
   readonly keccak: HeaderValue;
 }
 
-const WANTED = new Set([HEADER_SIGNATURE_V2, HEADER_SIGNATURE_SHA, HEADER_SIGNATURE_KECCAK, HEADER_SIGNATURE_VERSION]);
-
 /** Reads the four signature headers. Empty values count as absent. */
 export function readSignatureHeaders(headers: WebhookHeaders): SignatureHeaders {
   if (isHeaderGetter(headers)) {
@@ -43,20 +41,30 @@ export function readSignatureHeaders(headers: WebhookHeaders): SignatureHeaders 
 }
 
 function readFromRecord(record: Readonly<Record<string, unknown>>): SignatureHeaders {
-  const found: Record<string, HeaderValue> = {};
+  let version: HeaderValue, v2: HeaderValue, sha: HeaderValue, keccak: HeaderValue;
   // One pass over the keys, so "X-Svc-Signature" and "x-svc-signature" in one object are seen as a duplicate.
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
-    const name = key.toLowerCase();
-    if (!WANTED.has(name)) continue;
-    found[name] = merge(found[name], valueOf(record[key]));
+    // Every signature header name starts with "x-svc-signature": other headers cost one comparison.
+    if (key.length < HEADER_SIGNATURE_V2.length || (key.charCodeAt(0) | 0x20) !== 0x78) continue;
+    const name = lowerCase(key);
+    if (name === HEADER_SIGNATURE_V2) v2 = merge(v2, valueOf(record[key]));
+    else if (name === HEADER_SIGNATURE_VERSION) version = merge(version, valueOf(record[key]));
+    else if (name === HEADER_SIGNATURE_SHA) sha = merge(sha, valueOf(record[key]));
+    else if (name === HEADER_SIGNATURE_KECCAK) keccak = merge(keccak, valueOf(record[key]));
   }
-  return {
-    version: found[HEADER_SIGNATURE_VERSION],
-    v2: found[HEADER_SIGNATURE_V2],
-    sha: found[HEADER_SIGNATURE_SHA],
-    keccak: found[HEADER_SIGNATURE_KECCAK],
-  };
+  return { version, v2, sha, keccak };
+}
+
+/** Header names recur on every delivery: their lower-case forms are kept (a bounded set). */
+const lowerCased = new Map<string, string>();
+function lowerCase(key: string): string {
+  let name = lowerCased.get(key);
+  if (name === undefined) {
+    name = key.toLowerCase();
+    if (lowerCased.size < 64) lowerCased.set(key, name);
+  }
+  return name;
 }
 
 function valueOf(raw: unknown): HeaderValue {

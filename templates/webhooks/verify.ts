@@ -15,7 +15,7 @@
  */
 import { WebhookVerificationError, type WebhookPayloadIssue } from "./errors.js";
 import { DUPLICATE_HEADER, readSignatureHeaders, type HeaderValue, type SignatureHeaders, type WebhookHeaders } from "./headers.js";
-import type { ReplayStore } from "./replay.js";
+import { deliveryKey, type ReplayStore } from "./replay.js";
 import {
   assertSecret,
   digestsEqual,
@@ -51,6 +51,12 @@ export interface VerifyWebhookInput {
   /** Default: the kit's in-memory store. Use a shared store when the receiver runs as several instances. */
   readonly replayStore?: ReplayStore;
   /**
+   * Also record and check the replay key of verispec 0.1 (signature version + signature digest), for
+   * a rolling upgrade of receivers sharing a store: keep it on until 2 × tolerance after the last
+   * older instance stopped. See the README, "Security".
+   */
+  readonly legacyReplayKeys?: boolean;
+  /**
    * @deprecated Accept the body-embedded v1 signature (the service's specification, sections 6.4, 9) when no signature header is present.
    * See `verifyBodySignature` for the exact text that is hashed.
    */
@@ -75,8 +81,10 @@ type JsonObject = Record<string, unknown>;
 interface Authenticated {
   readonly version: SignatureVersion;
   readonly payload: JsonObject;
-  /** Identifies the delivery for the replay store (see `replayKeyV2` / `replayKeyV1`). */
+  /** Identifies the delivery for the replay store: a digest of the signed bytes (`deliveryKey`). */
   readonly replayKey: string;
+  /** The key verispec 0.1 used: signature version + the digest computed with the matching key. */
+  readonly legacyKey: string;
 }
 
 export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>> {
@@ -94,7 +102,9 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
 
   // the service's specification, section 6.4 — last, so only deliveries that passed every other check are remembered.
   const store = input.replayStore ?? context.defaultReplayStore;
-  const fresh = await store.addIfAbsent(authenticated.replayKey, Math.max(1, 2 * toleranceMs));
+  const ttlMs = Math.max(1, 2 * toleranceMs);
+  let fresh = await store.addIfAbsent(authenticated.replayKey, ttlMs);
+  if (input.legacyReplayKeys === true) fresh = (await store.addIfAbsent(authenticated.legacyKey, ttlMs)) && fresh;
   if (!fresh) throw new WebhookVerificationError("replayed", "this delivery was already accepted");
   return { version: authenticated.version, payload: payload as V5 | V4 };
 }
@@ -108,12 +118,12 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
   }
   const version = signatureVersion(headers);
   if (version === "2") {
-    const replayKey = checkV2(secrets, input.rawBody, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"));
-    return { version, payload: parseJsonObject(input.rawBody), replayKey };
+    const legacyKey = checkV2(secrets, input.rawBody, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"));
+    return { version, payload: parseJsonObject(input.rawBody), replayKey: deliveryKey(input.rawBody), legacyKey };
   }
   const expected = v1Digests(headers);
-  const replayKey = checkV1(secrets, input.rawBody, expected);
-  return { version, payload: parseJsonObject(input.rawBody), replayKey };
+  const legacyKey = checkV1(secrets, input.rawBody, expected);
+  return { version, payload: parseJsonObject(input.rawBody), replayKey: deliveryKey(input.rawBody), legacyKey };
 }
 
 /**
@@ -159,13 +169,7 @@ function v1Digests(headers: SignatureHeaders): V1Expected {
   };
 }
 
-/**
- * Returns the replay key. The key is the version plus the digest verispec computed itself with
- * the matching signing key, never the header text: upper- and lower-case hex, or a v1 delivery
- * with one of its two headers removed, therefore map to the same key. It is a keyed digest, so a
- * shared store learns nothing about the body. (The service's specification does not say where `deliveryId` is
- * carried, so it cannot be relied on here; a re-delivery has identical bytes and so the same key.)
- */
+/** Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. */
 function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buffer): string {
   for (const secret of secrets) {
     const digest = hmacSha256(secret, body);
@@ -220,8 +224,10 @@ export function verifyBodySignature(rawBody: RawBody, secrets: readonly SigningS
     throw new WebhookVerificationError("unsupported_version", "the body's signature.version is not 1");
   }
   const { signature: _omitted, ...unsigned } = parsed;
-  const replayKey = `1b:${checkV1(secrets, JSON.stringify(unsigned), expected).slice(2)}`;
-  return { version: "1", payload: unsigned, replayKey };
+  const signed = JSON.stringify(unsigned);
+  const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
+  // The signed text: the same delivery sent with headers (compact JSON) has the same key.
+  return { version: "1", payload: unsigned, replayKey: deliveryKey(signed), legacyKey };
 }
 
 function stringOrEmpty(value: unknown): string {

@@ -245,9 +245,13 @@ describe("error mapping (seed: 7)", () => {
     expect(err).toMatchObject({ name: "TooManyAttemptsError", status: 474, trace: "tr-474" });
   });
 
-  it("475 -> SubmissionConflictError, and the POST is not retried", async () => {
+  it("475 -> SubmissionConflictError, not retried even for a GET (which a 503 would retry)", async () => {
+    const retrying = client({ retry: { retries: 5, baseDelayMs: 1, maxDelayMs: 1 } });
+    server.reply({ status: 503, body: {} });
+    await caught(retrying.call(ops.getVerification, { pathParams: { trace: "t" } }));
+    expect(server.requests).toHaveLength(6); // the same call does retry a 5xx
     server.reply({ status: 475, body: { statusCode: 475, message: "Conflict", status: "error", data: null, help: null, error: { type: "submission_conflict", details: [] } } });
-    const err = await caught(client({ retry: { retries: 5, baseDelayMs: 1 } }).call(ops.createVerification, { body: {} }));
+    const err = await caught(retrying.call(ops.getVerification, { pathParams: { trace: "t" } }));
     expect(err).toBeInstanceOf(SubmissionConflictError);
     expect(err.status).toBe(475);
     expect(server.requests).toHaveLength(1);
@@ -348,7 +352,7 @@ describe("retries: GET only, on network errors and 5xx", () => {
 
 describe("timeouts, aborts, network errors", () => {
   it("the timeout raises TimeoutError (not retried)", async () => {
-    server.reply({ delayMs: 1000, body: {} });
+    server.reply({ delayMs: 60_000, body: {} }); // never answers within the test: no race with the timeout
     const err = await caught(client({ timeoutMs: 50 }).call(ops.getVerification, { pathParams: { trace: "t" } }));
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err.message).toContain("50");
@@ -356,13 +360,13 @@ describe("timeouts, aborts, network errors", () => {
   });
 
   it("a per-call timeoutMs overrides the client's", async () => {
-    server.reply({ delayMs: 1000, body: {} });
+    server.reply({ delayMs: 60_000, body: {} }); // never answers within the test: no race with the timeout
     const err = await caught(client({ timeoutMs: 30_000 }).call(ops.idForm, { body: {}, timeoutMs: 50 }));
     expect(err).toBeInstanceOf(TimeoutError);
   });
 
   it("a caller abort rethrows the caller's AbortError as is", async () => {
-    server.reply({ delayMs: 1000, body: {} });
+    server.reply({ delayMs: 60_000, body: {} }); // never answers within the test: no race with the timeout
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 30);
     const err = await caught(client().call(ops.getVerification, { pathParams: { trace: "t" }, signal: ctl.signal }));
@@ -525,7 +529,7 @@ describe("the secret and the Authorization value never leak", () => {
     const net = await caught(client({ baseUrl: `http://127.0.0.1:${port}`, retry: false }).call(ops.createVerification, { body: {} }));
     expect(net).toBeInstanceOf(NetworkError);
     expect(leaks(net)).toEqual([]);
-    server.reply({ delayMs: 1000, body: {} });
+    server.reply({ delayMs: 60_000, body: {} }); // never answers within the test: no race with the timeout
     const slow = await caught(client({ timeoutMs: 50 }).call(ops.verify, { body: {} }));
     expect(slow).toBeInstanceOf(TimeoutError);
     expect(leaks(slow)).toEqual([]);

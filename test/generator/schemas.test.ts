@@ -43,12 +43,17 @@ describe("generated/schemas", () => {
       for (const r of refs) expect(r).toMatch(/^"\$ref":"#(\/\$defs\/[^"]+)?"$/);
     });
 
-    it("compiles in Ajv strict mode and accepts its own examples", () => {
-      const validate = strictAjv().compile(schema);
-      for (const example of (schema.examples as unknown[] | undefined) ?? []) {
-        expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
-      }
+    it("compiles in Ajv strict mode", () => {
+      expect(typeof strictAjv().compile(schema)).toBe("function");
     });
+
+    const examples = (schema.examples as unknown[] | undefined) ?? [];
+    if (examples.length > 0) {
+      it(`accepts its ${examples.length} example(s)`, () => {
+        const validate = strictAjv().compile(schema);
+        for (const example of examples) expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+      });
+    }
   });
 });
 

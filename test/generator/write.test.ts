@@ -12,10 +12,9 @@ describe("writeAtomically", () => {
   it("replaces the whole directory: old files that are no longer generated go", () => {
     dir = mkdtempSync(join(tmpdir(), "verispec-write-"));
     const out = join(dir, "generated");
-    mkdirSync(out);
-    writeFileSync(join(out, "old.txt"), "old\n");
+    writeAtomically(out, [{ path: "old.txt", contents: "old\n" }]);
     writeAtomically(out, [{ path: "a/b.json", contents: "{}\n" }]);
-    expect(listFiles(out)).toEqual(["a/b.json"]);
+    expect(listFiles(out)).toEqual([".verispec-manifest", "a/b.json"]);
     expect(readdirSync(dir)).toEqual(["generated"]);
   });
 
@@ -25,17 +24,16 @@ describe("writeAtomically", () => {
     mkdirSync(join(out, "docs"), { recursive: true });
     writeFileSync(join(out, "docs", "index.html"), "<html></html>\n");
     writeAtomically(out, [{ path: "x.json", contents: "1\n" }]);
-    expect(listFiles(out)).toEqual(["docs/index.html", "x.json"]);
+    expect(listFiles(out)).toEqual([".verispec-manifest", "docs/index.html", "x.json"]);
   });
 
   it("writes nothing and leaves the old output when one file cannot be written", () => {
     dir = mkdtempSync(join(tmpdir(), "verispec-write-"));
     const out = join(dir, "generated");
-    mkdirSync(out);
-    writeFileSync(join(out, "keep.txt"), "keep\n");
+    writeAtomically(out, [{ path: "keep.txt", contents: "keep\n" }]);
     // "a" as a file and "a/b" below it cannot both exist: the second write fails.
     expect(() => writeAtomically(out, [{ path: "a", contents: "x\n" }, { path: "a/b", contents: "y\n" }])).toThrow();
-    expect(listFiles(out)).toEqual(["keep.txt"]);
+    expect(listFiles(out)).toEqual([".verispec-manifest", "keep.txt"]);
     expect(readFileSync(join(out, "keep.txt"), "utf8")).toBe("keep\n");
     expect(readdirSync(dir)).toEqual(["generated"]);
     expect(existsSync(join(dir, "a"))).toBe(false);

@@ -60,6 +60,7 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   if (!chromiumProgram.found) return;
   copyFileSync(OPENAPI, join(temp, "openapi.json"));
+  copyFileSync(join(OPENAPI, "..", ".verispec-manifest"), join(temp, ".verispec-manifest")); // docs writes only into verispec's output
   let stdout = "";
   let stderr = "";
   const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: process.env, cwd: ROOT, stdin: async () => "" };

@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { emitValidators } from "../../generator/emit/validators.js";
-import { publishedSchemaIds } from "../../generator/emit/json-schemas.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { schemaIds, validateV4EntitiesTrust, validateV5VerificationCreateRequest } from "../../generated/validators/index.js";
 import { ROOT } from "./helpers.js";
@@ -29,8 +28,9 @@ describe("generated/validators", () => {
     }
   });
   it("exports one function per schema id and per entity kind, and schemaIds", () => {
-    const model = modelFromSpec(join(ROOT, "spec"));
-    expect([...schemaIds]).toEqual(publishedSchemaIds(model));
+    // Against the published JSON Schemas (another emitter's output), not the function that made the list.
+    const published = readdirSync(join(GENERATED, "schemas")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5));
+    expect([...schemaIds].sort()).toEqual(published.sort());
     expect(schemaIds).toContain("v4.entities.Trust");
     expect(typeof validateV4EntitiesTrust).toBe("function");
     expect(validateV5VerificationCreateRequest({ website: "https://x.example" })).toEqual({ valid: true });

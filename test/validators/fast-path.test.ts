@@ -24,6 +24,9 @@ function ajvErrors(id: string, data: unknown, abnChecksum = false): readonly Ajv
   return fn.call({ abnChecksum }, data) ? undefined : [...(fn.errors ?? [])];
 }
 
+// The reference shares toIssue with the module under test: this file pins the fast path's filtering,
+// grouping and caching against it, not the messages. The messages (toIssue, format:<name> included)
+// are pinned by the payload fixtures (fixtures.test.ts), whose expected issues are written out by hand.
 const reference = (errors: readonly AjvError[], data: unknown) => groupIssues(filterNoise(errors, TABLE).map((e) => toIssue(e, data, TABLE, MESSAGES)), MESSAGES);
 
 describe("mapErrors (the hot path) answers as the reference pipeline", () => {

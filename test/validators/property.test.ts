@@ -53,21 +53,8 @@ describe("hostile input", () => {
     expect(({} as Record<string, unknown>).country).toBeUndefined();
   });
 
-  it("stays linear on very long strings (relative growth, generous factor: linear is 10x, quadratic 100x)", () => {
-    const cost = (n: number) => {
-      // A name that fails only at its last character: the worst case for a backtracking engine.
-      const data = { metadata_version: "4", type: "individual", fields: { country: "USA", firstName: `${"a".repeat(n)}1`, lastName: "b".repeat(n) } };
-      let best = Infinity;
-      for (let i = 0; i < 5; i++) {
-        const t = process.hrtime.bigint();
-        validate("v4.VerifyRequest", data);
-        best = Math.min(best, Number(process.hrtime.bigint() - t));
-      }
-      return best;
-    };
-    cost(1_000); // warm up
-    expect(cost(400_000) / cost(40_000)).toBeLessThan(40);
-  });
+  // Linear time on long strings is not timed here: every pattern is checked for catastrophic
+  // backtracking by recheck (patterns.test.ts), and speed is measured in bench/.
 
   it("answers deep nesting without recursion into unknown content (no stack overflow)", () => {
     let deep: unknown = "leaf";

@@ -85,14 +85,14 @@ describe("timestamp tolerance (seed: 6.4, 8) — inclusive, both directions", ()
   it("uses a per-call toleranceMs over the rules' value", async () => {
     const delivery = signed("2", v5Body(NOW - 1_001));
     await expectReason(verify({ ...delivery, toleranceMs: 1_000 }), "timestamp_out_of_tolerance");
-    await expect(verify({ ...delivery, toleranceMs: 1_001 })).resolves.toBeDefined();
+    await expect(verify({ ...delivery, toleranceMs: 1_001 })).resolves.toEqual({ version: "2", payload: JSON.parse(delivery.rawBody) });
   });
 
   it("reads an older payload's timestamp below 1e12 as seconds (seed: 6.3)", async () => {
     const c = vectorCase("older_seconds");
     const timestampSeconds = (JSON.parse(c.body) as { timestamp: number }).timestamp;
     expect(timestampSeconds).toBeLessThan(1e12);
-    await expect(verify({ rawBody: c.body, headers: v1Headers(c), now: NOW + 300_000 })).resolves.toBeDefined();
+    await expect(verify({ rawBody: c.body, headers: v1Headers(c), now: NOW + 300_000 })).resolves.toEqual({ version: "1", payload: JSON.parse(c.body) });
     await expectReason(verify({ rawBody: c.body, headers: v1Headers(c), now: NOW + 301_000 }), "timestamp_out_of_tolerance");
   });
 
@@ -159,7 +159,7 @@ describe("signature checks", () => {
   it("accepts upper-case hex digests", async () => {
     const c = vectorCase("v5");
     const headers = { "X-Svc-Signature": `sha256=${c.v2.toUpperCase()}` };
-    await expect(verify({ rawBody: c.body, headers })).resolves.toBeDefined();
+    await expect(verify({ rawBody: c.body, headers })).resolves.toEqual({ version: "2", payload: JSON.parse(c.body) });
   });
 
   it("rejects an empty key list or an empty key as a programming error, without a verification reason", async () => {
@@ -331,7 +331,7 @@ describe("replay (seed: 6.4)", () => {
   it("the kit's default store refuses replays across calls", async () => {
     const own = createWebhookKit({ rules: fixtureRules });
     const delivery = { ...signed("1", v5Body(NOW)), secret: SECRET, now: NOW };
-    await expect(own.verifyWebhook(delivery)).resolves.toBeDefined();
+    await expect(own.verifyWebhook(delivery)).resolves.toEqual({ version: "1", payload: JSON.parse(delivery.rawBody) });
     await expectReason(own.verifyWebhook(delivery), "replayed");
   });
 
@@ -341,9 +341,57 @@ describe("replay (seed: 6.4)", () => {
     await verify({ rawBody: c.body, headers: v2Headers(c), replayStore: store });
     await expectReason(verify({ rawBody: c.body, headers: { "X-Svc-Signature": `sha256=${c.v2.toUpperCase()}` }, replayStore: store }), "replayed");
 
-    await verify({ rawBody: c.body, headers: v1Headers(c), replayStore: store });
+    const v1Store = new MemoryReplayStore();
+    await verify({ rawBody: c.body, headers: v1Headers(c), replayStore: v1Store });
     const { "X-Svc-Signature-SHA": _sha, ...keccakOnly } = v1Headers(c);
-    await expectReason(verify({ rawBody: c.body, headers: keccakOnly, replayStore: store }), "replayed");
+    await expectReason(verify({ rawBody: c.body, headers: keccakOnly, replayStore: v1Store }), "replayed");
+  });
+
+  it("the same bytes are one delivery whatever the signature version", async () => {
+    for (const [first, second] of [["2", "1"], ["1", "2"]] as const) {
+      const store = new MemoryReplayStore();
+      const body = v5Body(NOW);
+      await verify({ ...signed(first, body), replayStore: store });
+      await expectReason(verify({ ...signed(second, body), replayStore: store }), "replayed");
+    }
+  });
+
+  it("the same bytes are one delivery whatever the key that signed them (rotation)", async () => {
+    const store = new MemoryReplayStore();
+    const body = v5Body(NOW);
+    const both = [SECRET, vectors.oldSecret];
+    await verify({ ...signed("2", body, vectors.oldSecret), secret: both, replayStore: store });
+    await expectReason(verify({ ...signed("2", body, SECRET), secret: both, replayStore: store }), "replayed");
+    await expectReason(verify({ ...signed("1", body, vectors.oldSecret), secret: both, replayStore: store }), "replayed");
+  });
+
+  it("a body-signed delivery and the same delivery with headers are one delivery", async () => {
+    const { body } = vectors.bodySignature;
+    const { signature: _s, ...rest } = JSON.parse(body) as Record<string, unknown>;
+    const store = new MemoryReplayStore();
+    await verify({ rawBody: body, headers: {}, allowBodySignature: true, replayStore: store });
+    await expectReason(verify({ ...signed("2", JSON.stringify(rest)), replayStore: store }), "replayed");
+  });
+
+  it("different bytes are different deliveries; the key is a body digest, not the secret", async () => {
+    const keys: string[] = [];
+    const spy: ReplayStore = { addIfAbsent: (key) => (keys.push(key), true) };
+    await verify({ ...signed("2", v5Body(NOW)), replayStore: spy });
+    await verify({ ...signed("2", v5Body(NOW, { trace: "trace-2" })), replayStore: spy });
+    expect(keys).toEqual([expect.stringMatching(/^d:[0-9a-f]{64}$/), expect.stringMatching(/^d:[0-9a-f]{64}$/)]);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it("legacyReplayKeys: a delivery recorded under verispec 0.1's key (by an older instance) is a replay", async () => {
+    const c = vectorCase("v5");
+    const now = JSON.parse(c.body).timestamp as number;
+    const olderInstance = new MemoryReplayStore();
+    olderInstance.addIfAbsent(`2:${c.v2}`, 60_000); // what verispec 0.1 wrote for this delivery
+    await expectReason(verify({ rawBody: c.body, headers: v2Headers(c), replayStore: olderInstance, now, legacyReplayKeys: true }), "replayed");
+    // Both keys are written, so an older instance sharing the store sees the delivery too.
+    const shared = new MemoryReplayStore();
+    await verify({ rawBody: c.body, headers: v2Headers(c), replayStore: shared, now, legacyReplayKeys: true });
+    expect(shared.addIfAbsent(`2:${c.v2}`, 60_000)).toBe(false);
   });
 
   it("a refused delivery does not use up the key, and the TTL is twice the tolerance", async () => {
@@ -358,7 +406,7 @@ describe("replay (seed: 6.4)", () => {
     const body = v5Body(NOW);
     const good = signWebhook({ version: "2", rawBody: body, secret: SECRET });
     await expectReason(verify({ rawBody: body, headers: signWebhook({ version: "2", rawBody: body, secret: "wrong" }), replayStore: spy }), "signature_mismatch");
-    await expect(verify({ rawBody: body, headers: good, replayStore: spy })).resolves.toBeDefined();
+    await expect(verify({ rawBody: body, headers: good, replayStore: spy })).resolves.toEqual({ version: "2", payload: JSON.parse(body) });
     expect(calls).toHaveLength(1);
     expect(calls[0]![1]).toBe(2 * fixtureRules.toleranceMs);
     expect(calls[0]![0]).not.toContain(SECRET);

@@ -2,12 +2,15 @@
 import {
   HttpError,
   NetworkError,
+  RedirectError,
+  ResponseFormatError,
+  ResponseTooLargeError,
   ResponseValidationError,
   SubmissionConflictError,
   TimeoutError,
   TooManyAttemptsError,
   ValidationError,
-  type VerispecError,
+  VerispecError,
 } from "./errors.js";
 import type { CallInput, ClientCore, ClientOptions, OperationSpec, SpecConstants, Validate } from "./types.js";
 import { backoffMs, base64Utf8, buildPath, parseBody, redactor } from "./util.js";
@@ -48,6 +51,11 @@ export function toError(status: number, body: unknown, constants: SpecConstants)
  * /v5/verifications creates a second verification or a second attempt), and a 475 means another
  * resubmission is in flight, so the right move is to wait for the first outcome (webhook or
  * details call), not to send again. Timeouts are not retried either: the caller chose the budget.
+ *
+ * Redirects are never followed (`redirect: "manual"`): a 3xx is a RedirectError naming the status and
+ * the target's origin, so neither the body (with metadata_secretKey) nor the Authorization header is
+ * ever sent anywhere but `baseUrl`. Response bodies are read up to `maxResponseBytes` (default 10 MiB);
+ * a 2xx of an operation with a response schema must be JSON (ResponseFormatError otherwise).
  */
 export function createClientCore(
   options: ClientOptions,
@@ -95,27 +103,47 @@ export function createClientCore(
     const { retries = 2, baseDelayMs = 200, maxDelayMs = 2000 } = options.retry || {};
     const attempts = op.method == "GET" && options.retry !== false ? retries : 0; // never a POST
     const ms = input.timeoutMs ?? options.timeoutMs ?? 30_000;
+    const maxBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
     for (let attempt = 0; ; attempt++) {
       // AbortSignal.timeout/any: Node >= 20.3, all current browsers; keeps the core free of timer bookkeeping.
       const timeout = AbortSignal.timeout(ms);
       let res: Response | undefined;
       let data: unknown;
+      let text = "";
       try {
         const fetchFn = options.fetch ?? fetch; // called unbound: browsers reject fetch with a foreign `this`
         const r = await fetchFn(url, {
           method: op.method,
           headers,
           body: body && JSON.stringify(body),
+          redirect: "manual",
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
-        data = parseBody(await r.text());
+        // Browsers hide a manual redirect's status and Location ("opaqueredirect", status 0).
+        if (r.type == "opaqueredirect" || (r.status > 299 && r.status < 400)) {
+          const to = r.headers.get("location");
+          const targetOrigin = to && URL.canParse(to, url) ? new URL(to, url).origin : undefined;
+          await r.body?.cancel();
+          throw new RedirectError(`HTTP ${r.status || "3xx"} redirect to ${targetOrigin ?? "an unknown location"} not followed`, {
+            status: r.status,
+            targetOrigin,
+          });
+        }
+        text = await readText(r, maxBytes);
+        data = parseBody(text);
         res = r; // only once the body is read: a failure while reading is a network error
       } catch (e) {
-        if (signal?.aborted) throw e; // the caller's abort stays the caller's AbortError
+        if (signal?.aborted || e instanceof VerispecError) throw e; // the caller's abort stays the caller's AbortError
         if (timeout.aborted) throw new TimeoutError(`Timeout ${ms} ms`);
         if (attempt >= attempts) throw new NetworkError("Network error", { cause: e });
       }
       if (res?.ok) {
+        // An operation with a response schema answers JSON: HTML, text or nothing is not a success.
+        if (op.responseSchema && (text === "" || data === text))
+          throw new ResponseFormatError(`HTTP ${res.status}: response is ${text ? "not JSON" : "empty"}`, {
+            status: res.status,
+            body: redact(text).slice(0, 4096), // redacted first: a cut must not split a secret
+          });
         if (options.validateResponses) await check(ResponseValidationError, "Response does not match", op.responseSchema, data);
         return data as T;
       }
@@ -125,4 +153,26 @@ export function createClientCore(
   }
 
   return { call };
+}
+
+/** The body as text, refusing (before or while reading) one larger than `max` bytes. */
+async function readText(r: Response, max: number): Promise<string> {
+  const tooLarge = () => new ResponseTooLargeError(`HTTP ${r.status}: response larger than ${max} bytes`, { status: r.status });
+  if (+r.headers.get("content-length")! > max) {
+    await r.body?.cancel();
+    throw tooLarge();
+  }
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for (const reader = r.body?.getReader(); reader; ) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if ((size += value.length) > max) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
 }

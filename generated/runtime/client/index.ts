@@ -4,6 +4,9 @@ export { createClientCore } from "./core.js";
 export {
   HttpError,
   NetworkError,
+  RedirectError,
+  ResponseFormatError,
+  ResponseTooLargeError,
   ResponseValidationError,
   SubmissionConflictError,
   TimeoutError,

@@ -58,6 +58,8 @@ export interface ClientOptions {
   validateResponses?: boolean;
   /** GET only; `false` switches retries off. */
   retry?: false | RetryOptions;
+  /** Largest response body read, in bytes; default 10 MiB (10 485 760). Larger: ResponseTooLargeError. */
+  maxResponseBytes?: number;
   /** Extra headers; the client's Accept, Content-Type and Authorization win. */
   headers?: Record<string, string>;
 }

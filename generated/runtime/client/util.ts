@@ -35,13 +35,37 @@ export const backoffMs = (attempt: number, baseMs: number, maxMs: number, random
 
 const REDACTED = "[redacted]";
 
+const htmlEscape = (s: string, apos: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? apos);
+
 /**
- * Returns a deep-copying redaction: every occurrence of the given secrets in strings, and the value
- * of any `metadata_secretKey` key (the service's specification, section 2.1), become "[redacted]" — for bodies the service echoes back.
+ * A secret as a response body may echo it: as written; JSON-escaped (also with "\/"); HTML-escaped
+ * (&amp; &lt; &gt; &quot;, and &#39; or &#x27;); URL-encoded as a component (encodeURIComponent) and
+ * as a form value (URLSearchParams), with upper- or lower-case hex.
+ */
+export function encodings(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const urls = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
+  return [
+    secret,
+    json,
+    json.replace(/\//g, "\\/"),
+    htmlEscape(secret, "&#39;"),
+    htmlEscape(secret, "&#x27;"),
+    ...urls,
+    ...urls.map((u) => u.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())),
+  ];
+}
+
+/**
+ * Returns a deep-copying redaction: every occurrence of the given secrets, in any of their
+ * `encodings`, in strings, and the value of any `metadata_secretKey` key (the service's specification, section 2.1), become
+ * "[redacted]" — for bodies the service echoes back.
  * JSON.stringify's replacer does the walk; bodies are JSON (or raw text) by construction.
  */
 export function redactor(secrets: string[]): <T>(value: T) => T {
-  const needles = secrets.filter(Boolean); // an empty needle would split every character
+  // Longest first: a longer encoding is replaced whole before a shorter one could split it.
+  const needles = [...new Set(secrets.filter(Boolean).flatMap(encodings))].sort((a, b) => b.length - a.length); // an empty needle would split every character
   const replace = (key: string, v: unknown) =>
     key == "metadata_secretKey"
       ? REDACTED

@@ -241,8 +241,14 @@ function answer(e, data, path, table, messages) {
     const suffix = issue.path.slice(path.length);
     return { code: issue.code, message: issue.message, suffix };
 }
-/** All of Ajv's errors for a document, as the service's issues. */
-export function mapErrors(errors, data, table, messages) {
+/** The last item when issues were cut at `maxErrors`: verispec's own, never sent by the service. */
+export const TOO_MANY_ERRORS = "too_many_errors";
+/**
+ * All of Ajv's errors for a document, as the service's issues; past `maxErrors` issues, the rest are
+ * only counted (without building their paths and messages) and reported in
+ * one last item `{ code: "too_many_errors", message: "... and N more errors", path: [] }`.
+ */
+export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     const sites = sitesOf(table, messages);
     const n = errors.length;
     const at = new Array(n);
@@ -273,6 +279,8 @@ export function mapErrors(errors, data, table, messages) {
     let named; // unknown keys collected per issue (unrecognized_keys)
     let index; // past LINEAR_MAX issues: by path and code
     let wrongType; // past LINEAR_MAX type errors: their instancePaths
+    let more = 0; // past maxErrors: issues not listed
+    let unknownAt; // past maxErrors: objects with unknown keys not listed
     if (types > LINEAR_MAX)
         wrongType = new Set(kept.filter((k) => at[k].keyword === "type").map((k) => errors[k].instancePath));
     for (const k of kept) {
@@ -283,6 +291,14 @@ export function mapErrors(errors, data, table, messages) {
             continue;
         if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k))
             continue;
+        if (out.length >= maxErrors) {
+            // Counted, not built. Unknown keys of one object are one issue; every other error is its own.
+            if (site.keyword !== "additionalProperties")
+                more++;
+            else
+                (unknownAt ??= new Set()).add(`${e.instancePath} ${e.schemaPath}`);
+            continue;
+        }
         const path = documentPath(data, e, site.keyword === "type");
         let a;
         if (site.fixed !== undefined)
@@ -316,6 +332,9 @@ export function mapErrors(errors, data, table, messages) {
         index?.set(`${pathKey(path)} ${a.code}`, out.length);
         out.push({ message: a.message, code: a.code, path });
     }
+    more += unknownAt?.size ?? 0;
+    if (more > 0)
+        out.push({ message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
     return out;
 }
 /** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */

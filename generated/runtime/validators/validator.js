@@ -4,26 +4,35 @@ import { mapErrors } from "./map-errors.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
 const VALID = Object.freeze({ valid: true });
 const DEFAULT_OPTIONS = Object.freeze({});
+/** Issues listed before the "... and N more errors" item (see `ValidateOptions.maxErrors`). */
+export const DEFAULT_MAX_ERRORS = 100;
 /**
  * `raw` is the all-errors function. `first`, when given, is the first-error variant tried first: on a
  * valid document it answers alone; only an invalid one is re-run to collect every error.
  */
 export function createValidator(raw, table, messages, first, keys) {
-    const check = (data, context) => {
+    const check = (data, context, maxErrors) => {
         if (first !== undefined && first.call(context, data))
             return VALID;
         if (raw.call(context, data))
             return VALID;
-        return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages) };
+        return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages, maxErrors) };
     };
     return (data, options) => {
         const context = options ?? DEFAULT_OPTIONS;
-        const result = check(data, context);
+        const maxErrors = context.maxErrors ?? DEFAULT_MAX_ERRORS;
+        if (!(maxErrors >= 1))
+            throw new RangeError("maxErrors must be at least 1");
+        const result = check(data, context, maxErrors);
         if (context.unknownKeys !== "report" || keys === undefined)
             return result;
         const unknown = unknownKeyIssues(data, keys.root, keys.shapes, messages);
         if (!unknown.length)
             return result;
-        return { valid: false, errors: [...(result.valid ? [] : result.errors), ...unknown] };
+        // The unknown keys come after the schema's issues, within the same bound (already reached: as is).
+        if (!result.valid && result.errors.at(-1)?.code === "too_many_errors")
+            return result;
+        const errors = [...(result.valid ? [] : result.errors), ...unknown];
+        return { valid: false, errors: errors.length > maxErrors ? [...errors.slice(0, maxErrors - 1), { code: "too_many_errors", message: `... and ${errors.length - maxErrors + 1} more errors`, path: [] }] : errors };
     };
 }

@@ -47,7 +47,7 @@ export type { WebhookPayloadIssue, WebhookVerificationReason } from "./errors.js
 export type { HeaderGetter, WebhookHeaders } from "./headers.js";
 export { createOrderingGuard, MemoryOrderingState } from "./ordering.js";
 export type { MemoryOrderingStateOptions, OrderingGuard, OrderingRecord, OrderingState } from "./ordering.js";
-export { MemoryReplayStore, RedisReplayStore } from "./replay.js";
+export { MemoryReplayStore, RedisReplayStore, ReplayStoreUnavailableError } from "./replay.js";
 export type { MemoryReplayStoreOptions, RedisReplayStoreOptions, RedisSetClient, ReplayStore } from "./replay.js";
 export type { WebhookInterpretation, WebhookOutcome, WebhookRules } from "./rules.js";
 export { signWebhook } from "./signature.js";

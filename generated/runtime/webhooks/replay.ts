@@ -4,6 +4,18 @@
  * `verifyWebhook` passes a TTL of twice the tolerance: a delivery accepted at time t has a timestamp
  * within t ± tolerance, so after t + 2 × tolerance a replay fails the timestamp check anyway.
  */
+import { createHash } from "node:crypto";
+
+/**
+ * The replay key: identifies the delivery, not its signature. "d:" + hex SHA-256 of the signed bytes,
+ * so the same bytes are one delivery whatever signature version (1 or 2) or signing key (old or new,
+ * during a rotation) signed them, and whatever the header spelling. The service's specification does
+ * not say where a delivery id would be carried, so the bytes are the identity: a re-delivery has the
+ * same bytes. A shared store sees only the digest, never the body.
+ */
+export function deliveryKey(signedBytes: string | Uint8Array): string {
+  return `d:${createHash("sha256").update(signedBytes).digest("hex")}`;
+}
 
 export interface ReplayStore {
   /** Records `key` for `ttlMs`; true when it was absent (first delivery), false when already present. */
@@ -77,26 +89,61 @@ export interface RedisSetClient {
 export interface RedisReplayStoreOptions {
   /** Prefix for the keys; default "verispec:webhook:replay:". */
   readonly keyPrefix?: string;
+  /** How long to wait for Redis before refusing the delivery; default 2000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The replay store could not be asked (Redis down, unreachable, too slow): the delivery was not
+ * accepted. Not a `WebhookVerificationError`: nothing is wrong with the delivery, so a receiver should
+ * answer 5xx and let the service deliver it again. The Redis client's error is `cause`.
+ */
+export class ReplayStoreUnavailableError extends Error {
+  override readonly name = "ReplayStoreUnavailableError";
 }
 
 /**
  * Shared store for receivers running as several instances: `SET key 1 NX PX ttl` is atomic in Redis,
- * so exactly one instance sees a given delivery as new. Errors from Redis propagate: a receiver
- * that cannot check for replays refuses to process rather than accepting blindly.
+ * so exactly one instance sees a given delivery as new. When Redis fails or does not answer within
+ * `timeoutMs`, `addIfAbsent` rejects with `ReplayStoreUnavailableError`: a receiver that cannot check
+ * for replays refuses to process rather than accepting blindly (fail closed). A SET that still lands
+ * after the timeout records a delivery that was refused; the service's next attempt then reads as
+ * "replayed", so a receiver should treat "replayed" as done only once it has processed the first one.
  */
 export class RedisReplayStore implements ReplayStore {
   readonly keyPrefix: string;
+  readonly timeoutMs: number;
   readonly #client: RedisSetClient;
 
   constructor(client: RedisSetClient, options: RedisReplayStoreOptions = {}) {
+    const timeoutMs = options.timeoutMs ?? 2000;
+    if (!(timeoutMs > 0)) throw new RangeError("RedisReplayStore: timeoutMs must be a positive number");
     this.#client = client;
     this.keyPrefix = options.keyPrefix ?? "verispec:webhook:replay:";
+    this.timeoutMs = timeoutMs;
   }
 
   async addIfAbsent(key: string, ttlMs: number): Promise<boolean> {
     // PX must be a positive integer for Redis.
     const px = Math.max(1, Math.ceil(ttlMs));
-    const reply = await this.#client.set(this.keyPrefix + key, "1", { NX: true, PX: px });
-    return reply === "OK";
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ReplayStoreUnavailableError(`the replay store (Redis) did not answer within ${this.timeoutMs} ms; the delivery was not accepted`)), this.timeoutMs);
+    });
+    try {
+      const reply = await Promise.race([this.#client.set(this.keyPrefix + key, "1", { NX: true, PX: px }), timeout]);
+      return reply === "OK";
+    } catch (err) {
+      if (err instanceof ReplayStoreUnavailableError) throw err;
+      throw new ReplayStoreUnavailableError(`the replay store (Redis) is unavailable (${describe(err)}); the delivery was not accepted`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
   }
+}
+
+/** The error's kind, never its full text (which may quote a connection URL). */
+function describe(err: unknown): string {
+  const e = Object(err) as { name?: unknown; code?: unknown };
+  return [e.name, e.code].filter((x) => typeof x === "string" && x !== "").join(" ") || "unknown error";
 }

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { isVerispecOutput, MANIFEST } from "../../write.js";
 import type { CommandCall } from "../table.js";
 
 export const DOCS_TITLE = "Verification service (KYC and KYB): API reference";
@@ -123,6 +124,11 @@ export async function docs({ dirs, io }: CommandCall): Promise<number> {
   const openapi = join(dirs.out, "openapi.json");
   if (!existsSync(openapi)) {
     io.stderr(`verispec: no ${openapi}; run 'npx verispec generate' first\n`);
+    return 2;
+  }
+  // docs/ is written only into verispec's own output: never into a folder that merely has an openapi.json.
+  if (!isVerispecOutput(dirs.out)) {
+    io.stderr(`verispec: refusing to write docs/ into a directory verispec did not write (no ${MANIFEST}; run 'npx verispec generate'): ${dirs.out}\n`);
     return 2;
   }
   const docsDir = join(dirs.out, "docs");

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Dirs, Io } from "../../context.js";
+import { escapeControl } from "../../diagnostics.js";
 import { OWN_GENERATED } from "../../package-root.js";
 import type { CommandCall } from "../table.js";
 
@@ -13,7 +14,7 @@ interface ValidatorsModule {
 
 /** One line on stderr and exit 2: the document could not be checked at all. */
 function fail(io: Io, message: string): number {
-  io.stderr(`verispec: ${message}\n`);
+  io.stderr(`verispec: ${escapeControl(message)}\n`);
   return 2;
 }
 

@@ -3,7 +3,7 @@
 // oneOf, repeated subschemas shared, the ABN checksum keyword added. Annotations stay (the error table
 // reads them); compile.ts strips them.
 import type { Model } from "../../model/types.js";
-import { escapePointerSegment } from "../../pointer.js";
+import { escapePointerSegment, unescapePointerSegment } from "../../pointer.js";
 import { sortedObject } from "../output.js";
 import { jsonSchemaDefinitions, type JsonSchema } from "../schema-builder.js";
 
@@ -59,10 +59,26 @@ function selectByWithoutOneOf(defs: Defs): void {
       if (branches.length !== 2 || !branches.includes(s.then.$ref) || !branches.includes(s.else.$ref)) return;
       const [then, other] = [s.then, s.else];
       s.then = { allOf: [then, { not: other }] };
-      s.else = { allOf: [other, { not: then }] };
+      // Where the `if` failing already makes `then` fail, `else` needs no `not`: the shape is decided once.
+      s.else = ifFailureFails(s.if, then, defs) ? other : { allOf: [other, { not: then }] };
       delete s.oneOf;
     });
   }
+}
+
+/**
+ * True when every value failing `condition` also fails `branch`: the condition only asks for an object
+ * with some keys (`properties` all `true`), and the branch is an object schema requiring all of them.
+ * (v5.Stakeholder: without `role`, the role-and-entity shape cannot match.)
+ */
+function ifFailureFails(condition: unknown, branch: JsonSchema, defs: Defs): boolean {
+  const target = typeof branch.$ref === "string" ? defs[unescapePointerSegment(branch.$ref.slice("#/$defs/".length))] : branch;
+  if (!isObject(condition) || !isObject(target) || condition.type !== "object" || target.type !== "object") return false;
+  const asks = Object.keys(condition).every((k) => k === "type" || k === "required" || k === "properties");
+  const keys = Array.isArray(condition.required) ? (condition.required as string[]) : [];
+  const trivial = Object.values((condition.properties as JsonSchema | undefined) ?? {}).every((v) => v === true);
+  const required = Array.isArray(target.required) ? (target.required as string[]) : [];
+  return asks && trivial && keys.length > 0 && keys.every((k) => required.includes(k));
 }
 
 /**

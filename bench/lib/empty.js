@@ -1,0 +1,2 @@
+// An empty module: the baseline of the cold-import figures (module loading itself).
+export {};

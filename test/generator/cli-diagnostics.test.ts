@@ -1,0 +1,116 @@
+// Every file-system or YAML failure of the CLI is one line `verispec: <what>: <path>` (or a spec
+// diagnostic `file:line:col`) and exit 2, never a stack trace; quoted input is escaped.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Io } from "../../generator/context.js";
+import { main } from "../../generator/cli/main.js";
+import { readdirSync } from "node:fs";
+import { describeFsError, escapeControl } from "../../generator/diagnostics.js";
+import { ROOT, SPEC } from "./helpers.js";
+
+const temp = mkdtempSync(join(tmpdir(), "verispec-diag-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function specCopy(name: string): string {
+  const dir = join(temp, name);
+  cpSync(SPEC, dir, { recursive: true });
+  return dir;
+}
+
+async function run(args: string[], cwd = temp): Promise<{ code: number; err: string }> {
+  const err: string[] = [];
+  const io: Io = { stdout: () => undefined, stderr: (t) => void err.push(t), env: {}, cwd, stdin: async () => "" };
+  return { code: await main(args, io), err: err.join("") };
+}
+
+const setups: Record<string, () => string[]> = {
+  "--spec naming a file": () => ["check", "--spec", join(SPEC, "limits.yaml")],
+  "--spec naming a folder without meta/": () => {
+    mkdirSync(join(temp, "no-meta"));
+    writeFileSync(join(temp, "no-meta", "a.yaml"), "a: 1\n");
+    return ["check", "--spec", join(temp, "no-meta")];
+  },
+  "--out under a file": () => {
+    writeFileSync(join(temp, "a-file"), "x\n");
+    return ["generate", "--spec", SPEC, "--out", join(temp, "a-file", "generated")];
+  },
+  "a symbolic link loop in spec/": () => {
+    const dir = specCopy("loop");
+    symlinkSync("b.yaml", join(dir, "a.yaml"));
+    symlinkSync("a.yaml", join(dir, "b.yaml"));
+    return ["check", "--spec", dir];
+  },
+  "a dangling symbolic link in spec/": () => {
+    const dir = specCopy("dangling");
+    symlinkSync("nowhere.yaml", join(dir, "gone.yaml"));
+    return ["check", "--spec", dir];
+  },
+  "a YAML alias bomb": () => {
+    const dir = specCopy("bomb");
+    const level = (name: string, prev: string) => `${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`;
+    writeFileSync(join(dir, "bomb.yaml"), ["a0: &a0 [x, x, x, x, x, x, x, x, x]", level("a1", "a0"), level("a2", "a1"), level("a3", "a2")].join("\n") + "\n");
+    return ["check", "--spec", dir];
+  },
+  "a directory where the meta-schema file should be": () => {
+    const dir = specCopy("meta-dir");
+    rmSync(join(dir, "meta", "spec.schema.yaml"));
+    mkdirSync(join(dir, "meta", "spec.schema.yaml"));
+    return ["check", "--spec", dir];
+  },
+};
+
+const expected: Record<string, RegExp> = {
+  "--spec naming a file": /^verispec: --spec names a file, not a spec directory: \/.*limits\.yaml\n$/,
+  "--spec naming a folder without meta/": /^verispec: not a verispec spec directory \(no meta\/spec\.schema\.yaml\): \/.*no-meta\n$/,
+  "--out under a file": /^verispec: the output directory would be under a file: \/.*a-file\/generated\n$/,
+  "a symbolic link loop in spec/": /^verispec: symbolic link loop in the spec: \/.*loop\/a\.yaml\n$/,
+  "a dangling symbolic link in spec/": /^verispec: broken symbolic link in the spec: \/.*dangling\/gone\.yaml\n$/,
+  "a YAML alias bomb": /^bomb\/bomb\.yaml:2:\d+: error VS103: found aliases that expand past 100 references \(an alias bomb\); expected YAML without excessive aliases\n$/,
+  "a directory where the meta-schema file should be": /^verispec: not a verispec spec directory \(no meta\/spec\.schema\.yaml\): \/.*meta-dir\n$/,
+};
+
+describe("CLI failures are one line and exit 2", () => {
+  it.each(Object.keys(setups))("%s", async (name) => {
+    const { code, err } = await run(setups[name]!());
+    expect(err).toMatch(expected[name]!);
+    expect(code).toBe(2);
+  });
+
+  it("as a process: no stack trace on stderr", () => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "generator/cli/bin.ts"), "check", "--spec", join(temp, "dangling")], { encoding: "utf8", cwd: ROOT });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^verispec: broken symbolic link in the spec: .*\n$/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("validate escapes what it quotes", () => {
+  it("terminal escape sequences in a non-JSON input come out as \\x escapes", async () => {
+    writeFileSync(join(temp, "evil.json"), "\u001b[2J\u001b]0;owned\u0007\u009b31m");
+    const { code, err } = await run(["validate", "v5.Envelope", "evil.json", "--out", join(ROOT, "generated")]);
+    expect(code).toBe(2);
+    expect(err).toContain("\\x1b[2J");
+    expect(err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it("escapeControl keeps printable text and escapes C0, DEL, C1 and bidirectional overrides", () => {
+    expect(escapeControl("ok \u00e9\u4e2d")).toBe("ok \u00e9\u4e2d");
+    expect(escapeControl("a\u0000\u001b\u007f\u0085\u202e\u2066")).toBe("a\\x00\\x1b\\x7f\\x85\\u{202e}\\u{2066}");
+  });
+});
+
+describe("any other file-system failure", () => {
+  it("is described by its code and path, escaped", () => {
+    let err: unknown;
+    try {
+      readdirSync(join(temp, "missing\u001b[31m"));
+    } catch (e) {
+      err = e;
+    }
+    expect(describeFsError(err)).toBe(`no such file or directory: ${join(temp, "missing")}\\x1b[31m`);
+    expect(describeFsError(new Error("plain"))).toBeUndefined();
+  });
+});

@@ -1,0 +1,38 @@
+// Vitest for mutation testing (`npm run mutate`): the unit suites of the runtime and of write.ts only
+// (no Prism, Chromium, Python, pack or Redis server), and tests that import generated/runtime/ are
+// pointed at templates/, the code Stryker mutates (generated/runtime/ is a copy of it).
+import { dirname, join, resolve } from "node:path";
+import { defineConfig } from "vitest/config";
+
+const root = import.meta.dirname;
+
+export default defineConfig({
+  plugins: [
+    {
+      name: "runtime-from-templates",
+      enforce: "pre",
+      resolveId(source, importer) {
+        if (importer === undefined || !source.startsWith(".")) return null;
+        const target = resolve(dirname(importer), source);
+        const match = /[\\/]generated[\\/]runtime[\\/](.+)\.js$/.exec(target);
+        return match ? join(root, "templates", `${match[1]}.ts`) : null;
+      },
+    },
+  ],
+  test: {
+    include: [
+      "test/client/core.test.ts",
+      "test/client/hardening.test.ts",
+      "test/client/util.test.ts",
+      "test/client/generated-client.test.ts",
+      "test/webhooks/*.test.ts",
+      "test/validators/*.test.ts",
+      "test/generator/write*.test.ts",
+    ],
+    // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
+    exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
+    testTimeout: 60_000,
+    pool: "forks",
+    expect: { requireAssertions: true },
+  },
+});
