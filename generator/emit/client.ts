@@ -22,7 +22,7 @@ function method(e: Endpoint, model: Model): { params: string; names: string; cal
     input.push(`pathParams: { ${name} }`);
   }
   if (e.request) {
-    // The older interface takes the body without credentials; the core adds them (seed: 5).
+    // The older interface takes the body without credentials; the core adds them (the service's specification, section 5).
     const ns = e.request.split(".").slice(0, -1).join(".");
     params.push(`body: ${e.auth === "body" ? `${ns}.${bodyTypeName(e.request)}` : e.request}`);
     input.push("body: asBody(body)");
@@ -38,10 +38,10 @@ function methodDoc(e: Endpoint, indent: string): string {
     [
       `\`${e.method} ${e.path ?? "<path you supply>"}\`: ${e.summary}.`,
       e.description,
-      e.unknown ? `Not shown in the seed: ${e.unknown}` : undefined,
+      e.unknown ? `Not shown in the service's specification: ${e.unknown}` : undefined,
       e.auth === "body" ? "Credentials (`metadata_version`, `metadata_serviceUid`, `metadata_secretKey`) are added by the client." : "Sent with HTTP Basic `serviceUid:secret`.",
       e.method === "POST" ? "Never retried automatically: a POST is not idempotent." : "Retried on network errors and 5xx (see `retry`).",
-      `@see seed ${e.seed}`,
+      `@see The service's specification, section ${e.seed}`,
     ],
     indent,
   );
@@ -83,17 +83,17 @@ export function clientText(model: Model): string {
   }
 
   return `// ${BANNER}
-// The typed client: the operation table and constants come from spec/ (seed: 4, 5, 7, 9); the logic
+// The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic
 // (credentials, errors, timeouts, retries, validation) is the hand-written core in runtime/client/.
 import { createClientCore, type ClientOptions, type OperationSpec, type SpecConstants, type Validate } from "./runtime/client/index.js";
 import type { v4, v5 } from "./types.js";
 
-/** Every endpoint: method, path (null: not shown in the seed, the caller supplies it), auth and schema ids. */
+/** Every endpoint: method, path (null: not shown in the service's specification, the caller supplies it), auth and schema ids. */
 export const operations = {
 ${ops.join("\n")}
 } as const satisfies Record<string, OperationSpec>;
 
-/** Spec facts the core needs: \`metadata_version\` (seed: 2.1, 9) and the error type of each HTTP status (seed: 7). */
+/** Spec facts the core needs: \`metadata_version\` (the service's specification, sections 2.1, 9) and the error type of each HTTP status (the service's specification, section 7). */
 export const specConstants: SpecConstants = {
   olderVersion: ${lit(model.versions.metadataVersion)},
   errorTypesByStatus: {
@@ -123,7 +123,7 @@ const asBody = (body: object) => body as Record<string, unknown>;
 
 /**
  * Creates the client. \`baseUrl\` is the environment's address (test or production; not shown in
- * the seed). Errors are typed: ValidationError (422, or \`validate: true\` before sending),
+ * the service's specification). Errors are typed: ValidationError (422, or \`validate: true\` before sending),
  * TooManyAttemptsError (474), SubmissionConflictError (475: wait for the first outcome, do not
  * resend), HttpError (any other non-2xx), TimeoutError, NetworkError, ResponseValidationError
  * (\`validateResponses: true\`), all \`instanceof VerispecError\`.

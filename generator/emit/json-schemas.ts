@@ -1,7 +1,7 @@
 // Emits generated/schemas/<id>.json: standalone draft 2020-12 schemas (no external $ref).
 import type { Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
-import { jsonSchemaDefinitions, referencedIds, type Definition, type JsonSchema } from "./schema-builder.js";
+import { jsonSchemaDefinitions, referencedIds, VENDOR_KEYWORDS, type Definition, type JsonSchema } from "./schema-builder.js";
 
 export const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 export const schemaUri = (id: string) => `https://verispec.dev/schemas/${id}.json`;
@@ -23,12 +23,24 @@ function closure(root: Definition, byId: ReadonlyMap<string, Definition>): strin
   return [...seen];
 }
 
-/** A published definition as a standalone schema; references to itself point at the root. */
+/**
+ * A published definition as a standalone schema; references to itself point at the root.
+ *
+ * `discriminator` is left out: it is an OpenAPI keyword, not JSON Schema. Every union it would mark
+ * is already exclusive through a `const` (or an `enum`) on the tag property, so a JSON Schema tool
+ * loses nothing, while a discriminator without OpenAPI's `mapping` misleads some (datamodel-code-
+ * generator read the branch's name as the tag value) and Ajv's strict mode rejects the keyword
+ * unless it is switched on. openapi.json keeps its discriminators, each with a mapping over `$ref`s.
+ * The compiled validators keep them too (jsonSchemaDefinitions): Ajv picks the branch by them.
+ */
 export function standaloneSchema(root: Definition, byId: ReadonlyMap<string, Definition>): JsonSchema {
   const selfRef = refTo(root.id);
   const retarget = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(retarget);
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "$ref" && x === selfRef ? "#" : retarget(x)]));
+    if (v && typeof v === "object") {
+      const entries = Object.entries(v).filter(([k]) => k !== "discriminator");
+      return Object.fromEntries(entries.map(([k, x]) => [k, k === "$ref" && x === selfRef ? "#" : retarget(x)]));
+    }
     return v;
   };
   const defs = closure(root, byId);
@@ -36,6 +48,44 @@ export function standaloneSchema(root: Definition, byId: ReadonlyMap<string, Def
   if (!schema.title) schema.title = root.id;
   if (defs.length) schema.$defs = sortedObject(defs.map((id) => [id, retarget(byId.get(id)!.schema) as JsonSchema]));
   return schema;
+}
+
+/** Where the vendor-keyword declaration goes (package export `verispec/ajv-vocabulary`). */
+export const VOCABULARY_FILE = "ajv-vocabulary.cjs";
+
+/**
+ * The vendor keywords declared for Ajv, whose strict mode (ajv-cli's default) refuses a keyword it does
+ * not know. CommonJS with a function as the export: what `ajv -c <module>` requires; ESM imports it as
+ * the default export. The keywords are annotations: declared, they check nothing.
+ */
+function vocabularyFiles(): OutputFile[] {
+  const list = JSON.stringify(VENDOR_KEYWORDS);
+  const js = `// ${BANNER}
+// The vendor keywords of verispec's JSON Schemas, declared for Ajv's strict mode. Annotations only: they
+// check nothing. ajv-cli: \`ajv validate --spec=draft2020 -c ajv-formats -c ./node_modules/verispec/generated/${VOCABULARY_FILE} ...\`;
+// Ajv: \`addVerispecVocabulary(new Ajv2020())\` or \`ajv.addVocabulary(addVerispecVocabulary.keywords)\`.
+"use strict";
+const keywords = Object.freeze(${list});
+function addVerispecVocabulary(ajv) {
+  ajv.addVocabulary([...keywords]);
+  return ajv;
+}
+addVerispecVocabulary.keywords = keywords;
+module.exports = addVerispecVocabulary;
+`;
+  const dts = `// ${BANNER}
+/** Declares verispec's vendor keywords (${VENDOR_KEYWORDS.join(", ")}) on an Ajv instance; returns it. */
+declare function addVerispecVocabulary<A extends { addVocabulary(definitions: string[]): unknown }>(ajv: A): A;
+declare namespace addVerispecVocabulary {
+  /** The vendor keywords of verispec's JSON Schemas. */
+  const keywords: readonly ${VENDOR_KEYWORDS.map((k) => JSON.stringify(k)).join(" | ")}[];
+}
+export = addVerispecVocabulary;
+`;
+  return [
+    { path: VOCABULARY_FILE, contents: js },
+    { path: VOCABULARY_FILE.replace(/\.cjs$/, ".d.cts"), contents: dts },
+  ];
 }
 
 /** generated/manifest.json: what a command needs without building the model (`verispec schemas`). */
@@ -46,7 +96,7 @@ export function emitJsonSchemas(model: Model): OutputFile[] {
   const byId = new Map(defs.map((d) => [d.id, d]));
   const schemas = defs.filter((d) => d.published).map((d) => ({ path: `schemas/${d.id}.json`, contents: jsonText(standaloneSchema(d, byId)) }));
   const manifest = { $comment: BANNER, schemaIds: defs.filter((d) => d.published).map((d) => d.id) };
-  return [...schemas, { path: MANIFEST, contents: jsonText(manifest) }];
+  return [...schemas, { path: MANIFEST, contents: jsonText(manifest) }, ...vocabularyFiles()];
 }
 
 export function publishedSchemaIds(model: Model): string[] {

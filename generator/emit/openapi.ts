@@ -4,6 +4,7 @@ import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject, R
 import { stringify } from "yaml";
 import type { Endpoint, Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
+import { statusDiagramSvg } from "./diagram.js";
 import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } from "./schema-builder.js";
 
 const COMPONENTS = "#/components/schemas/";
@@ -30,8 +31,13 @@ function errorResponses(model: Model, e: Endpoint): Record<string, ResponseObjec
     };
   }
   const shapeNote = e.errorBody.startsWith("v4.") ? " Its exact shape: not shown." : "";
-  out["4XX"] = { description: `Other client errors. Errors for failed authentication and their HTTP statuses: not shown.${shapeNote}`, content: { [JSON_MEDIA]: { schema: ref(e.errorBody) } } };
-  out.default = { description: `Any other error: a JSON error body.${shapeNote}`, content: { [JSON_MEDIA]: { schema: ref(e.errorBody) } } };
+  // Only explicit status codes and `default`: a range key (`4XX`) breaks generators that turn response
+  // keys into identifiers (orval's fetch client), and the statuses it would stand for (failed
+  // authentication) are not shown, so `default` says so instead.
+  out.default = {
+    description: `Any other error: a JSON error body. Errors for failed authentication and their HTTP statuses: not shown.${shapeNote}`,
+    content: { [JSON_MEDIA]: { schema: ref(e.errorBody) } },
+  };
   return out;
 }
 
@@ -39,16 +45,16 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
   const responses: Record<string, ResponseObject> = {};
   for (const [status, id] of Object.entries(e.responses)) {
     const example = exampleOf(schemas, id);
-    responses[status] = { description: `Success (seed ${e.seed}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
+    responses[status] = { description: `Success (the service's specification, section ${e.seed}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
   }
   Object.assign(responses, errorResponses(model, e));
-  const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (seed ${l.seed})`);
+  const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (the service's specification, section ${l.seed})`);
   const description = [
     e.description,
-    e.auth === "body" ? `Authentication: ${model.auth.body!.description} (seed ${model.auth.body!.seed})` : `Authentication: ${model.auth.basic!.description} (seed ${model.auth.basic!.seed})`,
+    e.auth === "body" ? `Authentication: ${model.auth.body!.description} (the service's specification, section ${model.auth.body!.seed})` : `Authentication: ${model.auth.basic!.description} (the service's specification, section ${model.auth.basic!.seed})`,
     limits.length ? `Limits:\n${limits.join("\n")}` : undefined,
-    e.unknown ? `Not shown in the seed: ${e.unknown}` : undefined,
-    `Seed: ${e.seed}.`,
+    e.unknown ? `Not shown in the service's specification: ${e.unknown}` : undefined,
+    `The service's specification, section ${e.seed}.`,
   ].filter(Boolean).join("\n\n");
   const op: OperationObject = {
     operationId: e.operationId,
@@ -82,9 +88,9 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
   const description = [
     scheme.description,
     scheme.receiverMust.length ? `Receivers must: ${scheme.receiverMust.join("; ")}.` : undefined,
-    scheme.bodyVariant ? `${scheme.bodyVariant.description}${scheme.bodyVariant.unknown ? ` Not shown in the seed: ${scheme.bodyVariant.unknown}` : ""}` : undefined,
-    `Delivery (seed ${model.delivery.seed}):\n${model.delivery.rules.map((r) => `- ${r}`).join("\n")}`,
-    `Seed: ${p.seed}.`,
+    scheme.bodyVariant ? `${scheme.bodyVariant.description}${scheme.bodyVariant.unknown ? ` Not shown in the service's specification: ${scheme.bodyVariant.unknown}` : ""}` : undefined,
+    `Delivery (the service's specification, section ${model.delivery.seed}):\n${model.delivery.rules.map((r) => `- ${r}`).join("\n")}`,
+    `The service's specification, section ${p.seed}.`,
   ].filter(Boolean).join("\n\n");
   return {
     post: {
@@ -96,34 +102,38 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
       parameters,
       security: [],
       requestBody: { required: true, content: { [JSON_MEDIA]: { schema: ref(p.schema), ...(example ? { example } : {}) } } },
-      responses: { "200": { description: "Answer `200 OK` promptly and process the payload asynchronously (seed 6.1)." } },
+      responses: { "200": { description: "Answer `200 OK` promptly and process the payload asynchronously (the service's specification, section 6.1)." } },
     },
   };
 }
 
 function statusTable(model: Model): string {
   const rows = model.verificationStatuses.map((s) => `| \`${s.value}\` | ${s.meaning} | ${s.outcome.replace("_", " ")} |`);
-  const sub = model.submissionStatuses.map((s) => `| \`${s.value}\` | ${s.meaning ?? `Not shown in the seed: ${s.unknown}`} |`);
+  const sub = model.submissionStatuses.map((s) => `| \`${s.value}\` | ${s.meaning ?? `Not shown in the service's specification: ${s.unknown}`} |`);
   const transitions = model.transitions.map((t) => `| ${t.from ?? "(none)"} | ${t.trigger} | ${t.condition ?? ""} | ${t.to.length ? t.to.join(", ") : "not stated"} | ${t.alsoHappens ?? ""} |`);
   return [
-    "## Verification statuses (seed 3)",
+    "## Verification statuses (the service's specification, section 3)",
     "| Value | Meaning | Receiver outcome |", "|---|---|---|", ...rows, "",
-    "## Submission statuses (seed 3)",
+    "## Submission statuses (the service's specification, section 3)",
     "| Value | Meaning |", "|---|---|", ...sub, "",
-    "## Transitions (seed 3)",
+    "## Transitions (the service's specification, section 3)",
     "| From | Trigger | Condition | To | Also happens |", "|---|---|---|---|---|", ...transitions, "",
     ...model.attempts.rules.map((r) => `- ${r}`),
+    "",
+    // The same picture as generated/statuses.svg, inline: the reference page loads nothing from elsewhere.
+    // An HTML <img>: Redoc's Markdown leaves a `data:` image link as text.
+    `<img alt="Status life cycle" src="data:image/svg+xml;base64,${Buffer.from(statusDiagramSvg(model)).toString("base64")}">`,
   ].join("\n");
 }
 
 function infoDescription(model: Model): string {
-  const notShown = model.unknowns.map((u) => `- (seed ${u.seed}) ${u.text}`);
+  const notShown = model.unknowns.map((u) => `- (the service's specification, section ${u.seed}) ${u.text}`);
   return [
     "Verification service for individuals (KYC) and entities with their stakeholders (KYB): the older form-based interface (`/verify`, `/idform`, `/getVerificationStatus`, the follow-up request; envelope fields prefixed `metadata_`, version `4`) and the current one (`/v5/verifications`, HTTP Basic, JSON envelope), with signed webhooks (signature versions 1 and 2).",
     `All paths are appended to \`{base_url}\`. This document is ${BANNER}.`,
-    `## Stakeholders (seed 2.1)\n${model.stakeholderGuidance}`,
+    `## Stakeholders (the service's specification, section 2.1)\n${model.stakeholderGuidance}`,
     statusTable(model),
-    `## Not shown in the seed\nThese facts are not shown by the seed specification; verispec models them as unknown instead of guessing.\n\n${notShown.join("\n")}`,
+    `## Not shown in the service's specification\nThese facts are not shown in the service's specification; verispec models them as unknown instead of guessing.\n\n${notShown.join("\n")}`,
   ].join("\n\n");
 }
 
@@ -161,7 +171,7 @@ export function buildOpenApi(model: Model): OpenAPIObject {
   const schemas = withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])));
   const paths: Record<string, PathItemObject> = {};
   for (const e of model.endpoints) {
-    if (e.path === null) continue; // seed 4.4: the follow-up request's path is not shown
+    if (e.path === null) continue; // section 4.4 of the service's specification: the follow-up request's path is not shown
     (paths[e.path] ??= {})[e.method.toLowerCase() as "get" | "post"] = operation(model, schemas, e);
   }
   return {
@@ -175,15 +185,17 @@ export function buildOpenApi(model: Model): OpenAPIObject {
     },
     // No `jsonSchemaDialect`: its default is the OAS 3.1 base dialect already, and Prism 5.14 skips all
     // request validation when the field is present (see README, For other languages).
+    // The variable carries only its `default`: orval 7's document check refuses a server variable's
+    // `description` (valid OpenAPI 3.1), so the placeholder is explained in the server's description.
     servers: model.servers.map((s) => ({
       url: "{base_url}",
-      description: s.description,
-      variables: { base_url: { default: `https://${s.name}.base-url.invalid`, description: `Base address of the ${s.name} environment (not shown in the seed; the default is a placeholder under the reserved .invalid domain).` } },
+      description: `${s.description} \`base_url\` defaults to a placeholder under the reserved .invalid domain.`,
+      variables: { base_url: { default: `https://${s.name}.base-url.invalid` } },
     })),
     tags: [
       { name: "older", description: "Older form-based interface: credentials in the JSON body, `metadata_version` `4`." },
       { name: "v5", description: "Current interface: path prefix `/v5`, HTTP Basic authentication, JSON envelope." },
-      { name: "webhooks", description: "Signed webhooks (seed 6)." },
+      { name: "webhooks", description: "Signed webhooks (the service's specification, section 6)." },
     ],
     paths: sortedObject(Object.entries(paths)),
     webhooks: sortedObject(model.webhookPayloads.map((p) => [p.operationId, webhookItem(model, schemas, p.name)])),

@@ -22,16 +22,22 @@ export const VENDOR_KEYWORDS = ["x-seed", "x-not-shown", "x-verispec-errors"] as
 
 const messageEntry = (m: Message) => ({ code: m.code, message: m.message });
 
+/**
+ * Any value. Written as `{}`, never the boolean schema `true`: several generators (openapi-python-client)
+ * accept only objects as sub-schemas (the portable profile, test/outputs/profile.test.ts).
+ */
+export const ANY: JsonSchema = Object.freeze({}) as JsonSchema;
+
 /** A condition on an object's keys; `type` and `properties` keep Ajv's strict mode satisfied. */
 function objectHaving(properties: Record<string, unknown>, required: readonly string[] = Object.keys(properties)): JsonSchema {
-  const props = { ...Object.fromEntries(required.map((k) => [k, true])), ...properties };
+  const props = { ...Object.fromEntries(required.map((k) => [k, {}])), ...properties };
   return { type: "object", properties: props, required: [...required] };
 }
 
 function withNotes(schema: JsonSchema, f: { seed?: string; description?: string; unknown?: string; title?: string }): JsonSchema {
   const out: JsonSchema = {};
   if (f.title) out.title = f.title;
-  const text = [f.description, f.unknown ? `Not shown in the seed: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
+  const text = [f.description, f.unknown ? `Not shown in the service's specification: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
   if (text) out.description = text;
   if (f.seed) out["x-seed"] = f.seed;
   if (f.unknown) out["x-not-shown"] = f.unknown;
@@ -87,7 +93,9 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
     then: { properties: Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, fieldSchema(v, o)])) },
   }));
   if (allOf.length) s.allOf = allOf;
-  if (f.exactlyOneOf) s.oneOf = f.exactlyOneOf.map((name) => objectHaving({}, [name]));
+  // Each branch names its key with the key's own schema (never an empty or boolean placeholder), so a
+  // tool reading one branch alone sees the key's type.
+  if (f.exactlyOneOf) s.oneOf = f.exactlyOneOf.map((name) => objectHaving({ [name]: f.properties?.[name] ? fieldSchema(f.properties[name]!, o) : {} }, [name]));
   if (f.oneOf) {
     s.oneOf = f.oneOf.map((v) => fieldSchema(v, o));
     if (f.discriminator) {
@@ -131,7 +139,7 @@ function objectSchema(props: Readonly<Record<string, Field>>, additional: boolea
   return s;
 }
 
-// ---- Older entity kinds (seed: 2.2-2.9) ----------------------------------------------------------
+// ---- Older entity kinds (the service's specification, sections 2.2-2.9) ----------------------------------------------------------
 
 /** The `fields` object of one country branch: closed, because each table lists its fields in full. */
 function branchSchema(kind: EntityKind, index: number, o: BuildOptions): JsonSchema {
@@ -139,7 +147,7 @@ function branchSchema(kind: EntityKind, index: number, o: BuildOptions): JsonSch
   return withNotes({ type: "object", ...objectSchema(b.fields, false, o) }, { seed: b.seed, title: `${kind.title} fields (${b.name})` });
 }
 
-/** Stakeholders of a kind: roles of its role set, the types each role allows, required roles (seed: 2.1). */
+/** Stakeholders of a kind: roles of its role set, the types each role allows, required roles (the service's specification, section 2.1). */
 function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): JsonSchema {
   const types = model.stakeholderTypes;
   const roleRules = roleSet.roles
@@ -232,7 +240,7 @@ function entityRequestSchema(request: EntityRequest, model: Model, o: BuildOptio
 
 export const kindsOf = (request: EntityRequest, model: Model) => model.entityKinds.filter((k) => k.interface === request.interface);
 
-// ---- v5 requirements per entity type (seed: 2.11) -------------------------------------------------
+// ---- v5 requirements per entity type (the service's specification, section 2.11) -------------------------------------------------
 
 function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSchema[] {
   const doc = model.requiredDocumentMessage;
@@ -258,7 +266,7 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
             documents: {
               type: "array",
               // Any item here (the property's own schema checks items); linters want `items` beside `type: array`.
-              items: true,
+              items: {},
               contains: objectHaving({ kind: { const: kind }, source: { const: "base64" } }, ["kind", "source", "data"]),
               ...errors,
             },

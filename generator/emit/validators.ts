@@ -14,8 +14,9 @@ import type { ErrorTable, MessageTemplates } from "../../templates/validators/ty
 import type { EmitContext } from "../context.js";
 import type { Model } from "../model/types.js";
 import { rawName, validatorName } from "./names.js";
-import { BANNER, type OutputFile } from "./output.js";
+import { BANNER, sortedObject, type OutputFile } from "./output.js";
 import { moduleFiles } from "./print.js";
+import { requestKeyShapes } from "./request-shapes.js";
 import { templateJavaScript } from "./template-js.js";
 import { compileValidators } from "./validators/compile.js";
 import { errorTable, messageTemplates } from "./validators/error-table.js";
@@ -47,31 +48,38 @@ const header = `// ${BANNER}`;
  * One schema id's module holds the compiled code that id reaches, and nothing else: importing one
  * validator compiles only its own checks (a few kB for most ids, instead of all of ajv.js).
  */
-function idModule(id: string, reach: Reach): OutputFile[] {
+type KeyRoots = ReadonlyMap<string, unknown>;
+
+/** The validator of one id: Ajv's function, the error table, and where its request objects' keys are. */
+const validatorCall = (id: string, roots: KeyRoots) =>
+  `createValidator(${rawName(id)}, TABLE, MESSAGES${roots.has(id) ? `, undefined, { root: ${JSON.stringify(roots.get(id))}, shapes: KEYS }` : ""})`;
+const errorsImport = (ids: readonly string[], roots: KeyRoots) => `import { ${ids.some((id) => roots.has(id)) ? "KEYS, " : ""}MESSAGES, TABLE } from "./errors.js";`;
+
+function idModule(id: string, reach: Reach, roots: KeyRoots): OutputFile[] {
   const name = validatorName(id);
   const imports = {
-    js: [`import { createValidator } from "../runtime/validators/validator.js";`, `import { MESSAGES, TABLE } from "./errors.js";`, reach.code([rawName(id)], { unexport: true })],
+    js: [`import { createValidator } from "../runtime/validators/validator.js";`, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
     dts: [`import type { Validator } from "../runtime/validators/types.js";`],
   };
   return moduleFiles(`validators/${id}`, imports, [
     {
       doc: [`/** Validates a document against ${id} (generated/schemas/${id}.json); errors in the service's shape. */`],
-      js: `export const ${name} = /*#__PURE__*/ createValidator(${rawName(id)}, TABLE, MESSAGES);`,
+      js: `export const ${name} = /*#__PURE__*/ ${validatorCall(id, roots)};`,
       dts: `export declare const ${name}: Validator;`,
     },
     { js: `export default ${name};`, dts: `export default ${name};` },
   ]);
 }
 
-function indexModule(ids: readonly string[]): OutputFile[] {
+function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
   const js = [
     header,
     // One import of the shared code, not one module per id: fewer files to load at start-up.
     `import { createValidator } from "../runtime/validators/validator.js";`,
     `import { ${ids.map(rawName).join(", ")} } from "./ajv.js";`,
-    `import { MESSAGES, TABLE } from "./errors.js";`,
+    errorsImport(ids, roots),
     "",
-    ...ids.map((id) => `export const ${validatorName(id)} = createValidator(${rawName(id)}, TABLE, MESSAGES);`),
+    ...ids.map((id) => `export const ${validatorName(id)} = ${validatorCall(id, roots)};`),
     "",
     "/** Every schema id (as `verispec schemas` lists them). */",
     `export const schemaIds = Object.freeze(${JSON.stringify(ids)});`,
@@ -91,13 +99,23 @@ function indexModule(ids: readonly string[]): OutputFile[] {
     "  if (validator === undefined) throw new RangeError(`unknown schema id ${JSON.stringify(id)}; see schemaIds`);",
     "  return validator(data, options);",
     "}",
+    "",
+    "/** True when `data` is valid for the schema `id`; a type guard in TypeScript (SchemaTypes). */",
+    "export function isValid(id, data, options) {",
+    "  return validate(id, data, options).valid;",
+    "}",
   ];
   const dts = [
     header,
     `import type { ValidateOptions, ValidationResult, Validator } from "../runtime/validators/types.js";`,
     `export type { ValidateOptions, ValidationIssue, ValidationResult, Validator } from "../runtime/validators/types.js";`,
+    // A type's name is its schema id (generated/types.ts), so the table is the ids themselves.
+    `import type { v4, v5 } from "../types.js";`,
     "",
     `export type SchemaId =\n${ids.map((id) => `  | ${JSON.stringify(id)}`).join("\n")};`,
+    "",
+    "/** The TypeScript type of each schema id (generated/types.ts). */",
+    `export interface SchemaTypes {\n${ids.map((id) => `  ${JSON.stringify(id)}: ${id};`).join("\n")}\n}`,
     "",
     ...ids.map((id) => `export declare const ${validatorName(id)}: Validator;`),
     "",
@@ -107,6 +125,11 @@ function indexModule(ids: readonly string[]): OutputFile[] {
     "export declare function isSchemaId(id: string): id is SchemaId;",
     "/** Validates `data` against the schema `id`; throws a RangeError for an unknown id. */",
     "export declare function validate(id: SchemaId, data: unknown, options?: ValidateOptions): ValidationResult;",
+    "/**",
+    " * True when `data` is valid for the schema `id`, and then `data` is typed as that schema's type.",
+    " * Use `validate` for the service-shaped errors.",
+    " */",
+    "export declare function isValid<I extends SchemaId>(id: I, data: unknown, options?: ValidateOptions): data is SchemaTypes[I];",
   ];
   return [
     { path: "validators/index.js", contents: `${js.join("\n")}\n` },
@@ -117,22 +140,26 @@ function indexModule(ids: readonly string[]): OutputFile[] {
 /** A value as a JavaScript string literal holding its JSON (ASCII only, like the rest of the output). */
 const jsonLiteral = (value: unknown) => asciiOnly(`'${JSON.stringify(value).replace(/[\\']/g, "\\$&")}'`);
 
-function errorsModule(table: ErrorTable, messages: MessageTemplates): OutputFile[] {
+function errorsModule(table: ErrorTable, messages: MessageTemplates, keys: unknown): OutputFile[] {
   const js = [
     header,
-    "// From spec/errors.yaml (validationMessages.defaults) and the schemas' x-verispec-errors (seed: 7).",
+    "// From spec/errors.yaml (validationMessages.defaults) and the schemas' x-verispec-errors (the service's specification, section 7).",
     // JSON text in a string literal: V8 scans a string and parses JSON far faster than it parses the
     // same data written as object literals, and both tables are read at every import.
     `export const MESSAGES = Object.freeze(JSON.parse(${jsonLiteral(messages)}));`,
     "",
     "/** By Ajv schemaPath: the exact messages, expected types of required keys, discriminator values. */",
     `export const TABLE = Object.freeze(JSON.parse(${jsonLiteral(table)}));`,
+    "",
+    "/** For `unknownKeys: \"report\"`: the keys each open request object declares, and links to its children. */",
+    `export const KEYS = Object.freeze(JSON.parse(${jsonLiteral(keys)}));`,
   ];
   const dts = [
     header,
-    `import type { ErrorTable, MessageTemplates } from "../runtime/validators/types.js";`,
+    `import type { ErrorTable, KeyShapes, MessageTemplates } from "../runtime/validators/types.js";`,
     "export declare const MESSAGES: MessageTemplates;",
     "export declare const TABLE: ErrorTable;",
+    "export declare const KEYS: KeyShapes;",
   ];
   return [
     { path: "validators/errors.js", contents: `${js.join("\n")}\n` },
@@ -152,11 +179,13 @@ export function emitValidators(model: Model, ctx: EmitContext): OutputFile[] {
   const doc = compiledDocument(model);
   const ids = doc.published;
   const reach = reachOf(compileValidators(doc));
+  const keys = requestKeyShapes(model);
+  const roots: KeyRoots = new Map([...keys.roots].filter(([id]) => ids.includes(id)));
   return [
     ...ajvModule(reach.code(ids.map(rawName)), ids),
-    ...errorsModule(errorTable(doc, model), messageTemplates(model)),
-    ...ids.flatMap((id) => idModule(id, reach)),
-    ...indexModule(ids),
+    ...errorsModule(errorTable(doc, model), messageTemplates(model), sortedObject(Object.entries(keys.shapes))),
+    ...ids.flatMap((id) => idModule(id, reach, roots)),
+    ...indexModule(ids, roots),
     ...runtimeJavaScript(ctx.root),
   ];
 }

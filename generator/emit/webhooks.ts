@@ -23,7 +23,7 @@ export function webhookRules(model: Model) {
   };
 }
 
-/** The payload schema of each format: "v5" is the current payload, "v4" the older one (seed 6.2, 6.3). */
+/** The payload schema of each format: "v5" is the current payload, "v4" the older one (the service's specification, sections 6.2, 6.3). */
 function payloadSchemas(model: Model): { v5: string; v4: string } {
   const current = model.webhookPayloads.find((p) => p.schema.startsWith("v5."));
   const older = model.webhookPayloads.find((p) => p.schema.startsWith("v4."));
@@ -36,7 +36,7 @@ export function emitWebhooks(model: Model): OutputFile[] {
   const schemas = payloadSchemas(model);
   const [v5Type, v4Type] = [schemas.v5, schemas.v4];
   const text = `// ${BANNER}
-// Webhook verification bound to the spec (seed: 3, 6, 8). The logic is in runtime/webhooks/.
+// Webhook verification bound to the spec (the service's specification, sections 3, 6, 8). The logic is in runtime/webhooks/.
 import { createWebhookKit, type WebhookKit, type WebhookRules } from "./runtime/webhooks/index.js";
 import type { v4, v5 } from "./types.js";
 import { ${validatorName(schemas.v4)} } from "./validators/${schemas.v4}.js";
@@ -58,9 +58,9 @@ const kit: WebhookKit<${v5Type}, ${v4Type}> = createWebhookKit<${v5Type}, ${v4Ty
 export const verifyWebhook = kit.verifyWebhook;
 /** Signs a payload as the service does, for tests and local tools. */
 export const signWebhook = kit.signWebhook;
-/** What a payload's status means for the receiver (seed: 6.2). */
+/** What a payload's status means for the receiver (the service's specification, section 6.2). */
 export const interpretWebhook = kit.interpretWebhook;
-/** Whether the transition table of seed 3 allows going from one status to another (conditions evaluated on the fields given). */
+/** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */
 export const canTransition = kit.canTransition;
 
 export {

@@ -115,6 +115,7 @@ function buildAll(ctx: Context): Model {
       discriminator: r.discriminator, selectBy: r.selectBy,
       messages: resolveMessages(r.messages),
       requirements: r.requirements === true, unknownShape: r.unknownShape === true,
+      openKeys: r.openKeys === true, onlyIn: r.onlyIn,
     };
   };
 
@@ -150,7 +151,7 @@ function buildAll(ctx: Context): Model {
       const set = b.countries === "iso3" ? valueSets.iso3! : groups[b.countries]!;
       const country: Field = {
         pos: positionOf(file, [...ba.path, "countries"]), seed: b.seed, type: "string", required: "yes", nullable: false,
-        values: set, deprecated: false, secret: false, when: [], messages: {}, requirements: false, unknownShape: false,
+        values: set, deprecated: false, secret: false, when: [], messages: {}, requirements: false, unknownShape: false, openKeys: false,
         description: set.values.length === 1 ? `\`${set.values[0]}\`` : b.countries === "iso3" ? "3-letter ISO code (ISO 3166-1 alpha-3)." : `One of the countries of the group ${b.countries}.`,
       };
       const fields = { country, ...fieldMapFromBranch(ba, b) };

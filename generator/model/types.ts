@@ -91,6 +91,10 @@ export interface Field {
   /** v5 create body: apply the per-type requirements of 2.11. */
   readonly requirements: boolean;
   readonly unknownShape: boolean;
+  /** The key list is incomplete and other keys are in use: types stay open, unknown keys are never flagged. */
+  readonly openKeys: boolean;
+  /** Present only in this variant of the shape (e.g. "stakeholder" webhooks). */
+  readonly onlyIn?: string;
 }
 
 export interface Shape extends Field {

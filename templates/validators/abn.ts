@@ -1,4 +1,4 @@
-// ABN check digits (opt-in strict mode only; the service accepts any 11 digits, seed: 7, 8).
+// ABN check digits (opt-in strict mode only; the service accepts any 11 digits, the service's specification, section 7, 8).
 // The ATO's published algorithm: subtract 1 from the first digit, weight the digits
 // 10 1 3 5 7 9 11 13 15 17 19, and the sum must be divisible by 89.
 

@@ -1,4 +1,4 @@
-// Ajv's errors -> the service's `{ message, code, path }` items (seed: 7). Pure functions, run only
+// Ajv's errors -> the service's `{ message, code, path }` items (the service's specification, section 7). Pure functions, run only
 // when a document is invalid.
 import type { AjvError, ErrorTable, KeywordEntry, Message, MessageTemplates, ValidationIssue } from "./types.js";
 
@@ -131,7 +131,7 @@ export function toIssue(e: AjvError, data: unknown, table: ErrorTable, messages:
       return { code: m.code, message: fill(m.message, { keys: stringifyPrimitive(p.additionalProperty) }), path };
     }
     case "discriminator": {
-      // Zod 4's discriminated union: the issue sits at the discriminator (seed: 7 codes).
+      // Zod 4's discriminated union: the issue sits at the discriminator (the service's specification, section 7 codes).
       const m = template(messages, "discriminator");
       const options = (entry?.options ?? []).map((o) => `'${o}'`).join(" | ");
       return { code: m.code, message: fill(m.message, { options }), path: [...path, String(p.tag)] };

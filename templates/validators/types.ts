@@ -1,6 +1,6 @@
-// The shapes shared by the generated validators and their runtime (seed: 7).
+// The shapes shared by the generated validators and their runtime (the service's specification, section 7).
 
-/** One item of the service's 422 `error.details`: `{ message, code, path }` (seed: 7). */
+/** One item of the service's 422 `error.details`: `{ message, code, path }` (the service's specification, section 7). */
 export interface ValidationIssue {
   readonly message: string;
   readonly code: string;
@@ -13,9 +13,15 @@ export type ValidationResult = { readonly valid: true } | { readonly valid: fals
 export interface ValidateOptions {
   /**
    * Strict mode: also check the ABN check digits (ATO weighted modulus 89). Off by default, because
-   * the service checks the format only (exactly 11 digits; seed: 7, 8).
+   * the service checks the format only (exactly 11 digits; the service's specification, section 7, 8).
    */
   readonly abnChecksum?: boolean;
+  /**
+   * Keys the service's tables do not list, in request bodies whose objects accept them (v5): the
+   * service accepts and ignores them, and so do the validators by default (`"accept"`). `"report"`
+   * flags them as `unrecognized_keys` issues, to catch a misspelt key (`identifers`).
+   */
+  readonly unknownKeys?: "accept" | "report";
   /**
    * At most this many issues are listed (default 100); past it, one last item
    * `{ code: "too_many_errors", message: "... and N more errors", path: [] }` says how many more.
@@ -23,6 +29,15 @@ export interface ValidateOptions {
    */
   readonly maxErrors?: number;
 }
+
+/** How to reach the request objects below a schema, for `unknownKeys: "report"`. */
+export type KeyLink =
+  | { readonly shape: string }
+  | { readonly items: KeyLink }
+  | { readonly select: { readonly field: string; readonly then: string; readonly else: string } };
+
+/** The declared keys of each request object (`null`: its key list is open) and links to its children. */
+export type KeyShapes = Readonly<Record<string, { readonly keys: readonly string[] | null; readonly props: Readonly<Record<string, KeyLink>> }>>;
 
 export type Validator = (data: unknown, options?: ValidateOptions) => ValidationResult;
 
@@ -54,7 +69,7 @@ export interface KeywordEntry {
   readonly override?: Message;
   /** `required`: the expected type of each property, as Zod names it. */
   readonly expected?: Readonly<Record<string, string>>;
-  /** `required`: a requirement on a nested key reports that key (seed: 7, `addresses, registeredAddress`). */
+  /** `required`: a requirement on a nested key reports that key (the service's specification, section 7, `addresses, registeredAddress`). */
   readonly nested?: Readonly<Record<string, readonly string[]>>;
   /** `discriminator`: the tag values of the union. */
   readonly options?: readonly string[];

@@ -1,6 +1,7 @@
-// Wraps an Ajv standalone function into the service-shaped validator (seed: 7).
+// Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
 import { mapErrors } from "./map-errors.js";
-import type { ErrorTable, MessageTemplates, RawValidate, ValidateOptions, ValidationResult, Validator } from "./types.js";
+import type { ErrorTable, KeyLink, KeyShapes, MessageTemplates, RawValidate, ValidateOptions, ValidationResult, Validator } from "./types.js";
+import { unknownKeyIssues } from "./unknown-keys.js";
 
 const VALID: ValidationResult = Object.freeze({ valid: true });
 const DEFAULT_OPTIONS: ValidateOptions = Object.freeze({});
@@ -11,13 +12,24 @@ export const DEFAULT_MAX_ERRORS = 100;
  * `raw` is the all-errors function. `first`, when given, is the first-error variant tried first: on a
  * valid document it answers alone; only an invalid one is re-run to collect every error.
  */
-export function createValidator(raw: RawValidate, table: ErrorTable, messages: MessageTemplates, first?: RawValidate): Validator {
-  return (data: unknown, options?: ValidateOptions): ValidationResult => {
-    const context = options ?? DEFAULT_OPTIONS;
-    const maxErrors = context.maxErrors ?? DEFAULT_MAX_ERRORS;
-    if (!(maxErrors >= 1)) throw new RangeError("maxErrors must be at least 1");
+export function createValidator(raw: RawValidate, table: ErrorTable, messages: MessageTemplates, first?: RawValidate, keys?: { root: KeyLink; shapes: KeyShapes }): Validator {
+  const check = (data: unknown, context: ValidateOptions, maxErrors: number): ValidationResult => {
     if (first !== undefined && first.call(context, data)) return VALID;
     if (raw.call(context, data)) return VALID;
     return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages, maxErrors) };
   };
+  return (data: unknown, options?: ValidateOptions): ValidationResult => {
+    const context = options ?? DEFAULT_OPTIONS;
+    const maxErrors = context.maxErrors ?? DEFAULT_MAX_ERRORS;
+    if (!(maxErrors >= 1)) throw new RangeError("maxErrors must be at least 1");
+    const result = check(data, context, maxErrors);
+    if (context.unknownKeys !== "report" || keys === undefined) return result;
+    const unknown = unknownKeyIssues(data, keys.root, keys.shapes, messages);
+    if (!unknown.length) return result;
+    // The unknown keys come after the schema's issues, within the same bound (already reached: as is).
+    if (!result.valid && result.errors.at(-1)?.code === "too_many_errors") return result;
+    const errors = [...(result.valid ? [] : result.errors), ...unknown];
+    return { valid: false, errors: errors.length > maxErrors ? [...errors.slice(0, maxErrors - 1), { code: "too_many_errors", message: `... and ${errors.length - maxErrors + 1} more errors`, path: [] }] : errors };
+  };
 }
+

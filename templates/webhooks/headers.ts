@@ -1,5 +1,5 @@
 /**
- * Header access for the signature headers (seed: 6.4). Names are case-insensitive; accepted
+ * Header access for the signature headers (the service's specification, section 6.4). Names are case-insensitive; accepted
  * inputs are a fetch `Headers`, Node's `IncomingHttpHeaders` (including array values) or a plain object.
  */
 

@@ -1,5 +1,5 @@
 /**
- * verispec webhook runtime: verify, sign, order and interpret the service's webhooks (seed: 3, 6, 8, 9).
+ * verispec webhook runtime: verify, sign, order and interpret the service's webhooks (the service's specification, sections 3, 6, 8, 9).
  * The rules (tolerance, statuses, transitions) are data from the spec, given to `createWebhookKit`.
  */
 import { MemoryReplayStore, type ReplayStore } from "./replay.js";
@@ -20,9 +20,9 @@ export interface WebhookKit<V5 = unknown, V4 = unknown> {
   verifyWebhook(input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>>;
   /** Headers a sender attaches (tests, local tools). */
   signWebhook(input: SignWebhookInput): Record<string, string>;
-  /** What a verified payload's status means for the receiver (seed: 3, 6.2). */
+  /** What a verified payload's status means for the receiver (the service's specification, sections 3, 6.2). */
   interpretWebhook(payload: V5 | V4): WebhookInterpretation;
-  /** Whether the seed's transition table allows `from` → `to`; `from` null is "no prior state". */
+  /** Whether the specification's transition table allows `from` → `to`; `from` null is "no prior state". */
   canTransition(from: string | null, to: string, fields?: Readonly<Record<string, unknown>>): boolean;
 }
 

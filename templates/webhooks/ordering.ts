@@ -1,5 +1,5 @@
 /**
- * Dropping stale and re-delivered events, per verification `trace` (seed: 6.1):
+ * Dropping stale and re-delivered events, per verification `trace` (the service's specification, section 6.1):
  * "for a verification, `timestamp` always increases; a webhook with a lower timestamp than one
  * already processed describes an older state and can be discarded. Re-deliveries of one event carry
  * the same `timestamp` and `deliveryId`; a new value means a new change."
@@ -56,7 +56,7 @@ export class MemoryOrderingState implements OrderingState {
 export interface OrderingGuard {
   /**
    * True when the event should be processed, and records it as processed. `deliveryId` defaults to
-   * the payload's `deliveryId` field when it is a string (the seed does not show where it is carried).
+   * the payload's `deliveryId` field when it is a string (the service's specification does not show where it is carried).
    */
   accept(payload: unknown, options?: { readonly deliveryId?: string }): Promise<boolean>;
 }
@@ -109,7 +109,7 @@ export function nextRecord(
 ): OrderingRecord | undefined {
   const ids = deliveryId === undefined ? [] : [deliveryId];
   if (last === undefined || timestamp > last.timestamp) return { timestamp, deliveryIds: ids };
-  if (timestamp < last.timestamp) return undefined; // an older state (seed: 6.1)
+  if (timestamp < last.timestamp) return undefined; // an older state (the service's specification, section 6.1)
   // Same timestamp: only a delivery id not seen yet is a new change; none at all reads as a re-delivery.
   if (deliveryId === undefined || last.deliveryIds.includes(deliveryId)) return undefined;
   return { timestamp, deliveryIds: [...last.deliveryIds, deliveryId].slice(-MAX_IDS_PER_TIMESTAMP) };

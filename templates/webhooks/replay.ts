@@ -1,5 +1,5 @@
 /**
- * Replay stores: an atomic "add if absent, with expiry" (seed: 6.4 "reject replays").
+ * Replay stores: an atomic "add if absent, with expiry" (the service's specification, section 6.4 "reject replays").
  * `verifyWebhook` passes a TTL of twice the tolerance: a delivery accepted at time t has a timestamp
  * within t ± tolerance, so after t + 2 × tolerance a replay fails the timestamp check anyway.
  */

@@ -1,5 +1,5 @@
 /**
- * Signature digests for both versions (seed: 6.4, 9).
+ * Signature digests for both versions (the service's specification, sections 6.4, 9).
  * v2: `sha256=` + hex HMAC-SHA256(key, raw body).
  * v1: `svc_sec_sha256_` + hex SHA3-256(raw body + key) and `svc_sec_keccak256_` + hex Keccak-256(raw body + key).
  */
@@ -66,7 +66,7 @@ export interface SignWebhookInput {
   readonly secret: SigningSecret;
 }
 
-/** Headers a sender attaches, with the canonical capitalisation of seed 6.4. For tests and local tools. */
+/** Headers a sender attaches, with the canonical capitalisation of section 6.4. of the service's specification For tests and local tools. */
 export function signWebhook(input: SignWebhookInput): Record<string, string> {
   const { version, rawBody, secret } = input;
   assertSecret(secret, "signWebhook");

@@ -1,5 +1,5 @@
 /**
- * Webhook verification (seed: 6.1, 6.4, 8). Checks run in this order, and each failure throws a
+ * Webhook verification (the service's specification, sections 6.1, 6.4, 8). Checks run in this order, and each failure throws a
  * `WebhookVerificationError` before anything later is looked at:
  *
  *  1. a signature header is present .................................. missing_signature
@@ -46,7 +46,7 @@ export interface VerifyWebhookInput {
   readonly secret: SigningSecret | readonly SigningSecret[];
   /** Current time in Unix ms; default `Date.now()`. */
   readonly now?: number;
-  /** Default: the spec's tolerance (seed: 8, ± 5 minutes). */
+  /** Default: the spec's tolerance (the service's specification, section 8, ± 5 minutes). */
   readonly toleranceMs?: number;
   /** Default: the kit's in-memory store. Use a shared store when the receiver runs as several instances. */
   readonly replayStore?: ReplayStore;
@@ -57,7 +57,7 @@ export interface VerifyWebhookInput {
    */
   readonly legacyReplayKeys?: boolean;
   /**
-   * @deprecated Accept the body-embedded v1 signature (seed: 6.4, 9) when no signature header is present.
+   * @deprecated Accept the body-embedded v1 signature (the service's specification, sections 6.4, 9) when no signature header is present.
    * See `verifyBodySignature` for the exact text that is hashed.
    */
   readonly allowBodySignature?: boolean;
@@ -66,7 +66,7 @@ export interface VerifyWebhookInput {
 export interface VerifiedWebhook<V5 = unknown, V4 = unknown> {
   /** The signature version that was checked. */
   readonly version: SignatureVersion;
-  /** A payload with `version: "v5"` is the current format (seed: 6.2); otherwise the older one (6.3). */
+  /** A payload with `version: "v5"` is the current format (the service's specification, section 6.2); otherwise the older one (6.3). */
   readonly payload: V5 | V4;
 }
 
@@ -100,7 +100,7 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
   validate(context.validatePayload, payload);
   checkTimestamp(payload, now, toleranceMs);
 
-  // seed: 6.4 — last, so only deliveries that passed every other check are remembered.
+  // the service's specification, section 6.4 — last, so only deliveries that passed every other check are remembered.
   const store = input.replayStore ?? context.defaultReplayStore;
   const ttlMs = Math.max(1, 2 * toleranceMs);
   let fresh = await store.addIfAbsent(authenticated.replayKey, ttlMs);
@@ -129,7 +129,7 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
 /**
  * The declared version, or the one inferred from the headers present when there is no version
  * header: `X-Svc-Signature` means 2 (the current scheme is preferred when both kinds are present),
- * otherwise 1. Also checks the version's own headers are present (seed: 6.4).
+ * otherwise 1. Also checks the version's own headers are present (the service's specification, section 6.4).
  */
 function signatureVersion(headers: SignatureHeaders): SignatureVersion {
   const declared = headers.version;
@@ -178,7 +178,7 @@ function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buf
   throw mismatch();
 }
 
-/** seed: 6.4 — every v1 digest header present must match, with the same key. */
+/** the service's specification, section 6.4 — every v1 digest header present must match, with the same key. */
 function checkV1(secrets: readonly SigningSecret[], body: RawBody, expected: V1Expected): string {
   for (const secret of secrets) {
     const sha = sha3Digest(secret, body);
@@ -194,11 +194,11 @@ function mismatch(): WebhookVerificationError {
 }
 
 /**
- * @deprecated The body-embedded v1 signature (seed: 6.4 "in the body variant the `signature`
+ * @deprecated The body-embedded v1 signature (the service's specification, section 6.4 "in the body variant the `signature`
  * object is left out of the text that is hashed"; 9: deprecated). Used only with
  * `allowBodySignature: true` and when no signature header is present.
  *
- * The hashed text, as verispec reads the seed (which does not show the exact serialisation):
+ * The hashed text, as verispec reads the service's specification (which does not show the exact serialisation):
  * parse the body, delete the top-level `signature` key, take `JSON.stringify` of the rest (key order
  * as received, no whitespace), append the signing key, then SHA3-256 / Keccak-256 of the UTF-8 bytes.
  * `signature.sha256` / `signature.keccak256` carry the same prefixed values as the v1 headers, and

@@ -119,7 +119,7 @@ describe.skipIf(!seed)("seed-table audit", () => {
     const individual = join(root, "spec", "entities", "individual.yaml");
     writeFileSync(individual, readFileSync(individual, "utf8").replace(/^\s+unknown: "List of street type abbreviations: not shown."\n/m, ""));
     const schema = join(root, "generated", "schemas", "v4.entities.Individual.json");
-    writeFileSync(schema, readFileSync(schema, "utf8").replace(/"x-not-shown": "List of street type abbreviations: not shown\."/g, '"x-removed": ""').replace(/Not shown in the seed: List of street type abbreviations: not shown\./g, ""));
+    writeFileSync(schema, readFileSync(schema, "utf8").replace(/"x-not-shown": "List of street type abbreviations: not shown\."/g, '"x-removed": ""').replace(/Not shown in the service's specification: List of street type abbreviations: not shown\./g, ""));
     const webhooks = join(root, "spec", "webhooks.yaml");
     writeFileSync(webhooks, readFileSync(webhooks, "utf8").replace("seedTable: \"6.3\"", ""));
     const failures = runAudit(text, root).failures;

@@ -35,14 +35,14 @@ const cases: Case[] = [
     file: "rules.yaml",
     from: '    pattern: "^[0-9]{6,13}$"',
     to: '    pattern: "^[0-9]{6,13}$"\n    maxLen: 13',
-    message: "spec/rules.yaml:66:5: error VS202: found an unknown key `maxLen`; expected one of the keys `seed`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `format`, `messages`, `examples`",
+    message: "spec/rules.yaml:70:5: error VS202: found an unknown key `maxLen`; expected one of the keys `seed`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `format`, `messages`, `examples`",
   },
   {
     name: "a missing required key",
     file: "rules.yaml",
     from: '  usPostcode:\n    seed: "2.2"\n',
     to: "  usPostcode:\n",
-    message: "spec/rules.yaml:32:5: error VS203: found no key `seed`; expected a key `seed`",
+    message: "spec/rules.yaml:33:5: error VS203: found no key `seed`; expected a key `seed`",
   },
   {
     name: "a value of the wrong type",
@@ -84,7 +84,7 @@ const cases: Case[] = [
     file: "webhooks.yaml",
     from: "  v5.Screening:\n",
     to: "  v5.Document:\n    type: object\n  v5.Screening:\n",
-    message: "spec/v5.yaml:109:3: error VS404: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
+    message: "spec/v5.yaml:111:3: error VS404: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
   },
   {
     name: "a dangling shape reference",
@@ -105,7 +105,7 @@ const cases: Case[] = [
     file: "rules.yaml",
     from: "      pattern: abnFormat",
     to: "      pattern: abnFormatt",
-    message: 'spec/rules.yaml:51:16: error VS302: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `oneLookupKey`, `urlFormat`, `uuidFormat`, `dateTimeFormat`',
+    message: 'spec/rules.yaml:54:16: error VS302: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `dateFormat`, `usPostcodeFormat`, `socialSecurityNumberFormat`, `acnFormat`, `nzbnFormat`, `arbnFormat`, `dataUriFormat`, `v5DataUriFormat`, `oneLookupKey`, `urlFormat`, `uuidFormat`, `dateTimeFormat`',
   },
   {
     name: "a transition to an unknown status",

@@ -114,9 +114,9 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
   });
 
   it("shows the status tables and every 'not shown' note of info.description", async () => {
-    const text = normalize(await textShowing("Verification statuses (seed 3)"));
+    const text = normalize(await textShowing("Verification statuses (the service's specification, section 3)"));
     const description = doc.info.description as string;
-    for (const heading of ["Verification statuses (seed 3)", "Submission statuses (seed 3)", "Transitions (seed 3)", "Not shown in the seed"]) {
+    for (const heading of ["Verification statuses (the service's specification, section 3)", "Submission statuses (the service's specification, section 3)", "Transitions (the service's specification, section 3)", "Not shown in the service's specification"]) {
       expect(text).toContain(heading);
     }
     const rows = description.split("\n").filter((l) => /^\| `[a-z]+` \|/.test(l));
@@ -125,12 +125,45 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
       const cells = row.split("|").slice(1, -1).map((c) => normalize(c));
       expect(text, `status row ${row}`).toContain(cells.join(" "));
     }
-    const notes = description.split("## Not shown in the seed")[1]!.split("\n").filter((l) => l.startsWith("- (seed "));
+    const notes = description.split("## Not shown in the service's specification")[1]!.split("\n").filter((l) => l.startsWith("- (the service's specification, section "));
     expect(notes.length).toBeGreaterThanOrEqual(10);
     for (const note of notes) expect(text, `note ${note}`).toContain(normalize(note.slice(2)));
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "docs.png") });
   }, 120_000);
+
+  it("shows the status life-cycle diagram (generated/statuses.svg, inline in info.description)", async () => {
+    const svg = readFileSync(join(ROOT, "generated", "statuses.svg"), "utf8");
+    const [, width, height] = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(svg)!;
+    const img = page.locator('img[alt="Status life cycle"]').first();
+    await img.scrollIntoViewIfNeeded();
+    const shown = await img.evaluate((el: HTMLImageElement) => ({ complete: el.complete, w: el.naturalWidth, h: el.naturalHeight, visible: el.getBoundingClientRect().width > 0 }));
+    expect(shown).toEqual({ complete: true, w: Number(width), h: Number(height), visible: true });
+  }, 60_000);
+
+  it("lays the diagram out readably: every text inside the picture, no two status boxes overlapping", async () => {
+    const diagram = await context.newPage();
+    await diagram.goto(pathToFileURL(join(ROOT, "generated", "statuses.svg")).href);
+    const layout = await diagram.evaluate(() => {
+      const root = document.documentElement as unknown as SVGSVGElement;
+      const box = (e: Element) => (e as SVGGraphicsElement).getBBox();
+      const outside = Array.from(root.querySelectorAll("text")).filter((t) => {
+        const b = box(t);
+        return b.x < 0 || b.y < 0 || b.x + b.width > root.width.baseVal.value || b.y + b.height > root.height.baseVal.value;
+      }).map((t) => t.textContent);
+      const rects = Array.from(root.querySelectorAll("rect.node")).map(box);
+      const overlaps = rects.flatMap((a, i) => rects.slice(i + 1).filter((b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height).map(() => i));
+      const labels = Array.from(root.querySelectorAll("text.label")).map((t) => t.textContent);
+      return { outside, overlaps, labels, badges: root.querySelectorAll("circle.badge").length };
+    });
+    expect(layout.outside).toEqual([]);
+    expect(layout.overlaps).toEqual([]);
+    for (const s of ["pending", "verified", "rejected", "info", "removed", "locked", "new", "error"]) expect(layout.labels).toContain(s);
+    expect(layout.badges).toBeGreaterThanOrEqual(8);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await diagram.screenshot({ path: join(ARTIFACTS, "statuses.png") });
+    await diagram.close();
+  }, 60_000);
 
   it("renders every operation and every webhook", async () => {
     const ops = operations();

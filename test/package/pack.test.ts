@@ -128,6 +128,33 @@ export async function go(body: v4.VerifyBody): Promise<string | undefined> {
     expect(output).toBe("");
   }, 120_000);
 
+  // Issue 13: verispec is ESM only; a CommonJS TypeScript project uses it through `import()` and
+  // `import type ... with { "resolution-mode": "import" }` (README, Install), compiled and run here.
+  it("a CommonJS TypeScript consumer compiles with tsc (module node16) and runs with node", () => {
+    const cjs = join(project, "cjs");
+    mkdirSync(cjs);
+    writeFileSync(join(cjs, "package.json"), JSON.stringify({ name: "cjs-consumer", private: true, type: "commonjs" }));
+    writeFileSync(
+      join(cjs, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { module: "Node16", moduleResolution: "Node16", target: "ES2022", strict: true, outDir: "out", types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }),
+    );
+    writeFileSync(
+      join(cjs, "consumer.ts"),
+      `import type { v4 } from "verispec" with { "resolution-mode": "import" };
+
+export async function check(): Promise<string> {
+  const { validate, isValid } = await import("verispec/validators");
+  const gender: unknown = "female";
+  const typed: v4.Gender | undefined = isValid("v4.Gender", gender) ? gender : undefined;
+  return JSON.stringify({ typed, verdict: validate("v4.Gender", "unknown").valid, commonjs: typeof module === "object" });
+}
+`,
+    );
+    run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], cjs);
+    const out = run(process.execPath, ["-e", `require("./out/consumer.js").check().then((r) => console.log(r))`], cjs);
+    expect(JSON.parse(out)).toEqual({ typed: "female", verdict: false, commonjs: true });
+  }, 180_000);
+
   it("npm ls --omit=dev --all lists neither typescript nor tsx (lean install)", () => {
     const tree = run(npm, ["ls", "--omit=dev", "--all", "--parseable"], project); // exit 0: nothing missing or invalid
     expect(tree).toContain("verispec");

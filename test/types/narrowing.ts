@@ -2,6 +2,8 @@
 // `@ts-expect-error` must meet an error, so a type that stops rejecting a wrong literal fails the build.
 import { expectTypeOf } from "vitest";
 import type { createClient, UsState, v4, v5, VerificationStatus } from "../../generated/index.js";
+import { isValid } from "../../generated/validators/index.js";
+import type { WebhookPayload } from "../../generated/webhooks.js";
 
 declare const req: v4.VerifyBody;
 declare const client: ReturnType<typeof createClient>;
@@ -100,4 +102,48 @@ void client.submitRequestedActions({ verificationUuid: "v", requestedActions: []
 // @ts-expect-error credentials in a body are refused at compile time.
 void client.verify({ ...usa, metadata_secretKey: "x" });
 
-export const used = [dc, euState, badRole, badType, trustee, badKind, formKindOnVerify, stakeDc, stakeOther, withSecret, bothKeys, noKey, badStatus, badDoc, noWebsite];
+// ---- Mistakes integrators make (issue 13) ----
+// Request bodies are closed: a misspelt key does not compile (the validators still accept unknown keys,
+// as the service does, unless `unknownKeys: "report"`).
+const v5Body = { website: "https://www.example.com", identifiers: { abn: "51824753556" } } satisfies v5.VerificationCreateRequest;
+// @ts-expect-error `identifers` is a typo of `identifiers`.
+const typo: v5.VerificationCreateRequest = { website: "https://www.example.com", identifers: { abn: "51824753556" } };
+// @ts-expect-error `fileNmae` is not a document field (2.11).
+const docTypo: v5.Document = { kind: "trustDeed", mimeType: "application/pdf", source: "url", data: "https://x.test/d.pdf", fileNmae: "d.pdf" };
+// @ts-expect-error `registredAddress` is not one of the three address keys (2.11).
+const addressTypo: v5.Addresses = { registredAddress: "1 Example Street" };
+// Identifier schemes are an open list (2.11: "e.g. abn, acn"): another scheme compiles.
+const otherScheme: v5.Identifiers = { abn: "51824753556", lei: "5493001KJTIIGC8Y1R12" };
+// Responses stay open: the service may send more than the table shows.
+expectTypeOf<v5.VerificationDetail>().toHaveProperty("anything");
+
+// Open value sets suggest the known values and accept others.
+expectTypeOf<"trust">().toMatchTypeOf<v5.EntityType>();
+expectTypeOf<"selfManagedSuperFund">().toMatchTypeOf<v5.EntityType>();
+expectTypeOf<Extract<v5.EntitySubType, "discretionaryTrust">>().toEqualTypeOf<"discretionaryTrust">();
+// @ts-expect-error a number is still not a type.
+const numericType: v5.EntityType = 5;
+
+// Webhook payloads narrow on `version`, and stakeholder payloads on `parentTrace`.
+declare const payload: WebhookPayload;
+if (payload.version === "v5") {
+  expectTypeOf(payload.attempt).toEqualTypeOf<number>();
+  if (payload.parentTrace !== undefined) expectTypeOf(payload.roles).toEqualTypeOf<string[] | undefined>();
+  // @ts-expect-error an entity's own webhook carries no roles.
+  else void payload.roles.length;
+} else {
+  expectTypeOf(payload.version).toEqualTypeOf<undefined>();
+  // @ts-expect-error the older payload has no `attempt` typed as number: it is an unknown extra key.
+  const n: number = payload.attempt;
+}
+
+// isValid is a type guard.
+declare const received: unknown;
+if (isValid("v5.VerificationCreateRequest", received)) expectTypeOf(received.website).toEqualTypeOf<string>();
+if (isValid("v4.Gender", received)) expectTypeOf(received).toEqualTypeOf<v4.Gender>();
+// @ts-expect-error an unknown schema id.
+void isValid("v5.Nothing", received);
+// @ts-expect-error without the guard, `unknown` has no properties.
+void received.website;
+
+export const used = [v5Body, typo, docTypo, addressTypo, otherScheme, numericType, dc, euState, badRole, badType, trustee, badKind, formKindOnVerify, stakeDc, stakeOther, withSecret, bothKeys, noKey, badStatus, badDoc, noWebsite];

@@ -1,4 +1,4 @@
-// A webhook receiver on node:http (seed 6.1): keep the raw bytes, verify, answer 200 at once, process after.
+// A webhook receiver on node:http (the service's specification, section 6.1): keep the raw bytes, verify, answer 200 at once, process after.
 import { createServer, type Server } from "node:http";
 import {
   createOrderingGuard,

@@ -15,7 +15,7 @@ import {
 import type { CallInput, ClientCore, ClientOptions, OperationSpec, SpecConstants, Validate } from "./types.js";
 import { backoffMs, base64Utf8, buildPath, parseBody, redactor } from "./util.js";
 
-// Error type (seed: 7) -> class; the status -> type mapping comes from the spec via SpecConstants.
+// Error type (the service's specification, section 7) -> class; the status -> type mapping comes from the spec via SpecConstants.
 // A Map, not an object: an unknown type such as "constructor" must not hit Object.prototype.
 const BY_TYPE = new Map<unknown, typeof VerispecError>([
   ["validation_error", ValidationError],
@@ -34,7 +34,7 @@ export function toError(status: number, body: unknown, constants: SpecConstants)
     status,
     trace: env.trace,
     body,
-    ...(Cls == ValidationError && { details: err.details ?? env.details ?? [] }), // v5: error.details (seed: 7)
+    ...(Cls == ValidationError && { details: err.details ?? env.details ?? [] }), // v5: error.details (the service's specification, section 7)
   });
 }
 
@@ -42,7 +42,7 @@ export function toError(status: number, body: unknown, constants: SpecConstants)
  * The hand-written core behind generated/client.ts.
  *
  * Credentials: for `auth: "body"` the client adds metadata_version, metadata_serviceUid and
- * metadata_secretKey (seed: 5). Should a body already carry any of them (the generated types do not
+ * metadata_secretKey (the service's specification, section 5). Should a body already carry any of them (the generated types do not
  * allow it; a body copied from elsewhere might), the configured values win: only the credentials the
  * client was created with are ever sent, never stale or another account's.
  *

@@ -30,7 +30,7 @@ export class VerispecError extends Error {
 }
 
 /**
- * validation_error (seed: 7, HTTP 422). `details` are the service's `{message, code, path}` items.
+ * validation_error (the service's specification, section 7, HTTP 422). `details` are the service's `{message, code, path}` items.
  * Raised locally by `validate: true` with the same details, the `schemaId` and no `status` (nothing was sent).
  */
 export class ValidationError extends VerispecError {
@@ -41,14 +41,14 @@ export class ValidationError extends VerispecError {
   }
 }
 
-/** too_many_attempts (seed: 7, HTTP 474): attempt cap exhausted, data not re-verified. */
+/** too_many_attempts (the service's specification, section 7, HTTP 474): attempt cap exhausted, data not re-verified. */
 export class TooManyAttemptsError extends VerispecError {
   static {
     this.prototype.name = "TooManyAttemptsError";
   }
 }
 
-/** submission_conflict (seed: 7, HTTP 475): wait for the first resubmission's outcome, then retry. */
+/** submission_conflict (the service's specification, section 7, HTTP 475): wait for the first resubmission's outcome, then retry. */
 export class SubmissionConflictError extends VerispecError {
   static {
     this.prototype.name = "SubmissionConflictError";

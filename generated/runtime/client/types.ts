@@ -7,9 +7,9 @@ export interface OperationSpec {
   /** e.g. "verify", "v5.getVerification" */
   readonly name: string;
   readonly method: "GET" | "POST";
-  /** e.g. "/v5/verifications/{trace}"; null = the seed does not show it, the caller supplies `input.path` (seed: 4.4). */
+  /** e.g. "/v5/verifications/{trace}"; null = the service's specification does not show it, the caller supplies `input.path` (the service's specification, section 4.4). */
   readonly path: string | null;
-  /** body: older interface, credentials in the JSON body; basic: HTTP Basic serviceUid:secret (seed: 5). */
+  /** body: older interface, credentials in the JSON body; basic: HTTP Basic serviceUid:secret (the service's specification, section 5). */
   readonly auth: "body" | "basic";
   /** Schema id for `validate: true`; the body is validated after the client added the credentials. */
   readonly requestSchema?: string;
@@ -19,13 +19,13 @@ export interface OperationSpec {
 
 /** Facts from the spec YAML, passed in by the generated wrapper so the core hard-codes none. */
 export interface SpecConstants {
-  /** Value of `metadata_version` (seed: 2.1, "4"). */
+  /** Value of `metadata_version` (the service's specification, section 2.1, "4"). */
   readonly olderVersion: string;
-  /** HTTP status -> error type, e.g. {422:"validation_error",474:"too_many_attempts",475:"submission_conflict"} (seed: 7). */
+  /** HTTP status -> error type, e.g. {422:"validation_error",474:"too_many_attempts",475:"submission_conflict"} (the service's specification, section 7). */
   readonly errorTypesByStatus: Readonly<Record<number, string>>;
 }
 
-/** One validation issue, the shape of the service's `error.details` items (seed: 7). */
+/** One validation issue, the shape of the service's `error.details` items (the service's specification, section 7). */
 export interface ServiceIssue {
   message: string;
   code: string;

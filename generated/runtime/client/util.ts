@@ -59,7 +59,7 @@ export function encodings(secret: string): string[] {
 
 /**
  * Returns a deep-copying redaction: every occurrence of the given secrets, in any of their
- * `encodings`, in strings, and the value of any `metadata_secretKey` key (seed: 2.1), become
+ * `encodings`, in strings, and the value of any `metadata_secretKey` key (the service's specification, section 2.1), become
  * "[redacted]" — for bodies the service echoes back.
  * JSON.stringify's replacer does the walk; bodies are JSON (or raw text) by construction.
  */

@@ -3,3 +3,4 @@
 export { abnChecksum } from "./abn.js";
 export { applicators, fill, mapErrors, parsedType, resolvePath, stringifyPrimitive, toIssue } from "./map-errors.js";
 export { createValidator } from "./validator.js";
+export { unknownKeyIssues } from "./unknown-keys.js";

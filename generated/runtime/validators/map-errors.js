@@ -126,7 +126,7 @@ export function toIssue(e, data, table, messages) {
             return { code: m.code, message: fill(m.message, { keys: stringifyPrimitive(p.additionalProperty) }), path };
         }
         case "discriminator": {
-            // Zod 4's discriminated union: the issue sits at the discriminator (seed: 7 codes).
+            // Zod 4's discriminated union: the issue sits at the discriminator (the service's specification, section 7 codes).
             const m = template(messages, "discriminator");
             const options = (entry?.options ?? []).map((o) => `'${o}'`).join(" | ");
             return { code: m.code, message: fill(m.message, { options }), path: [...path, String(p.tag)] };

@@ -19,7 +19,7 @@ export const WEBHOOK_VERIFICATION_REASONS: readonly WebhookVerificationReason[] 
   "invalid_payload",
 ];
 
-/** One payload validation problem, shaped like the service's own validation details (seed: 7). */
+/** One payload validation problem, shaped like the service's own validation details (the service's specification, section 7). */
 export interface WebhookPayloadIssue {
   readonly message: string;
   readonly code: string;

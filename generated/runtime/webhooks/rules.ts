@@ -2,7 +2,7 @@
 /**
  * Status meanings, receiver outcomes and the transition table, taken as data.
  * The generator fills a `WebhookRules` value from the spec YAML; nothing here
- * hard-codes a status name (seed: 3, 6.2).
+ * hard-codes a status name (the service's specification, sections 3, 6.2).
  */
 
 export type WebhookOutcome =
@@ -30,14 +30,14 @@ export type ConditionExpr =
   | { readonly field: string; readonly atLeast: string }
   | { readonly field: string; readonly present: boolean };
 
-/** One row of the transition table (seed: 3). */
+/** One row of the transition table (the service's specification, section 3). */
 export interface TransitionRule {
   readonly id?: string;
   /** null = no prior state, "any" = any state */
   readonly from: string | null;
   readonly to: readonly string[];
   readonly trigger: string;
-  /** The seed's words for the condition. */
+  /** The specification's words for the condition. */
   readonly condition?: string;
   /** The condition as data; absent: always. */
   readonly when?: ConditionExpr;
@@ -46,9 +46,9 @@ export interface TransitionRule {
 }
 
 export interface WebhookRules {
-  /** seed 6.4 / 8: plus or minus this many ms, inclusive */
+  /** section 6.4 of the service's specification / 8: plus or minus this many ms, inclusive */
   readonly toleranceMs: number;
-  /** per verificationStatus value: seed meaning (section 3) and how a receiver reads it (6.2) */
+  /** per verificationStatus value: meaning (the service's specification, section 3) and how a receiver reads it (6.2) */
   readonly statuses: Readonly<
     Record<string, { readonly meaning: string; readonly outcome: WebhookOutcome | "by_attempts"; readonly guidance: string; readonly onlyWhen?: string }>
   >;
@@ -56,9 +56,9 @@ export interface WebhookRules {
   readonly outcomes: Readonly<Record<WebhookOutcome, string>>;
   /** named conditions, from the spec */
   readonly conditions: Readonly<Record<string, ConditionExpr>>;
-  /** transition table, seed 3: from (null = no prior state, "any" = any state) to the listed states */
+  /** transition table, section 3 of the service's specification: from (null = no prior state, "any" = any state) to the listed states */
   readonly transitions: readonly TransitionRule[];
-  /** the named condition under which a `rejected` verification can still be retried (seed: 3, 6.2) */
+  /** the named condition under which a `rejected` verification can still be retried (the service's specification, sections 3 and 6.2) */
   readonly retryCondition: string;
 }
 
@@ -68,11 +68,11 @@ export interface WebhookInterpretation {
   readonly guidance: string;
   /** The payload's `verificationStatus`. */
   readonly status: string;
-  /** The seed's meaning of that status (section 3). */
+  /** The specification's meaning of that status (section 3). */
   readonly meaning: string;
 }
 
-/** The fields `interpretWebhook` reads; both payload formats carry them (seed: 6.2, 6.3). */
+/** The fields `interpretWebhook` reads; both payload formats carry them (the service's specification, sections 6.2, 6.3). */
 interface StatusFields {
   readonly verificationStatus?: unknown;
   readonly submissionStatus?: unknown;
@@ -104,7 +104,7 @@ export function evaluateCondition(rules: Pick<WebhookRules, "conditions">, expr:
 }
 
 /**
- * A rejection can be retried only when the spec's retry condition holds (seed: 3, 6.2: `attempt` below
+ * A rejection can be retried only when the spec's retry condition holds (the service's specification, sections 3 and 6.2: `attempt` below
  * `maxAttempts` and the submission not locked; "attempt alone does not show that a retry is possible").
  */
 export function rejectionOutcome(rules: WebhookRules, payload: StatusFields): "retry_possible" | "final_rejection" {
@@ -133,7 +133,7 @@ export function interpretWebhook(rules: WebhookRules, payload: unknown): Webhook
 }
 
 /**
- * Whether the transition table allows `from` → `to` (seed: 3). `from` null is "no prior state";
+ * Whether the transition table allows `from` → `to` (the service's specification, section 3). `from` null is "no prior state";
  * a row with `from: "any"` applies to every status the rules know (not to null: "no state" is not a state).
  * With `fields` (the verification's or payload's fields) each row's condition and the target status's
  * `onlyWhen` are evaluated; without, the answer is whether any row could allow it.

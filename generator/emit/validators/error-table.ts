@@ -1,5 +1,5 @@
 // Validators, step 2: the error table. By Ajv schemaPath, what an error needs beyond Ajv's own error
-// object to become the service's 422 detail (seed: 7): the exact message of the spec (x-verispec-errors),
+// object to become the service's 422 detail (the service's specification, section 7): the exact message of the spec (x-verispec-errors),
 // the expected type of each required key, discriminator values; and Zod 4's default messages.
 import type { ErrorTable, KeywordEntry, MessageTemplates } from "../../../templates/validators/types.js";
 import type { Model } from "../../model/types.js";
@@ -48,7 +48,7 @@ export function errorTable(doc: CompiledDocument, model: Model): ErrorTable {
         const nested: Record<string, string[]> = {};
         for (const name of s.required as string[]) {
           const inner = props[name];
-          // A requirement (`then`) on a key inside an object reports that key (seed: 7).
+          // A requirement (`then`) on a key inside an object reports that key (the service's specification, section 7).
           const innerKey = pointer.endsWith("/then") && isObject(inner) && Array.isArray(inner.required) ? (inner.required[0] as string) : undefined;
           if (innerKey !== undefined) {
             nested[name] = [innerKey];
