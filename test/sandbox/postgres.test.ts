@@ -32,7 +32,8 @@ async function freePort(): Promise<number> {
 }
 
 describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
-  const dir = mkdtempSync(join(tmpdir(), "verispec-pg-"));
+  // As root the server runs as the postgres user, who cannot reach below the run's own 0700 TMPDIR.
+  const dir = mkdtempSync(join(process.getuid?.() === 0 ? "/tmp" : tmpdir(), "verispec-pg-"));
   const asRoot = process.getuid?.() === 0;
   // initdb refuses root: run the server's tools as the postgres user, in a directory it owns.
   const run = (bin: string, args: string[]) => execFileSync(asRoot ? "runuser" : bin, asRoot ? ["-u", "postgres", "--", bin, ...args] : args, { stdio: "pipe" });
