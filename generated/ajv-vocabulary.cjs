@@ -3,7 +3,7 @@
 // check nothing. ajv-cli: `ajv validate --spec=draft2020 -c ajv-formats -c ./node_modules/verispec/generated/ajv-vocabulary.cjs ...`;
 // Ajv: `addVerispecVocabulary(new Ajv2020())` or `ajv.addVocabulary(addVerispecVocabulary.keywords)`.
 "use strict";
-const keywords = Object.freeze(["x-seed","x-not-shown","x-verispec-errors"]);
+const keywords = Object.freeze(["x-spec-section","x-not-shown","x-verispec-errors"]);
 function addVerispecVocabulary(ajv) {
   ajv.addVocabulary([...keywords]);
   return ajv;

@@ -61,7 +61,7 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
     summary: e.summary,
     description,
     tags: [e.auth === "basic" ? "v5" : "older"],
-    "x-seed": e.seed,
+    "x-spec-section": e.seed,
     security: e.auth === "basic" ? [{ basicAuth: [] }] : [],
     responses,
   };
@@ -98,7 +98,7 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
       summary: p.summary,
       description,
       tags: ["webhooks"],
-      "x-seed": p.seed,
+      "x-spec-section": p.seed,
       parameters,
       security: [],
       requestBody: { required: true, content: { [JSON_MEDIA]: { schema: ref(p.schema), ...(example ? { example } : {}) } } },

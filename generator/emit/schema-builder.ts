@@ -18,7 +18,7 @@ export interface BuildOptions {
 }
 
 /** Vendor keywords the schemas carry; validators that do not know them ignore them. */
-export const VENDOR_KEYWORDS = ["x-seed", "x-not-shown", "x-verispec-errors"] as const;
+export const VENDOR_KEYWORDS = ["x-spec-section", "x-not-shown", "x-verispec-errors"] as const;
 
 const messageEntry = (m: Message) => ({ code: m.code, message: m.message });
 
@@ -39,7 +39,7 @@ function withNotes(schema: JsonSchema, f: { seed?: string; description?: string;
   if (f.title) out.title = f.title;
   const text = [f.description, f.unknown ? `Not shown in the service's specification: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
   if (text) out.description = text;
-  if (f.seed) out["x-seed"] = f.seed;
+  if (f.seed) out["x-spec-section"] = f.seed;
   if (f.unknown) out["x-not-shown"] = f.unknown;
   return { ...out, ...schema };
 }
@@ -249,11 +249,11 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
   const out: JsonSchema[] = [];
   for (const r of reqs) {
     for (const a of r.addresses) {
-      out.push({ if: whenType(r.type), then: { required: ["addresses"], properties: { addresses: objectHaving({ [a]: { type: "string" } }) } }, "x-seed": r.seed });
+      out.push({ if: whenType(r.type), then: { required: ["addresses"], properties: { addresses: objectHaving({ [a]: { type: "string" } }) } }, "x-spec-section": r.seed });
     }
     for (const group of r.identifiersFor) {
       for (const id of group.identifiers) {
-        out.push({ if: whenType(r.type, group.countries.values), then: { required: ["identifiers"], properties: { identifiers: objectHaving({ [id]: { type: "string" } }) } }, "x-seed": r.seed });
+        out.push({ if: whenType(r.type, group.countries.values), then: { required: ["identifiers"], properties: { identifiers: objectHaving({ [id]: { type: "string" } }) } }, "x-spec-section": r.seed });
       }
     }
     for (const kind of r.documents) {
@@ -273,7 +273,7 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
           },
           ...errors,
         },
-        "x-seed": r.seed,
+        "x-spec-section": r.seed,
       });
     }
   }

@@ -1,7 +1,7 @@
 // Issue 12: every row of the service's specification tables (sections 2-8) is found in spec/*.yaml (by
 // the spec's own `seed:` / `seedTable:` references) and in the generated JSON Schema it belongs to, and
 // what the row states (type, format, allowed values, lengths, required / optional / always present,
-// constants, "not shown") holds there. Writes test/.artifacts/seed-audit.{json,md} and prints the counts.
+// constants, "not shown") holds there. Writes test/.artifacts/spec-audit.{json,md} and prints the counts.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ import { locateSeed, parseSeedTables, readSeed } from "./seed-tables.js";
 import { fieldRows, notesChecks } from "./statements.js";
 
 const seed = locateSeed(ROOT);
-if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SEED_DIR, shared/seed/ or test/fixtures/specification/); skipping the seed-table audit\n");
+if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SPECIFICATION_DIR, shared/seed/ or test/fixtures/specification/); skipping the seed-table audit\n");
 
 const ARTIFACTS = join(ROOT, "test", ".artifacts");
 const temp = mkdtempSync(join(tmpdir(), "verispec-audit-"));
@@ -20,7 +20,7 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 function writeArtifacts(report: AuditReport): string {
   mkdirSync(ARTIFACTS, { recursive: true });
-  writeFileSync(join(ARTIFACTS, "seed-audit.json"), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(ARTIFACTS, "spec-audit.json"), `${JSON.stringify(report, null, 2)}\n`);
   const c = report.counts;
   const summary = `seed-table audit: ${c.rows} rows read, ${c.checked} checked and passing (${c.enforced} enforced by the schemas, ${c.unknown} mapped to an explicit unknown), ${c.statements} statements, ${report.failures.length} failures`;
   const lines = [
@@ -36,7 +36,7 @@ function writeArtifacts(report: AuditReport): string {
     }),
     "",
   ];
-  writeFileSync(join(ARTIFACTS, "seed-audit.md"), lines.join("\n"));
+  writeFileSync(join(ARTIFACTS, "spec-audit.md"), lines.join("\n"));
   return summary;
 }
 
@@ -46,7 +46,7 @@ describe.skipIf(!seed)("seed-table audit", () => {
 
   it("every row of the tables of sections 2.1-2.11, 3, 4, 6.2, 6.3, 7 and 8 holds in the spec and the generated schemas", () => {
     const summary = writeArtifacts(report!);
-    process.stdout.write(`${summary} (seed read from ${seed!.origin}; table in test/.artifacts/seed-audit.md)\n`);
+    process.stdout.write(`${summary} (specification read from ${seed!.origin}; table in test/.artifacts/spec-audit.md)\n`);
     expect(report!.failures).toEqual([]);
   });
 
@@ -129,7 +129,7 @@ describe.skipIf(!seed)("seed-table audit", () => {
 });
 
 describe("finding the specification", () => {
-  it("takes VERISPEC_SEED_DIR, then shared/seed/ above the repository, then the test-only copy, else nothing", () => {
+  it("takes VERISPEC_SPECIFICATION_DIR, then shared/seed/ above the repository, then the test-only copy, else nothing", () => {
     const base = mkdtempSync(join(tmpdir(), "verispec-locate-"));
     try {
       const repo = join(base, "clone", "verispec");
@@ -142,7 +142,7 @@ describe("finding the specification", () => {
       expect(locateSeed(repo, {})).toEqual({ file: join(base, "shared", "seed", "spec.txt"), origin: "shared/seed" });
       mkdirSync(join(base, "elsewhere"));
       writeFileSync(join(base, "elsewhere", "spec.txt"), "env");
-      expect(locateSeed(repo, { VERISPEC_SEED_DIR: join(base, "elsewhere") })?.origin).toBe("VERISPEC_SEED_DIR");
+      expect(locateSeed(repo, { VERISPEC_SPECIFICATION_DIR: join(base, "elsewhere") })?.origin).toBe("VERISPEC_SPECIFICATION_DIR");
     } finally {
       rmSync(base, { recursive: true, force: true });
     }

@@ -58,7 +58,7 @@ class Schemas {
     this.ajv.addFormat("uri", fullFormats.uri);
     this.ajv.addFormat("uuid", fullFormats.uuid);
     this.ajv.addFormat("date-time", fullFormats["date-time"]);
-    for (const k of ["x-seed", "x-not-shown", "x-verispec-errors"]) this.ajv.addKeyword(k);
+    for (const k of ["x-spec-section", "x-not-shown", "x-verispec-errors"]) this.ajv.addKeyword(k);
     for (const f of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
       const schema = JSON.parse(readFileSync(join(dir, f), "utf8")) as Schema;
       this.files.set(basename(f, ".json"), schema);
@@ -118,14 +118,14 @@ class Schemas {
     return out;
   }
 
-  /** Subschemas of a file carrying x-seed `seed` and holding `properties` (the entity kind branches). */
+  /** Subschemas of a file carrying x-spec-section `seed` and holding `properties` (the entity kind branches). */
   seeded(file: string, seed: string): { pointer: string; schema: Schema }[] {
     const out: { pointer: string; schema: Schema }[] = [];
     const walk = (p: string, s: unknown) => {
       if (Array.isArray(s)) return s.forEach((x, i) => walk(`${p}/${i}`, x));
       if (typeof s !== "object" || s === null) return;
       const o = s as Schema;
-      if (o["x-seed"] === seed && o.properties && typeof o.title === "string" && / fields \(/.test(o.title)) out.push({ pointer: p, schema: o });
+      if (o["x-spec-section"] === seed && o.properties && typeof o.title === "string" && / fields \(/.test(o.title)) out.push({ pointer: p, schema: o });
       for (const [k, v] of Object.entries(o)) if (k !== "examples" && k !== "$defs") walk(`${p}/${esc(k)}`, v);
     };
     walk("", this.files.get(file));

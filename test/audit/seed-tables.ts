@@ -63,13 +63,13 @@ export function parseSeedTables(text: string): SeedTable[] {
 }
 
 /**
- * Where the seed is: $VERISPEC_SEED_DIR; else a `shared/seed/` directory found walking up from the
+ * Where the seed is: $VERISPEC_SPECIFICATION_DIR; else a `shared/seed/` directory found walking up from the
  * repository (the team's checkout keeps it beside the worktrees); else the test-only copy in
  * test/fixtures/specification/ (a fresh clone in CI has no `shared/`). Undefined when none holds a file.
  */
 export function locateSeed(repoRoot: string, env: NodeJS.ProcessEnv = process.env): { file: string; origin: string } | undefined {
   const candidates: { dir: string; origin: string }[] = [];
-  if (env.VERISPEC_SEED_DIR) candidates.push({ dir: resolve(env.VERISPEC_SEED_DIR), origin: "VERISPEC_SEED_DIR" });
+  if (env.VERISPEC_SPECIFICATION_DIR) candidates.push({ dir: resolve(env.VERISPEC_SPECIFICATION_DIR), origin: "VERISPEC_SPECIFICATION_DIR" });
   for (let dir = resolve(repoRoot); ; dir = dirname(dir)) {
     candidates.push({ dir: join(dir, "shared", "seed"), origin: "shared/seed" });
     if (dirname(dir) === dir) break;

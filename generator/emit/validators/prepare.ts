@@ -11,7 +11,7 @@ export type Defs = Record<string, JsonSchema>;
 
 export const ABN_CHECKSUM_KEYWORD = "x-verispec-abn-checksum";
 /** Annotations only: dropped from the compiled copy (they make no check, only bytes). */
-const ANNOTATIONS = new Set(["title", "description", "examples", "$comment", "deprecated", "writeOnly", "readOnly", "x-seed", "x-not-shown", "x-verispec-errors"]);
+const ANNOTATIONS = new Set(["title", "description", "examples", "$comment", "deprecated", "writeOnly", "readOnly", "x-spec-section", "x-not-shown", "x-verispec-errors"]);
 const NAME_MAPS = new Set(["properties", "$defs"]);
 
 export const refTo = (key: string) => `#/$defs/${escapePointerSegment(key)}`;
