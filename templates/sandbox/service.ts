@@ -518,28 +518,32 @@ export class SandboxService {
   async openForm(id: string): Promise<{ request: Record<string, unknown>; reduced: boolean; trace: string | null }> {
     const { limits } = this.b.spec;
     return this.db.transaction(async (tx) => {
-      const rows = await tx.query("SELECT * FROM forms WHERE id = $1 FOR UPDATE", [id]);
-      if (!rows[0]) throw this.notFound("No such form.");
-      const age = this.clock.now() - Number(rows[0].created_at);
-      if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", `This form expired: it is accessible for ${limits.formLifetimeDays} days after generation.`);
-      if (Number(rows[0].attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", `This form was used for ${limits.formAttempts} verification attempts, the most allowed.`);
-      const opens = Number(rows[0].opens_since_save);
-      if (opens >= limits.formOpens) throw new ServiceError(403, "form_open_limit", `This form was opened ${limits.formOpens} times without being saved, the most allowed.`);
+      const { row, age } = await this.usableForm(tx, id);
+      if (Number(row.opens_since_save) >= limits.formOpens) throw new ServiceError(403, "form_open_limit", `This form was opened ${limits.formOpens} times without being saved, the most allowed.`);
       await tx.query("UPDATE forms SET opens_since_save = opens_since_save + 1 WHERE id = $1", [id]);
-      return { request: JSON.parse(String(rows[0].request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (rows[0].trace as string | null) ?? null };
+      return { request: JSON.parse(String(row.request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (row.trace as string | null) ?? null };
     });
+  }
+
+  /** The form's row, locked for this transaction, when it is within its lifetime and has attempts left (limits.yaml). */
+  private async usableForm(tx: Sql, id: string): Promise<{ row: Row; age: number }> {
+    const { limits } = this.b.spec;
+    const rows = await tx.query("SELECT * FROM forms WHERE id = $1 FOR UPDATE", [id]);
+    const row = rows[0];
+    if (!row) throw this.notFound("No such form.");
+    const age = this.clock.now() - Number(row.created_at);
+    if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", `This form expired: it is accessible for ${limits.formLifetimeDays} days after generation.`);
+    if (Number(row.attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", `This form was used for ${limits.formAttempts} verification attempts, the most allowed.`);
+    return { row, age };
   }
 
   /** Submitting (saving) the form: an attempt; the first creates the verification (trace = verificationUuid). */
   async submitForm(id: string, fields: Record<string, string>): Promise<string> {
     const { limits } = this.b.spec;
     const form = await this.db.transaction(async (tx) => {
-      const rows = await tx.query("SELECT * FROM forms WHERE id = $1 FOR UPDATE", [id]);
-      if (!rows[0]) throw this.notFound("No such form.");
-      if (this.clock.now() - Number(rows[0].created_at) > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", "This form expired.");
-      if (Number(rows[0].attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", `This form was used for ${limits.formAttempts} verification attempts, the most allowed.`);
+      const { row } = await this.usableForm(tx, id);
       await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1 WHERE id = $1", [id]);
-      return rows[0];
+      return row;
     });
     const request = JSON.parse(String(form.request)) as Record<string, unknown>;
     const merged = { ...request, fields: { ...obj(request.fields), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== "")) } };
