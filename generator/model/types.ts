@@ -1,5 +1,6 @@
 // The model: one typed, read-only intermediate representation of the whole spec. Every emitter reads
 // only this; nothing here knows about YAML, JSON Schema or OpenAPI syntax.
+import type { ConditionExpr } from "../../templates/webhooks/rules.js";
 import type { SourcePos } from "../diagnostics.js";
 
 /** The JSON Schema formats the schemas use; the validators check them (templates/validators/formats.ts). */
@@ -174,20 +175,8 @@ export interface VerificationStatus {
   readonly onlyWhen?: string;
 }
 
-/**
- * A condition as data (spec/statuses.yaml `conditions`), evaluated over the fields of a verification or
- * webhook payload: by the webhook runtime and by the sandbox alike.
- */
-export type ConditionExpr =
-  | { readonly all: readonly ConditionExpr[] }
-  | { readonly any: readonly ConditionExpr[] }
-  | { readonly not: ConditionExpr }
-  | { readonly ref: string }
-  | { readonly field: string; readonly equals: string | number | boolean }
-  | { readonly field: string; readonly notEquals: string | number | boolean }
-  | { readonly field: string; readonly below: string }
-  | { readonly field: string; readonly atLeast: string }
-  | { readonly field: string; readonly present: boolean };
+/** A condition as data (spec/statuses.yaml `conditions`): its one home is the runtime that evaluates it. */
+export type { ConditionExpr };
 
 export interface NamedCondition {
   readonly name: string;
