@@ -69,7 +69,7 @@ export const CATALOG = {
   VS415: { name: "path-parameters", found: "path parameters [{declared}] for the path {path}", expected: "exactly the parameters of the path: [{inPath}]" },
   VS416: { name: "client-name-twice", found: "the client name {client} also used by {other}", expected: "a client name used once" },
   VS417: { name: "credentials-missing", found: "an `auth: body` request without {field}", expected: "the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)" },
-  VS418: { name: "no-locking-status", found: "no submission status with `locksResubmission: true`", expected: "the submission status that locks resubmission (seed 3)" },
+  VS418: { name: "no-locking-status", found: "no submission status with `locksResubmission: true`", expected: "the submission status that locks resubmission (the service's specification, section 3)" },
   VS419: { name: "webhook-payload-formats", found: "payloads {found}", expected: "a `v5` and an `older` payload" },
   VS422: { name: "missing-required-name", found: "no `{name}` here", expected: "`{name}`: {why}" },
   VS430: { name: "condition-form", found: "a condition with {keys}", expected: "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present" },

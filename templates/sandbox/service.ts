@@ -325,7 +325,7 @@ export class SandboxService {
   }
 
   /**
-   * A resubmission of an existing individual (seed: 3, 7): pending → 475 (nothing stored); rejected → the
+   * A resubmission of an existing individual (the service's specification, sections 3 and 7): pending → 475 (nothing stored); rejected → the
    * first row of the table from `rejected` whose condition holds: `retry` (pending, attempt + 1) or `lock`
    * (stays rejected, submission locked, its error). Other statuses: not a resubmission (undefined).
    */
@@ -390,7 +390,7 @@ export class SandboxService {
     return { name: str(fields.name) ?? String(body.type), testText: str(fields[tv.olderEntity]) };
   }
 
-  /** POST /verify: the response is the initial webhook's content (seed: 4.1). */
+  /** POST /verify: the response is the initial webhook's content (the service's specification, section 4.1). */
   async verifyOlder(body: Record<string, unknown>, formId: string | null = null, trace?: string, maxAttempts: number | null = null): Promise<{ trace: string; text: string }> {
     const now = this.clock.now();
     const { name, testText } = this.olderName(body);
@@ -399,14 +399,14 @@ export class SandboxService {
       ...(trace ? { trace } : {}), userId: str(body.metadata_userId) ?? null, type: String(body.type), name, country: str(fields.country) ?? null,
       request: body, formId, maxAttempts, outcome: testText ?? "",
     }, now);
-    // Entities: submissionId is the trace (seed: 6.3).
+    // Entities: submissionId is the trace (the service's specification, section 6.3).
     const stored = body.type === "individual" ? v : { ...v, submissionId: v.trace };
     const text = await this.db.transaction((tx) => this.insert(tx, stored, this.row("submit").trigger));
     this.onChange();
     return { trace: stored.trace, text };
   }
 
-  /** POST /getVerificationStatus: the latest webhook content, by trace or userId (seed: 4.3). */
+  /** POST /getVerificationStatus: the latest webhook content, by trace or userId (the service's specification, section 4.3). */
   async latestOlder(key: { trace?: string; userId?: string }): Promise<string | undefined> {
     const rows = key.trace !== undefined
       ? await this.db.query("SELECT trace FROM verifications WHERE trace = $1 AND api = 'older'", [key.trace])

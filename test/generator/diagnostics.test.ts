@@ -147,7 +147,7 @@ const cases: Case[] = [
     file: "statuses.yaml",
     from: "    locksResubmission: true\n",
     to: "",
-    message: "spec/statuses.yaml:39:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (seed 3)",
+    message: "spec/statuses.yaml:39:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (the service's specification, section 3)",
   },
   {
     name: "webhook payloads without the older format",

@@ -1,4 +1,4 @@
-// `verispec validate <schemaId> <file|->`: the generated validators on one JSON document (seed: 7).
+// `verispec validate <schemaId> <file|->`: the generated validators on one JSON document (the service's specification, section 7).
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";

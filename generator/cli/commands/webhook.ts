@@ -1,5 +1,5 @@
 /**
- * `verispec webhook verify`: checks one received webhook from files (seed: 6.4).
+ * `verispec webhook verify`: checks one received webhook from files (the service's specification, section 6.4).
  * The signing key comes from `VERISPEC_SIGNING_SECRET` or `--secret-file`, never from argv, where
  * it would be visible in `ps` output and shell history.
  */
