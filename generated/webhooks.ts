@@ -2,8 +2,7 @@
 // Webhook verification bound to the spec (the service's specification, sections 3, 6, 8). The logic is in runtime/webhooks/.
 import { createWebhookKit, type WebhookKit, type WebhookRules } from "./runtime/webhooks/index.js";
 import type { v4, v5 } from "./types.js";
-import { validateV4WebhookPayload } from "./validators/v4.WebhookPayload.js";
-import { validateV5WebhookPayload } from "./validators/v5.WebhookPayload.js";
+import type { Validator } from "./runtime/validators/index.js";
 
 /** Statuses, receiver outcomes, transitions and the timestamp tolerance, from the spec YAML. */
 export const webhookRules: WebhookRules = {
@@ -185,10 +184,22 @@ export const webhookRules: WebhookRules = {
 /** A verified payload, typed by its format. */
 export type WebhookPayload = v5.WebhookPayload | v4.WebhookPayload;
 
+// Each format's validator is loaded on its first delivery: a receiver of one format never loads the other,
+// and importing this module stays cheap (a CLI run verifies one delivery).
+const payloadValidators: Partial<Record<"v5" | "v4", Validator>> = {};
+async function payloadValidator(version: "v5" | "v4"): Promise<Validator> {
+  return version === "v5"
+    ? (payloadValidators.v5 ??= (await import("./validators/v5.WebhookPayload.js")).validateV5WebhookPayload)
+    : (payloadValidators.v4 ??= (await import("./validators/v4.WebhookPayload.js")).validateV4WebhookPayload);
+}
+
 const kit: WebhookKit<v5.WebhookPayload, v4.WebhookPayload> = createWebhookKit<v5.WebhookPayload, v4.WebhookPayload>({
   rules: webhookRules,
   // A signed payload that does not match its schema is refused as invalid_payload, with the issues.
-  validatePayload: (version, payload) => (version === "v5" ? validateV5WebhookPayload : validateV4WebhookPayload)(payload),
+  validatePayload: (version, payload) => {
+    const loaded = payloadValidators[version];
+    return loaded ? loaded(payload) : payloadValidator(version).then((validate) => validate(payload));
+  },
 });
 
 /** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */

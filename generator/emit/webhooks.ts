@@ -39,8 +39,7 @@ export function emitWebhooks(model: Model): OutputFile[] {
 // Webhook verification bound to the spec (the service's specification, sections 3, 6, 8). The logic is in runtime/webhooks/.
 import { createWebhookKit, type WebhookKit, type WebhookRules } from "./runtime/webhooks/index.js";
 import type { v4, v5 } from "./types.js";
-import { ${validatorName(schemas.v4)} } from "./validators/${schemas.v4}.js";
-import { ${validatorName(schemas.v5)} } from "./validators/${schemas.v5}.js";
+import type { Validator } from "./runtime/validators/index.js";
 
 /** Statuses, receiver outcomes, transitions and the timestamp tolerance, from the spec YAML. */
 export const webhookRules: WebhookRules = ${rules};
@@ -48,10 +47,22 @@ export const webhookRules: WebhookRules = ${rules};
 /** A verified payload, typed by its format. */
 export type WebhookPayload = ${v5Type} | ${v4Type};
 
+// Each format's validator is loaded on its first delivery: a receiver of one format never loads the other,
+// and importing this module stays cheap (a CLI run verifies one delivery).
+const payloadValidators: Partial<Record<"v5" | "v4", Validator>> = {};
+async function payloadValidator(version: "v5" | "v4"): Promise<Validator> {
+  return version === "v5"
+    ? (payloadValidators.v5 ??= (await import("./validators/${schemas.v5}.js")).${validatorName(schemas.v5)})
+    : (payloadValidators.v4 ??= (await import("./validators/${schemas.v4}.js")).${validatorName(schemas.v4)});
+}
+
 const kit: WebhookKit<${v5Type}, ${v4Type}> = createWebhookKit<${v5Type}, ${v4Type}>({
   rules: webhookRules,
   // A signed payload that does not match its schema is refused as invalid_payload, with the issues.
-  validatePayload: (version, payload) => (version === "v5" ? ${validatorName(schemas.v5)} : ${validatorName(schemas.v4)})(payload),
+  validatePayload: (version, payload) => {
+    const loaded = payloadValidators[version];
+    return loaded ? loaded(payload) : payloadValidator(version).then((validate) => validate(payload));
+  },
 });
 
 /** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */

@@ -33,10 +33,10 @@ import {
 } from "./signature.js";
 import { isV5Payload, payloadTimestampMs, withinTolerance } from "./timestamp.js";
 
-export type ValidatePayload = (
-  version: "v5" | "v4",
-  payload: unknown,
-) => { readonly valid: true } | { readonly valid: false; readonly errors: readonly WebhookPayloadIssue[] };
+export type PayloadValidity = { readonly valid: true } | { readonly valid: false; readonly errors: readonly WebhookPayloadIssue[] };
+
+/** May answer through a promise: the generated kit loads each format's validator on first use. */
+export type ValidatePayload = (version: "v5" | "v4", payload: unknown) => PayloadValidity | PromiseLike<PayloadValidity>;
 
 export interface VerifyWebhookInput {
   /** The exact bytes received, before any JSON parsing: re-serialised JSON does not match the signature. */
@@ -97,7 +97,7 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
 
   const authenticated = authenticate(input, secrets);
   const { payload } = authenticated;
-  validate(context.validatePayload, payload);
+  await validate(context.validatePayload, payload);
   checkTimestamp(payload, now, toleranceMs);
 
   // the service's specification, section 6.4 — last, so only deliveries that passed every other check are remembered.
@@ -265,9 +265,9 @@ function parseJsonObject(rawBody: RawBody): JsonObject {
   return parsed;
 }
 
-function validate(validatePayload: ValidatePayload | undefined, payload: JsonObject): void {
+async function validate(validatePayload: ValidatePayload | undefined, payload: JsonObject): Promise<void> {
   if (validatePayload === undefined) return;
-  const result = validatePayload(isV5Payload(payload) ? "v5" : "v4", payload);
+  const result = await validatePayload(isV5Payload(payload) ? "v5" : "v4", payload);
   if (!result.valid) {
     throw new WebhookVerificationError("invalid_payload", "the payload does not match the spec's schema", result.errors);
   }

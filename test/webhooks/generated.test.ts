@@ -24,7 +24,7 @@ describe("generated webhook rules", () => {
     }
   });
 
-  it("reads statuses as seed 6.2 says", () => {
+  it("reads statuses as section 6.2 of the service's specification says", () => {
     const base = { version: "v5" as const, tags: [] as string[], attempt: 1 };
     expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("retry_possible");
     expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 5, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
@@ -47,7 +47,23 @@ describe("generated webhook rules", () => {
     });
   });
 
-  it("follows the transition table of seed 3", () => {
+  it("checks each format with its own validator, loaded on first use and reused after", async () => {
+    const older = JSON.stringify({
+      name: "Jane Citizen", verificationStatus: "verified", trace: "3e1f6b0a-6f0e-4d9b-8c7a-1b2c3d4e5f60", submissionId: "9a8b7c6d",
+      entityType: "individual", timestamp: NOW, submissionStatus: "submitted", verificationScore: 2, idvRiskScore: { description: "Low" },
+    });
+    for (const [rawBody, errors] of [
+      [older, [{ code: "invalid_format", message: "Invalid UUID", path: ["submissionId"] }]],
+      [body({ attempt: "first" }), [{ code: "invalid_type", path: ["attempt"] }]],
+    ] as const) {
+      const headers = signWebhook({ version: "2", rawBody, secret: "k" });
+      for (let call = 0; call < 2; call++) {
+        await expect(verifyWebhook({ rawBody, headers, secret: "k", now: NOW })).rejects.toMatchObject({ reason: "invalid_payload", errors });
+      }
+    }
+  });
+
+  it("follows the transition table of the service's specification, section 3", () => {
     expect(canTransition(null, "pending")).toBe(true);
     expect(canTransition("pending", "verified")).toBe(true);
     expect(canTransition("rejected", "pending")).toBe(true);
