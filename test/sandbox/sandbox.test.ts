@@ -212,6 +212,12 @@ describe("control API and bad input", () => {
     expect(typed.status).toBe(415);
     const older = await call(sandbox.url, "POST", "/verify", "{oops");
     expect(older.body).toMatchObject({ status: "error", statusCode: 400, type: "bad_request" });
+    // The parser's own message quotes the text it stopped at: never echoed (the secret key travels in this body).
+    const secretBody = `{"metadata_secretKey": "s3cr3t-KEY", "metadata_serviceUid": oops}`;
+    const echoed = await call(sandbox.url, "POST", "/verify", secretBody);
+    expect(echoed.status).toBe(400);
+    expect(JSON.stringify(echoed.body)).not.toContain("s3cr3t");
+    expect(JSON.stringify(echoed.body)).not.toContain("oops");
     for (const [path, r] of [["/v5/verifications", malformed], ["/v5/verifications", typed], ["/verify", older]] as const) {
       expect(responseErrors(path, "POST", r.status, r.body)).toEqual([]);
     }
