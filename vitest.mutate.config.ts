@@ -33,6 +33,8 @@ export default defineConfig({
     exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
     testTimeout: 60_000,
     pool: "forks",
+    // Property tests run fewer cases per mutant (test/support/runs.ts).
+    env: { VERISPEC_MUTATION: "1" },
     expect: { requireAssertions: true },
   },
 });

@@ -7,6 +7,7 @@ import { escape as qsEscape } from "node:querystring";
 import { inspect } from "node:util";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { propertyRuns } from "../support/runs.js";
 import {
   createClientCore,
   RedirectError,
@@ -302,7 +303,7 @@ describe("redaction holds in every encoding (property-based)", () => {
         expect(outputs.join("\n")).toContain("[redacted]"); // the echo arrived and was replaced
         for (const out of outputs) for (const form of forms) expect(out.includes(form), `${encoding} ${kind}: ${JSON.stringify(form)} in ${out}`).toBe(false);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   }, 60_000);
 });

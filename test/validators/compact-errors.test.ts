@@ -12,6 +12,7 @@ import { reachOf } from "../../generator/emit/validators/reach.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { schemaIds } from "../../generated/validators/index.js";
 import type { RawValidate } from "../../templates/validators/types.js";
+import { propertyRuns } from "../support/runs.js";
 import { loadFixtures, ROOT } from "./helpers.js";
 
 type Module = Record<string, RawValidate>;
@@ -74,7 +75,7 @@ describe("compactErrors", () => {
         const [id, data] = d !== null && typeof d === "object" && "id" in (d as object) ? [(d as { id: string }).id, (d as { data: unknown }).data] : [anyId, d];
         sameErrors(id, data);
       }),
-      { numRuns: 2_000, seed: 20260103 },
+      { numRuns: propertyRuns(2_000), seed: 20260103 },
     );
   });
 

@@ -13,6 +13,7 @@ import { dropPlaceholderErrors, pascalId } from "../../generator/emit/validators
 import { mapErrors, toIssue } from "../../templates/validators/map-errors.js";
 import { filterNoise, groupIssues } from "./reference-pipeline.js";
 import type { AjvError, RawValidate } from "../../templates/validators/types.js";
+import { propertyRuns } from "../support/runs.js";
 import { loadFixtures, ROOT } from "./helpers.js";
 
 const fixtures = loadFixtures();
@@ -61,7 +62,7 @@ describe("mapErrors (the hot path) answers as the reference pipeline", () => {
         const errors = ajvErrors(id, data);
         if (errors) expect(JSON.stringify(mapErrors(errors, data, TABLE, MESSAGES))).toBe(JSON.stringify(reference(errors, data)));
       }),
-      { numRuns: 3_000, seed: 20260102 },
+      { numRuns: propertyRuns(3_000), seed: 20260102 },
     );
   });
 

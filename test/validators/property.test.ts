@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { schemaIds, validate } from "../../generated/validators/index.js";
 import type { SchemaId } from "../../generated/validators/index.js";
+import { propertyRuns } from "../support/runs.js";
 import { loadFixtures } from "./helpers.js";
 
 const fixtures = loadFixtures();
@@ -38,7 +39,7 @@ describe("hostile input", () => {
         }
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       }),
-      { numRuns: 10_000, seed: 20260101 },
+      { numRuns: propertyRuns(10_000), seed: 20260101 },
     );
   });
 
