@@ -93,7 +93,7 @@ function rollBack(old: string, temp: string, outDir: string): void {
 }
 
 function removeWorkDir(work: string): void {
-  if (existsSync(work) && readdirSync(work).every((e) => e === ".gitignore")) rmSync(work, { recursive: true, force: true });
+  if (isDirectory(work) && readdirSync(work).every((e) => e === ".gitignore")) rmSync(work, { recursive: true, force: true });
 }
 
 /**
