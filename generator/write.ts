@@ -6,7 +6,7 @@
 //   The temporary folders live in `.verispec-work/` beside the output directory, which ignores itself
 //   for git; a run that was killed is recovered at the next start (the swap is rolled back, leftovers go).
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { UsageError } from "./diagnostics.js";
 import type { OutputFile } from "./emit/output.js";
 import { filesUnder } from "./walk.js";
@@ -123,8 +123,9 @@ function recoverIn(dir: string, prefix: string, outDir: string): void {
 
 /** Throws OutputError unless the output directory is absent, empty, or verispec's own. */
 export function assertWritable(outDir: string, files: readonly OutputFile[], cwd: string): void {
+  // cwd is outside outDir when the way there climbs out first (or, on Windows, is on another drive).
   const fromCwd = relative(outDir, cwd);
-  if (fromCwd === "" || !(fromCwd.startsWith("..") || fromCwd.startsWith(sep))) {
+  if (!(fromCwd === ".." || fromCwd.startsWith(`..${sep}`) || isAbsolute(fromCwd))) {
     throw new OutputError("refusing to replace the working directory or a folder that holds it", outDir);
   }
   let stat;

@@ -113,6 +113,9 @@ describe("the working directory", () => {
     mkdirSync(cwd);
     expect(failure(() => writeAtomically(cwd, files, { cwd })).message).toContain("working directory");
     expect(failure(() => writeAtomically(dir, files, { cwd })).message).toContain("working directory");
+    const dotted = join(dir, "out", "..hidden");
+    mkdirSync(dotted, { recursive: true });
+    expect(failure(() => writeAtomically(join(dir, "out"), files, { cwd: dotted })).message).toContain("working directory");
     writeAtomically(join(dir, "sibling"), files, { cwd });
     expect(readdirSync(join(dir, "sibling")).sort()).toEqual([MANIFEST, "a", "z.ts"]);
   });
@@ -207,7 +210,7 @@ describe("the drift report (verispec check)", () => {
     put(join(out, "y-extra.ts"), "x\n");
     put(join(out, "c-extra.ts"), "x\n");
     put(join(out, "docs", "index.html"), "<html></html>\n");
-    const drift = compareWithDisk(out, [...files, { path: "m-new.ts", contents: "x\n" }]);
+    const drift = compareWithDisk(out, [{ path: "m-new.ts", contents: "x\n" }, ...files]);
     expect(drift.missing).toEqual(["a/b.json", "m-new.ts"]);
     expect(drift.stale).toEqual(["c-extra.ts", "y-extra.ts"]);
     expect(drift.changed).toEqual([
