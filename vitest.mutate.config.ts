@@ -30,7 +30,7 @@ export default defineConfig({
       "test/generator/write*.test.ts",
     ],
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
-    exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
+    exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
     testTimeout: 60_000,
     pool: "forks",
     // Property tests run fewer cases per mutant (test/support/runs.ts).
