@@ -93,19 +93,18 @@ export class Dispatcher {
   }
 
   /**
-   * Due rows with no earlier queued row of the same trace and receiver (that keeps each verification's
-   * webhooks in order). No ORDER BY: rows come in the table's order, about the order of writing, and the
-   * scan stops at the LIMIT instead of sorting every queued row. On a shared Postgres the claim is one
-   * atomic UPDATE taking a lease (FOR UPDATE SKIP LOCKED), so two instances never take one row. An
-   * exclusive store (PGlite) has one dispatcher, whose passes never overlap: a plain SELECT, and no lease
-   * to write and clear per row.
+   * Due rows, oldest first, with no earlier queued row of the same trace and receiver (that keeps each
+   * verification's webhooks in order); the partial indexes of migration 2 make it an index scan that stops
+   * at the LIMIT. On a shared Postgres the claim is one atomic UPDATE taking a lease (FOR UPDATE SKIP
+   * LOCKED), so two instances never take one row. An exclusive store (PGlite) has one dispatcher, whose
+   * passes never overlap: a plain SELECT, and no lease to write and clear per row.
    */
   private async claim(): Promise<Row[]> {
     const now = Date.now();
     const due = `SELECT o.id, o.delivery_id, o.url, o.body, o.signature_version, o.tries FROM outbox o
        WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)
          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.trace = o.trace AND p.url = o.url AND p.state = 'queued' AND p.id < o.id)
-       LIMIT ${CLAIM_LIMIT}`;
+       ORDER BY o.id LIMIT ${CLAIM_LIMIT}`;
     if (this.o.db.exclusive) return this.o.db.query(due, [now]);
     return this.o.db.query(
       `UPDATE outbox SET lease_owner = $2, lease_until = $3 WHERE id IN (SELECT id FROM (${due} FOR UPDATE OF o SKIP LOCKED) c)
