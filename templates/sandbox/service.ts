@@ -104,10 +104,14 @@ export class SandboxService {
   /** New verifications without a lookup (the common create), inserted together: one statement per group. */
   private readonly created = new Group<{ v: Verification; trigger: string }, string>((items) => this.insert(this.db, items));
 
+  /** The test values' words as whole-word patterns, compiled once (every create reads them). */
+  private readonly testWords: readonly { readonly pattern: RegExp; readonly outcome: string }[];
+
   constructor(private readonly options: ServiceOptions) {
     this.b = options.binding;
     this.db = options.db;
     this.clock = options.clock;
+    this.testWords = this.b.spec.testValues.rules.map((r) => ({ pattern: new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu"), outcome: r.outcome }));
   }
 
   // ---- rules from the binding -------------------------------------------------------------------
@@ -123,7 +127,7 @@ export class SandboxService {
   /** The outcome the test values pick (spec/sandbox.yaml testValues); a status the subject may not take falls back to the default. */
   pickOutcome(text: string | undefined, subject: Record<string, unknown>): string {
     const tv = this.b.spec.testValues;
-    const hit = tv.rules.find((r) => text !== undefined && new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu").test(text));
+    const hit = text === undefined ? undefined : this.testWords.find((r) => r.pattern.test(text));
     const outcome = hit?.outcome ?? tv.default;
     const onlyWhen = this.b.rules.statuses[outcome]?.onlyWhen;
     return onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject) ? tv.default : outcome;
