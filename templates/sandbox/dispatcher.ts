@@ -1,8 +1,9 @@
 // Delivers the outbox: claims due rows (on a shared Postgres: FOR UPDATE SKIP LOCKED, then a lease), signs
-// each body with the webhook runtime's signWebhook, POSTs it, and records the answers of a pass together. Per verification and receiver, rows go
-// out in order: a row waits while an earlier one of the same trace is still queued. A non-2xx answer or
-// a timeout is retried after the next delay of the policy; the same body, timestamp and deliveryId.
-// Several instances on one Postgres never deliver a row twice: the claim is one atomic UPDATE.
+// each body with the webhook runtime's signWebhook, POSTs it, and records the answers of a pass together.
+// Per verification and receiver, rows go out in order: a row waits while an earlier one of the same trace
+// is still queued. A non-2xx answer or a timeout is retried after the next delay of the policy; the same
+// body, timestamp and deliveryId. Several instances on one Postgres never deliver a row twice: the claim
+// is one atomic UPDATE.
 import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";

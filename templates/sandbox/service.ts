@@ -212,7 +212,7 @@ export class SandboxService {
     if (!result.valid) throw new Error(`sandbox bug: a webhook payload fails ${schemaId}: ${JSON.stringify(result.errors)}`);
   }
 
-  // ---- writes (each inside the caller's transaction) --------------------------------------------
+  // ---- writes (each inside the caller's transaction, or one statement on its own) ----------------
 
   /** The webhook of a state change. */
   private async webhookOf(tx: Sql, v: Verification): Promise<Webhook> {
