@@ -7,9 +7,18 @@ import type { ValidationIssue } from "../validators/types.js";
 import { evaluateCondition, findTransitions, type TransitionRule } from "../webhooks/index.js";
 import { choice, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
+import { Group } from "./store/group.js";
 import type { Db, Row, Sql } from "./store/index.js";
 
 export type Api = "v5" | "older";
+
+/** A state change's webhook: its text and its outbox rows' values (one row per receiver; url null: none configured). */
+interface Webhook {
+  readonly text: string;
+  readonly format: Api;
+  readonly deliveryId: string;
+  readonly urls: readonly (string | null)[];
+}
 
 /** A verification as stored. The status fields keep the payload's names, so conditions read them directly. */
 export interface Verification {
@@ -92,11 +101,17 @@ export class SandboxService {
   private readonly clock: SandboxClock;
   /** Called after a commit that queued webhooks or scheduled processing (wakes the dispatcher). */
   onChange: () => void = () => {};
+  /** New verifications without a lookup (the common create), inserted together: one statement per group. */
+  private readonly created = new Group<{ v: Verification; trigger: string }, string>((items) => this.insert(this.db, items));
+
+  /** The test values' words as whole-word patterns, compiled once (every create reads them). */
+  private readonly testWords: readonly { readonly pattern: RegExp; readonly outcome: string }[];
 
   constructor(private readonly options: ServiceOptions) {
     this.b = options.binding;
     this.db = options.db;
     this.clock = options.clock;
+    this.testWords = this.b.spec.testValues.rules.map((r) => ({ pattern: new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu"), outcome: r.outcome }));
   }
 
   // ---- rules from the binding -------------------------------------------------------------------
@@ -112,7 +127,7 @@ export class SandboxService {
   /** The outcome the test values pick (spec/sandbox.yaml testValues); a status the subject may not take falls back to the default. */
   pickOutcome(text: string | undefined, subject: Record<string, unknown>): string {
     const tv = this.b.spec.testValues;
-    const hit = tv.rules.find((r) => text !== undefined && new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu").test(text));
+    const hit = text === undefined ? undefined : this.testWords.find((r) => r.pattern.test(text));
     const outcome = hit?.outcome ?? tv.default;
     const onlyWhen = this.b.rules.statuses[outcome]?.onlyWhen;
     return onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject) ? tv.default : outcome;
@@ -197,10 +212,10 @@ export class SandboxService {
     if (!result.valid) throw new Error(`sandbox bug: a webhook payload fails ${schemaId}: ${JSON.stringify(result.errors)}`);
   }
 
-  // ---- writes (each inside the caller's transaction) --------------------------------------------
+  // ---- writes (each inside the caller's transaction, or one statement on its own) ----------------
 
-  /** The webhook of a state change: its text and its outbox rows' values (one row per receiver). */
-  private async webhookOf(tx: Sql, v: Verification): Promise<{ text: string; format: Api; deliveryId: string; urls: (string | null)[] }> {
+  /** The webhook of a state change. */
+  private async webhookOf(tx: Sql, v: Verification): Promise<Webhook> {
     let parentUserId: string | null = null;
     if (v.parentTrace) {
       const p = await tx.query("SELECT user_id FROM verifications WHERE trace = $1", [v.parentTrace]);
@@ -210,30 +225,37 @@ export class SandboxService {
     return { text, format, deliveryId: randomUUID(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
   }
 
-  /** Outbox rows, one per receiver, as SQL appended to a statement: parameters from `at` on. */
+  /** Outbox rows, one per receiver of each webhook, as SQL appended to a statement: parameters from `at` on (outboxParams). */
   private static readonly OUTBOX_INSERT = (at: number) =>
     `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
-     SELECT $${at}, $${at + 1}, u.url, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, CASE WHEN u.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 6}, $${at + 6}
-       FROM unnest($${at + 7}::text[]) AS u(url)`;
+     SELECT w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 7}, $${at + 7}
+       FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)`;
 
-  private outboxParams(v: Verification, w: { text: string; format: Api; deliveryId: string; urls: (string | null)[] }): unknown[] {
-    return [w.deliveryId, v.trace, w.format, this.options.signatureVersion, w.text, v.updatedAt, Date.now(), w.urls];
+  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): unknown[] {
+    const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt]));
+    return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([this.options.signatureVersion, Date.now()]);
   }
 
-  /** A new verification, its history row and its webhook in the outbox: one statement. */
-  private async insert(tx: Sql, v: Verification, trigger: string): Promise<string> {
-    const w = await this.webhookOf(tx, v);
+  /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text. */
+  private async insert(tx: Sql, items: readonly { v: Verification; trigger: string }[]): Promise<string[]> {
+    const webhooks = [];
+    for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
+    const col = (f: (v: Verification) => unknown) => items.map(({ v }) => f(v));
     await tx.query(
       `WITH v AS (
          INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
            verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)),
-       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $12, $13, $14, $21, $20))
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+           $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::bigint[], $18::text[], $19::bigint[], $20::bigint[])),
+       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at)
+         SELECT * FROM unnest($1::text[], $12::text[], $13::text[], $14::int[], $21::text[], $20::bigint[]))
        ${SandboxService.OUTBOX_INSERT(22)}`,
-      [v.trace, v.api, v.userId, v.submissionId, v.parentTrace, v.roles ? json(v.roles) : null, v.type, v.subType, v.name, v.country, json(v.request),
-        v.verificationStatus, v.submissionStatus, v.attempt, v.maxAttempts, v.outcome, v.dueAt, v.formId, v.createdAt, v.updatedAt, trigger, ...this.outboxParams(v, w)],
+      [col((v) => v.trace), col((v) => v.api), col((v) => v.userId), col((v) => v.submissionId), col((v) => v.parentTrace), col((v) => (v.roles ? json(v.roles) : null)),
+        col((v) => v.type), col((v) => v.subType), col((v) => v.name), col((v) => v.country), col((v) => json(v.request)), col((v) => v.verificationStatus),
+        col((v) => v.submissionStatus), col((v) => v.attempt), col((v) => v.maxAttempts), col((v) => v.outcome), col((v) => v.dueAt), col((v) => v.formId),
+        col((v) => v.createdAt), col((v) => v.updatedAt), items.map((i) => i.trigger), ...this.outboxParams(webhooks)],
     );
-    return w.text;
+    return webhooks.map(({ w }) => w.text);
   }
 
   /** Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement. */
@@ -246,7 +268,7 @@ export class SandboxService {
            due_at = $7, request = $8, updated_at = $9 WHERE trace = $1),
        h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
        ${SandboxService.OUTBOX_INSERT(11)}`,
-      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, ...this.outboxParams(next, w)],
+      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, ...this.outboxParams([{ v: next, w }])],
     );
     return { v: next, text: w.text };
   }
@@ -289,10 +311,17 @@ export class SandboxService {
     const userId = str(body.userId) ?? null;
     const resubmittable = body.type === "individual" && body.subType === "data";
     const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
-    // One statement is atomic by itself: a transaction only when a lookup or several verifications are involved.
-    const atomic = (resubmittable && userId !== null) || stakeholders.length > 0;
-    const run = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => (atomic ? this.db.transaction(fn) : fn(this.db));
-    return run(async (tx) => {
+    const submit = this.row("submit").trigger;
+    const v = this.newVerification("v5", {
+      userId, type: String(body.type), subType: str(body.subType) ?? null, name: str(body.name) ?? "", country: str(body.country) ?? null, request: body,
+      maxAttempts: resubmittable ? this.b.spec.attempts.observedDefaultCap : null,
+    }, now);
+    // One new verification needs no lookup: it joins the group commit. A possible resubmission or stakeholders take a transaction.
+    if (!(resubmittable && userId !== null) && stakeholders.length === 0) {
+      await this.created.add({ v, trigger: submit });
+      return { trace: v.trace };
+    }
+    return this.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
         const rows = await tx.query(
           "SELECT * FROM verifications WHERE user_id = $1 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
@@ -304,22 +333,19 @@ export class SandboxService {
           if (resubmitted) return resubmitted;
         }
       }
-      const v = this.newVerification("v5", {
-        userId, type: String(body.type), subType: str(body.subType) ?? null, name: str(body.name) ?? "", country: str(body.country) ?? null, request: body,
-        maxAttempts: resubmittable ? this.b.spec.attempts.observedDefaultCap : null,
-      }, now);
-      await this.insert(tx, v, this.row("submit").trigger);
-      for (const s of stakeholders) {
+      await this.insert(tx, [{ v, trigger: submit }]);
+      const children = stakeholders.flatMap((s) => {
         const shape = obj(s);
         const entity = shape.entity ? obj(shape.entity) : shape;
-        if (entity.type !== "individual") continue;
+        if (entity.type !== "individual") return [];
         const roles = Array.isArray(shape.roles) ? shape.roles.filter((r): r is string => typeof r === "string") : str(shape.role) ? [shape.role as string] : [];
         const child = this.newVerification("v5", {
           parentTrace: v.trace, roles, type: "individual", subType: str(entity.subType) ?? null, name: str(entity[this.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
           country: str(entity.country) ?? null, request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
         }, now);
-        await this.insert(tx, child, this.row("submit").trigger);
-      }
+        return [{ v: child, trigger: submit }];
+      });
+      if (children.length) await this.insert(tx, children);
       return { trace: v.trace };
     });
   }
@@ -401,7 +427,7 @@ export class SandboxService {
     }, now);
     // Entities: submissionId is the trace (the service's specification, section 6.3).
     const stored = body.type === "individual" ? v : { ...v, submissionId: v.trace };
-    const text = await this.db.transaction((tx) => this.insert(tx, stored, this.row("submit").trigger));
+    const text = await this.created.add({ v: stored, trigger: this.row("submit").trigger });
     this.onChange();
     return { trace: stored.trace, text };
   }
