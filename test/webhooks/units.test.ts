@@ -60,7 +60,9 @@ describe("each refusal, with its reason and message", () => {
 
   it("a body that is not a JSON object, a timestamp that is not a number, a timestamp out of tolerance either way", async () => {
     const signedV2 = (rawBody: string) => ({ rawBody, headers: signWebhook({ version: "2", rawBody, secret: SECRET }) });
-    expect(await refusal(verify(signedV2("[1]")))).toEqual({ name: "WebhookVerificationError", reason: "invalid_payload", message: "the body is not a UTF-8 JSON object" });
+    for (const text of ["[1]", "5", "null", "{"]) {
+      expect(await refusal(verify(signedV2(text)))).toEqual({ name: "WebhookVerificationError", reason: "invalid_payload", message: "the body is not a UTF-8 JSON object" });
+    }
     expect(await refusal(verify(signedV2(v5Body(NOW, { timestamp: "soon" }))))).toEqual({
       name: "WebhookVerificationError", reason: "invalid_payload", message: "the payload has no numeric timestamp",
       errors: [{ message: "timestamp must be a number (Unix time)", code: "invalid_type", path: ["timestamp"] }],
@@ -146,6 +148,7 @@ describe("signature helpers", () => {
   it("parseDigest wants the prefix and exactly 64 hex digits", () => {
     expect(parseDigest(`sha256=${HEX}`, "sha256=")?.toString("hex")).toBe(HEX);
     expect(parseDigest(`x${"sha256="}${HEX}`, "sha256=")).toBeUndefined();
+    expect(parseDigest(`sha512=${HEX}`, "sha256=")).toBeUndefined();
     expect(parseDigest(`sha256=${HEX}0`, "sha256=")).toBeUndefined();
     expect(parseDigest(`sha256=${"g".repeat(64)}`, "sha256=")).toBeUndefined();
   });
@@ -169,6 +172,7 @@ describe("signature helpers", () => {
     expect(() => signWebhook({ version: "2", rawBody: "{}", secret: "" })).toThrow(new TypeError("signWebhook: the signing key must be a non-empty string or Uint8Array"));
     expect(() => assertSecret(new Uint8Array(), "here")).toThrow(/^here: the signing key must be/);
     expect(() => assertSecret(5 as unknown as string, "here")).toThrow(TypeError);
+    expect(() => assertSecret({ length: 3 } as unknown as string, "here")).toThrow(TypeError);
     expect(() => assertSecret(new Uint8Array([1]), "here")).not.toThrow();
   });
 });
@@ -180,6 +184,7 @@ describe("headers", () => {
     expect(readSignatureHeaders(inherited as Record<string, string>)).toEqual({ version: "2", v2: undefined, sha: undefined, keccak: undefined });
     expect(readSignatureHeaders({ "X-Svc-Signature-KECCAK": " k ", "content-type": "x", xsvc: "y", "Y-Svc-Signature-SHA": "z" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: "k" });
     expect(readSignatureHeaders({ "X-Svc-Signature-SHA": "a", "x-svc-signature-sha": "b" }).sha).toBe(DUPLICATE_HEADER);
+    expect(readSignatureHeaders({ "X-Svc-Signature-Other": "a" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: undefined });
     expect(readSignatureHeaders({ "X-Svc-Signature": ["a", ""] }).v2).toBe("a");
     expect(readSignatureHeaders({ "X-Svc-Signature": ["", "b"] }).v2).toBe("b");
   });
@@ -239,6 +244,7 @@ describe("conditions and transitions", () => {
 
   it("finds rows: unknown targets none, onlyWhen checked with fields, `any` targets every other status, `any` sources known statuses only", () => {
     expect(findTransitions(rules, "pending", "nope")).toEqual([]);
+    expect(findTransitions(rules, "verified", "nope")).toEqual([]); // an `any` row reaches known statuses only
     expect(findTransitions(rules, "pending", "special", { kind: "b" })).toEqual([]);
     expect(findTransitions(rules, "pending", "special", { kind: "a" })).toHaveLength(1);
     expect(findTransitions(rules, "pending", "special")).toHaveLength(1);
