@@ -5,7 +5,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../outputs/helpers.js";
 import { type AuditReport, runAudit } from "./audit.js";
 import { locateSeed, parseSeedTables, readSeed } from "./seed-tables.js";
@@ -15,8 +15,6 @@ const seed = locateSeed(ROOT);
 if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SPECIFICATION_DIR, shared/seed/ or test/fixtures/specification/); skipping the seed-table audit\n");
 
 const ARTIFACTS = join(ROOT, "test", ".artifacts");
-const temp = mkdtempSync(join(tmpdir(), "verispec-audit-"));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 function writeArtifacts(report: AuditReport): string {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -41,6 +39,10 @@ function writeArtifacts(report: AuditReport): string {
 }
 
 describe.skipIf(!seed)("seed-table audit", () => {
+  // Made here: a skipped suite runs no hook, so a folder made at load time would be left behind.
+  let temp = "";
+  beforeAll(() => void (temp = mkdtempSync(join(tmpdir(), "verispec-audit-"))));
+  afterAll(() => rmSync(temp, { recursive: true, force: true }));
   const text = seed ? readSeed(seed.file) : "";
   const report = seed ? runAudit(text, ROOT) : undefined;
 

@@ -20,7 +20,8 @@ const LOCAL_SCHEMES = ["file:", "data:", "about:", "blob:"];
 
 type Json = Record<string, any>;
 const doc = JSON.parse(readFileSync(OPENAPI, "utf8")) as Json;
-const temp = mkdtempSync(join(tmpdir(), "verispec-docs-"));
+/** Made in beforeAll: when Chromium is missing every test is skipped and no hook runs, so nothing may be left. */
+let temp = "";
 const normalize = (s: string) => s.replaceAll("`", "").replace(/\*\*/g, "").replace(/\s+/g, " ").trim();
 
 interface Op {
@@ -59,6 +60,7 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   if (!chromiumProgram.found) return;
+  temp = mkdtempSync(join(tmpdir(), "verispec-docs-"));
   copyFileSync(OPENAPI, join(temp, "openapi.json"));
   copyFileSync(join(OPENAPI, "..", ".verispec-manifest"), join(temp, ".verispec-manifest")); // docs writes only into verispec's output
   let stdout = "";
@@ -91,7 +93,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  rmSync(temp, { recursive: true, force: true });
+  if (temp) rmSync(temp, { recursive: true, force: true });
 }, 60_000);
 
 /** The visible text of the page, once `expected` shows (Redoc routes by hash and renders after a tick). */
