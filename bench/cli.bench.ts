@@ -66,7 +66,7 @@ function time(c: Case): Sample {
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 
-export default async function run(rounds = Number(process.argv[2] ?? 15)): Promise<void> {
+export default async function run(rounds = 15): Promise<void> {
   if (!distIsCurrent()) build();
   const dir = mkdtempSync(join(tmpdir(), "verispec-cli-bench-"));
   try {
@@ -116,4 +116,4 @@ export default async function run(rounds = Number(process.argv[2] ?? 15)): Promi
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await run();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await run(Number(process.argv[2] ?? 15));
