@@ -97,7 +97,7 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
 
   const authenticated = authenticate(input, secrets);
   const { payload } = authenticated;
-  await validate(context.validatePayload, payload);
+  if (context.validatePayload !== undefined) await validate(context.validatePayload, payload);
   checkTimestamp(payload, now, toleranceMs);
 
   // the service's specification, section 6.4 — last, so only deliveries that passed every other check are remembered.
@@ -265,8 +265,7 @@ function parseJsonObject(rawBody: RawBody): JsonObject {
   return parsed;
 }
 
-async function validate(validatePayload: ValidatePayload | undefined, payload: JsonObject): Promise<void> {
-  if (validatePayload === undefined) return;
+async function validate(validatePayload: ValidatePayload, payload: JsonObject): Promise<void> {
   const result = await validatePayload(isV5Payload(payload) ? "v5" : "v4", payload);
   if (!result.valid) {
     throw new WebhookVerificationError("invalid_payload", "the payload does not match the spec's schema", result.errors);
