@@ -86,7 +86,17 @@ export const sandboxSpec = {
     "requestSize": {
       "answers": "Maximum document and request size: not shown.",
       "choice": "Request bodies over 10 MB (change with --max-body) are refused 413 before they are read in full.",
-      "maxBodyBytes": 10485760
+      "maxBodyBytes": 10485760,
+      "message": "The request body is larger than {limit} bytes."
+    },
+    "requestBody": {
+      "choice": "A JSON endpoint answers 415 to another Content-Type, 400 to a body that is not JSON or not a JSON object, each in the interface's error shape (the specification shows none of these); the hosted form's POST wants application/x-www-form-urlencoded. The messages are verispec's wording and never quote the body (the older endpoints' bodies carry the secret key).",
+      "messages": {
+        "notJsonType": "The request body must be JSON (Content-Type: application/json).",
+        "notFormType": "The form posts application/x-www-form-urlencoded.",
+        "notJson": "The request body is not valid JSON.",
+        "notObject": "The request body must be a JSON object."
+      }
     },
     "formSource": {
       "choice": "`/idform` answers `source: \"verispec-sandbox\"` and a `serviceLink` to the sandbox's own form page `/_form/<verificationUuid>`; opening it past the lifetime is 410, past the open or attempt limits 403.",

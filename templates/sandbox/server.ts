@@ -54,14 +54,22 @@ function credentialsMatch(given: Partial<Credentials> | undefined, expected: Cre
   return uidOk && secretOk && typeof given?.serviceUid === "string" && typeof given?.secret === "string";
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** The request-body refusals (spec/sandbox.yaml: requestSize, requestBody). */
+interface BodyRules {
+  readonly limit: number;
+  readonly tooLarge: string;
+  readonly messages: Readonly<Record<"notJsonType" | "notFormType" | "notJson" | "notObject", string>>;
+}
+
+async function readBody(req: IncomingMessage, rules: BodyRules): Promise<Buffer> {
+  const { limit } = rules;
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, "payload_too_large", `The request body is larger than ${limit} bytes.`);
+  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, "payload_too_large", `The request body is larger than ${limit} bytes.`);
+    if (size > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -71,15 +79,15 @@ function mediaType(req: IncomingMessage): string {
   return String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-async function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  if (mediaType(req) !== "application/json") throw new HttpError(415, "unsupported_media_type", "The request body must be JSON (Content-Type: application/json).");
-  const raw = await readBody(req, limit);
+async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
+  if (mediaType(req) !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
+  const raw = await readBody(req, rules);
   let value: unknown;
   try {
     value = JSON.parse(raw.toString("utf8"));
   } catch {
     // Not V8's message: it quotes body text, and the older endpoints' bodies carry the secret key.
-    throw new HttpError(400, "bad_request", "The request body is not valid JSON.");
+    throw new HttpError(400, "bad_request", rules.messages.notJson);
   }
   return value as Record<string, unknown>;
 }
@@ -88,6 +96,11 @@ export function createHandler(o: ServerOptions) {
   const b = o.binding;
   const spec = b.spec;
   const auth = { status: choice<number>(spec, "authFailure", "httpStatus"), code: choice<string>(spec, "authFailure", "code"), message: choice<string>(spec, "authFailure", "message") };
+  const bodyRules: BodyRules = {
+    limit: o.maxBodyBytes,
+    tooLarge: choice<string>(spec, "requestSize", "message").replace("{limit}", String(o.maxBodyBytes)),
+    messages: choice<BodyRules["messages"]>(spec, "requestBody", "messages"),
+  };
   const paths = {
     create: spec.endpoints.createVerification!.path!,
     get: spec.endpoints.getVerification!.path!,
@@ -151,7 +164,7 @@ export function createHandler(o: ServerOptions) {
     // ---- v5 ----
     if (path === paths.create && method === "POST") {
       basicAuth(req);
-      const body = await readJson(req, o.maxBodyBytes);
+      const body = await readJson(req, bodyRules);
       validate(request("createVerification"), body);
       const { trace } = await o.service.createV5(body);
       return send(res, 200, JSON.stringify(envelope(req, path, 200, { message: spec.createdMessage, trace })));
@@ -166,8 +179,8 @@ export function createHandler(o: ServerOptions) {
     }
     // ---- older ----
     if (method === "POST" && (path === paths.verify || path === paths.idForm || path === paths.status || path === o.requestedActionsPath)) {
-      const body = await readJson(req, o.maxBodyBytes);
-      if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ServiceError(400, "bad_request", "The request body must be a JSON object.");
+      const body = await readJson(req, bodyRules);
+      if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ServiceError(400, "bad_request", bodyRules.messages.notObject);
       olderAuth(body);
       if (path === paths.verify) {
         validate(request("verify"), body);
@@ -194,8 +207,8 @@ export function createHandler(o: ServerOptions) {
       return send(res, 200, formPage(form[1]!, opened, choice<string[]>(spec, "reducedPrefill", "keep")), "text/html; charset=utf-8");
     }
     if (form && method === "POST") {
-      if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", "The form posts application/x-www-form-urlencoded.");
-      const params = new URLSearchParams((await readBody(req, o.maxBodyBytes)).toString("utf8"));
+      if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", bodyRules.messages.notFormType);
+      const params = new URLSearchParams((await readBody(req, bodyRules)).toString("utf8"));
       const fields = Object.fromEntries([...params].filter(([k]) => k.startsWith("fields.")).map(([k, v]) => [k.slice(7), v]));
       const trace = await o.service.submitForm(form[1]!, fields);
       return send(res, 200, messagePage("Submitted", `Thank you. Verification ${trace} was submitted; a webhook reports its status.`), "text/html; charset=utf-8");
@@ -218,7 +231,7 @@ export function createHandler(o: ServerOptions) {
     }
     const status = /^\/_sandbox\/verifications\/([^/]+)\/status$/.exec(path);
     if (status && method === "POST") {
-      const body = await readJson(req, o.maxBodyBytes);
+      const body = await readJson(req, bodyRules);
       const to = body.verificationStatus;
       if (typeof to !== "string") throw new HttpError(400, "bad_request", "verificationStatus (a string) is required.");
       if (body.maxAttempts !== undefined && (!Number.isSafeInteger(body.maxAttempts) || (body.maxAttempts as number) < 1)) throw new HttpError(400, "bad_request", "maxAttempts must be a positive integer.");
@@ -227,7 +240,7 @@ export function createHandler(o: ServerOptions) {
       return json(200, o.service.detail(v));
     }
     if (path === "/_sandbox/clock" && method === "POST") {
-      const body = await readJson(req, o.maxBodyBytes);
+      const body = await readJson(req, bodyRules);
       if (!Number.isSafeInteger(body.advanceMs) || (body.advanceMs as number) < 0) throw new HttpError(400, "bad_request", "advanceMs must be a non-negative integer.");
       const offset = o.clock.advance(body.advanceMs as number);
       await o.service.setClockOffset(offset);
