@@ -12,7 +12,7 @@ import { locateSeed, parseSeedTables, readSeed } from "./seed-tables.js";
 import { fieldRows, notesChecks } from "./statements.js";
 
 const seed = locateSeed(ROOT);
-if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SPECIFICATION_DIR, shared/seed/ or test/fixtures/specification/); skipping the seed-table audit\n");
+if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SPECIFICATION_DIR, shared/seed/ or test/fixtures/specification/); skipping the audit of its tables\n");
 
 const ARTIFACTS = join(ROOT, "test", ".artifacts");
 
@@ -20,7 +20,7 @@ function writeArtifacts(report: AuditReport): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   writeFileSync(join(ARTIFACTS, "spec-audit.json"), `${JSON.stringify(report, null, 2)}\n`);
   const c = report.counts;
-  const summary = `seed-table audit: ${c.rows} rows read, ${c.checked} checked and passing (${c.enforced} enforced by the schemas, ${c.unknown} mapped to an explicit unknown), ${c.statements} statements, ${report.failures.length} failures`;
+  const summary = `specification table audit: ${c.rows} rows read, ${c.checked} checked and passing (${c.enforced} enforced by the schemas, ${c.unknown} mapped to an explicit unknown), ${c.statements} statements, ${report.failures.length} failures`;
   const lines = [
     "# Seed-table audit",
     "",
@@ -38,7 +38,7 @@ function writeArtifacts(report: AuditReport): string {
   return summary;
 }
 
-describe.skipIf(!seed)("seed-table audit", () => {
+describe.skipIf(!seed)("audit of the specification's tables", () => {
   // Made here: a skipped suite runs no hook, so a folder made at load time would be left behind.
   let temp = "";
   beforeAll(() => void (temp = mkdtempSync(join(tmpdir(), "verispec-audit-"))));
