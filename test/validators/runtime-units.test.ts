@@ -132,9 +132,13 @@ describe("mapErrors: which errors are reported", () => {
     ]);
   });
 
-  it("a type error below null reads no value there (received undefined)", async () => {
+  it("a type error below null, a string or nothing reads no value there (received undefined), as resolvePath", async () => {
     const { mapErrors } = await mapErrorsModule();
-    expect(mapErrors([err("/a/b", "#/properties/a/properties/b/type", "type", { type: "string" })], { a: null }, table(), MESSAGES)).toEqual([{ message: "Invalid input: expected string, received undefined", code: "invalid_type", path: ["a", "b"] }]);
+    const typeError = (instancePath: string) => err(instancePath, "#/type", "type", { type: "string" });
+    const received = (instancePath: string, data: unknown) => mapErrors([typeError(instancePath)], data, table(), MESSAGES).map((i) => [i.path, i.message]);
+    expect(received("/a/b", { a: null })).toEqual([[["a", "b"], "Invalid input: expected string, received undefined"]]);
+    expect(received("/s/length", { s: "abc" })).toEqual([[["s", "length"], "Invalid input: expected string, received undefined"]]);
+    expect(received("/x/y", {})).toEqual([[["x", "y"], "Invalid input: expected string, received undefined"]]);
   });
 
   it("the null branch of a nullable is noise; another type error in a branch, or a null type outside one, is not", async () => {
