@@ -9,7 +9,8 @@ import { fresh } from "./fresh.js";
 const runtime = () => fresh(() => import("../../templates/validators/index.js"));
 const mapErrorsModule = () => fresh(() => import("../../templates/validators/map-errors.js"));
 
-// The templates of spec/errors.yaml (`validationMessages.defaults`), as the generated errors.js holds them.
+// The templates of spec/errors.yaml (`validationMessages.defaults`); `required` takes a {received}
+// placeholder here, so that the value toIssue fills in shows.
 const MESSAGES: MessageTemplates = {
   type: { code: "invalid_type", message: "Invalid input: expected {expected}, received {received}" },
   required: { code: "invalid_type", message: "Invalid input: expected {expected}, received {received}" },
