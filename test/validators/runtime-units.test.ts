@@ -133,6 +133,11 @@ describe("mapErrors: which errors are reported", () => {
     ]);
   });
 
+  it("a path of indices only into a root array gives numbers", async () => {
+    const { mapErrors } = await mapErrorsModule();
+    expect(mapErrors([minLength("/0/1", "#/items/items/minLength")], [["", "x"]], table(), MESSAGES)).toEqual([{ message: TOO_SHORT, code: "too_small", path: [0, 1] }]);
+  });
+
   it("a type error below null, a string or nothing reads no value there (received undefined), as resolvePath", async () => {
     const { mapErrors } = await mapErrorsModule();
     const typeError = (instancePath: string) => err(instancePath, "#/type", "type", { type: "string" });
@@ -263,13 +268,14 @@ describe("mapErrors: the cut at maxErrors", () => {
       minLength("/x"),
       err("", "#/required", "required", { missingProperty: "a" }),
       err("", "#/required", "required", { missingProperty: "b" }),
+      err("", "#/required", "required", { missingProperty: "c" }),
       err("/o", "#/properties/o/additionalProperties", "additionalProperties", { additionalProperty: "k1" }),
       err("/o", "#/properties/o/additionalProperties", "additionalProperties", { additionalProperty: "k2" }),
       err("/p", "#/properties/p/additionalProperties", "additionalProperties", { additionalProperty: "k3" }),
     ];
     expect(mapErrors(errors, { o: {}, p: {} }, table(), MESSAGES, 1)).toEqual([
       { message: TOO_SHORT, code: "too_small", path: ["x"] },
-      { message: "... and 4 more errors", code: "too_many_errors", path: [] },
+      { message: "... and 5 more errors", code: "too_many_errors", path: [] },
     ]);
   });
 
@@ -313,6 +319,15 @@ describe("unknownKeyIssues", () => {
     const { unknownKeyIssues } = await runtime();
     expect(unknownKeyIssues({ a: null, list: { 0: { y: 1 } }, pick: "ab", s: "ab", open: [{ x: 1 }] }, { shape: "root" }, shapes, MESSAGES)).toEqual([]);
     expect(unknownKeyIssues({ a: ["x"], list: "ab", pick: null }, { shape: "root" }, shapes, MESSAGES)).toEqual([]);
+  });
+
+  it("the plural template for several keys, the singular for one", async () => {
+    const { unknownKeyIssues } = await runtime();
+    const messages = { additionalProperties: { code: "k1", message: "One: {keys}" }, "additionalProperties:plural": { code: "k2", message: "Many: {keys}" } };
+    expect(unknownKeyIssues({ q: 1, r: 2, a: { s: 1 } }, { shape: "root" }, shapes, messages)).toEqual([
+      { code: "k2", message: 'Many: "q", "r"', path: [] },
+      { code: "k1", message: 'One: "s"', path: ["a"] },
+    ]);
   });
 
   it("without templates, Zod's wording", async () => {
