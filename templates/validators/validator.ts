@@ -1,5 +1,5 @@
 // Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
-import { mapErrors } from "./map-errors.js";
+import { mapErrors, TOO_MANY_ERRORS } from "./map-errors.js";
 import type { ErrorTable, KeyLink, KeyShapes, MessageTemplates, RawValidate, ValidateOptions, ValidationResult, Validator } from "./types.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
 
@@ -27,9 +27,12 @@ export function createValidator(raw: RawValidate, table: ErrorTable, messages: M
     const unknown = unknownKeyIssues(data, keys.root, keys.shapes, messages);
     if (!unknown.length) return result;
     // The unknown keys come after the schema's issues, within the same bound (already reached: as is).
-    if (!result.valid && result.errors.at(-1)?.code === "too_many_errors") return result;
+    if (!result.valid && result.errors.at(-1)?.code === TOO_MANY_ERRORS) return result;
     const errors = [...(result.valid ? [] : result.errors), ...unknown];
-    return { valid: false, errors: errors.length > maxErrors ? [...errors.slice(0, maxErrors - 1), { code: "too_many_errors", message: `... and ${errors.length - maxErrors + 1} more errors`, path: [] }] : errors };
+    if (errors.length <= maxErrors) return { valid: false, errors };
+    // As mapErrors cuts: maxErrors issues listed, then one item counting the rest.
+    const more = errors.length - maxErrors;
+    return { valid: false, errors: [...errors.slice(0, maxErrors), { message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] }] };
   };
 }
 

@@ -4,9 +4,13 @@
 
 import { unescapePointerSegment } from "../../pointer.js";
 
-/** Module specifiers the generated code may `require`, and the runtime module that replaces each. */
+/**
+ * Module specifiers the generated code may `require`, and the runtime module that replaces each. Ajv's
+ * deep `equal` is not among them: the schemas call it only in long string enums, which enumSets turns
+ * into Set lookups, so no generated validator needs it; a schema that did (an object `const`, an enum of
+ * objects, `uniqueItems` over objects) stops the generator here, in requiresToImports.
+ */
 export const RUNTIME_MODULES: Readonly<Record<string, string>> = {
-  "ajv/dist/runtime/equal": "../runtime/validators/equal.js",
   "verispec:formats": "../runtime/validators/formats.js",
   "verispec:abn": "../runtime/validators/abn.js",
 };
@@ -40,10 +44,15 @@ export function onePush(code: string): string {
   return code.replace(/if\(vErrors === null\)\{vErrors = \[(err\d+)\];\}else \{vErrors\.push\(\1\);\}/g, "(vErrors ??= []).push($1);");
 }
 
-/** ESM only: each `require("m")` becomes an import of verispec's runtime module for m. */
+/**
+ * ESM only: each `require("m")` becomes an import of verispec's runtime module for m. A module-level
+ * `const x = require("m")...;` that nothing reads is dropped first (Ajv declares its deep `equal` for a
+ * long enum even after enumSets has replaced every call).
+ */
 export function requiresToImports(code: string): string {
+  const read = code.replace(/const (\w+) = require\("[^"]+"\)(?:\.\w+)*;/g, (decl: string, name: string) => (new RegExp(`\\b${name}\\b`).test(code.replace(decl, "")) ? decl : ""));
   const modules: string[] = [];
-  const body = code.replace(/require\("([^"]+)"\)/g, (_whole, m: string) => {
+  const body = read.replace(/require\("([^"]+)"\)/g, (_whole, m: string) => {
     if (!(m in RUNTIME_MODULES)) throw new Error(`validators: generated code requires ${m}, which has no runtime module`);
     if (!modules.includes(m)) modules.push(m);
     return `runtime${modules.indexOf(m)}`;
