@@ -286,6 +286,17 @@ function answer(e: AjvError, data: unknown, path: Path, table: ErrorTable, messa
 /** The last item when issues were cut at `maxErrors`: verispec's own, never sent by the service. */
 export const TOO_MANY_ERRORS = "too_many_errors";
 
+/** The last item of a cut list: how many issues were counted and not listed. */
+export function tooManyErrors(more: number): ValidationIssue {
+  return { message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] };
+}
+
+/** How many issues a cut list's last item counts (0 when the list was not cut). */
+export function countedBeyondCut(issues: readonly ValidationIssue[]): number {
+  const last = issues.at(-1);
+  return last?.code === TOO_MANY_ERRORS ? Number(/^\.\.\. and (\d+) more/.exec(last.message)?.[1] ?? 0) : 0;
+}
+
 /**
  * All of Ajv's errors for a document, as the service's issues; past `maxErrors` issues, the rest are
  * only counted (without building their paths and messages) and reported in
@@ -358,7 +369,7 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     out.push({ message: a.message, code: a.code, path });
   }
   more += unknownAt?.size ?? 0;
-  if (more > 0) out.push({ message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
+  if (more > 0) out.push(tooManyErrors(more));
   return out;
 }
 

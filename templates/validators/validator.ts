@@ -1,5 +1,5 @@
 // Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
-import { mapErrors, TOO_MANY_ERRORS } from "./map-errors.js";
+import { countedBeyondCut, mapErrors, tooManyErrors } from "./map-errors.js";
 import type { ErrorTable, KeyLink, KeyShapes, MessageTemplates, RawValidate, ValidateOptions, ValidationResult, Validator } from "./types.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
 
@@ -26,13 +26,15 @@ export function createValidator(raw: RawValidate, table: ErrorTable, messages: M
     if (context.unknownKeys !== "report" || keys === undefined) return result;
     const unknown = unknownKeyIssues(data, keys.root, keys.shapes, messages);
     if (!unknown.length) return result;
-    // The unknown keys come after the schema's issues, within the same bound (already reached: as is).
-    if (!result.valid && result.errors.at(-1)?.code === TOO_MANY_ERRORS) return result;
+    // The unknown keys come after the schema's issues, within the same bound: past it they are counted.
+    if (!result.valid) {
+      const counted = countedBeyondCut(result.errors);
+      if (counted > 0) return { valid: false, errors: [...result.errors.slice(0, -1), tooManyErrors(counted + unknown.length)] };
+    }
     const errors = [...(result.valid ? [] : result.errors), ...unknown];
     if (errors.length <= maxErrors) return { valid: false, errors };
     // As mapErrors cuts: maxErrors issues listed, then one item counting the rest.
-    const more = errors.length - maxErrors;
-    return { valid: false, errors: [...errors.slice(0, maxErrors), { message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] }] };
+    return { valid: false, errors: [...errors.slice(0, maxErrors), tooManyErrors(errors.length - maxErrors)] };
   };
 }
 

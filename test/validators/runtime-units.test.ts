@@ -364,11 +364,16 @@ describe("createValidator", () => {
     expect(validate(data, { unknownKeys: "report", maxErrors: 1 })).toEqual({ valid: false, errors: [issue, { message: "... and 2 more errors", code: "too_many_errors", path: [] }] });
   });
 
-  it("when the schema's issues were already cut, the unknown keys add nothing", async () => {
+  it("when the schema's issues were already cut, the unknown keys are counted in its last item", async () => {
     const { createValidator } = await runtime();
     const validate = createValidator(failing([minLength("/x"), minLength("/y"), minLength("/z")]), table(), MESSAGES, undefined, keys);
-    const out = validate({ x: "", y: "", z: "", a: 1 }, { unknownKeys: "report", maxErrors: 2 });
-    expect(out).toEqual({ valid: false, errors: [{ message: TOO_SHORT, code: "too_small", path: ["x"] }, { message: TOO_SHORT, code: "too_small", path: ["y"] }, { message: "... and 1 more error", code: "too_many_errors", path: [] }] });
+    const shortX = { message: TOO_SHORT, code: "too_small", path: ["x"] };
+    const shortY = { message: TOO_SHORT, code: "too_small", path: ["y"] };
+    const cut = validate({ x: "", y: "", z: "", a: 1 }, { unknownKeys: "report", maxErrors: 2 });
+    expect(cut).toEqual({ valid: false, errors: [shortX, shortY, { message: "... and 2 more errors", code: "too_many_errors", path: [] }] });
+    // Without unknown keys reported, the same cut counts the schema's issue alone.
+    const plain = validate({ x: "", y: "", z: "", a: 1 }, { maxErrors: 2 });
+    expect(plain).toEqual({ valid: false, errors: [shortX, shortY, { message: "... and 1 more error", code: "too_many_errors", path: [] }] });
   });
 
   it("unknown keys after schema errors that were all noise", async () => {

@@ -243,6 +243,15 @@ function answer(e, data, path, table, messages) {
 }
 /** The last item when issues were cut at `maxErrors`: verispec's own, never sent by the service. */
 export const TOO_MANY_ERRORS = "too_many_errors";
+/** The last item of a cut list: how many issues were counted and not listed. */
+export function tooManyErrors(more) {
+    return { message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] };
+}
+/** How many issues a cut list's last item counts (0 when the list was not cut). */
+export function countedBeyondCut(issues) {
+    const last = issues.at(-1);
+    return last?.code === TOO_MANY_ERRORS ? Number(/^\.\.\. and (\d+) more/.exec(last.message)?.[1] ?? 0) : 0;
+}
 /**
  * All of Ajv's errors for a document, as the service's issues; past `maxErrors` issues, the rest are
  * only counted (without building their paths and messages) and reported in
@@ -334,7 +343,7 @@ export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     }
     more += unknownAt?.size ?? 0;
     if (more > 0)
-        out.push({ message: `... and ${more} more error${more === 1 ? "" : "s"}`, code: TOO_MANY_ERRORS, path: [] });
+        out.push(tooManyErrors(more));
     return out;
 }
 /** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
