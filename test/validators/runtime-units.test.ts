@@ -4,33 +4,17 @@
 // constants and caches are built under the test.
 import { describe, expect, it } from "vitest";
 import type { AjvError, ErrorTable, KeyShapes, MessageTemplates, RawValidate } from "../../templates/validators/types.js";
+import { MESSAGES as GENERATED_MESSAGES } from "../../generated/validators/errors.js";
 import { fresh } from "./fresh.js";
 
 const runtime = () => fresh(() => import("../../templates/validators/index.js"));
 const mapErrorsModule = () => fresh(() => import("../../templates/validators/map-errors.js"));
 
-// The templates of spec/errors.yaml (`validationMessages.defaults`); `required` takes a {received}
-// placeholder here, so that the value toIssue fills in shows.
+// The templates of spec/errors.yaml (`validationMessages.defaults`, as generated); `required` takes a
+// {received} placeholder here, so that the value toIssue fills in shows.
 const MESSAGES: MessageTemplates = {
-  type: { code: "invalid_type", message: "Invalid input: expected {expected}, received {received}" },
+  ...GENERATED_MESSAGES,
   required: { code: "invalid_type", message: "Invalid input: expected {expected}, received {received}" },
-  pattern: { code: "invalid_format", message: "Invalid string: must match pattern {pattern}" },
-  format: { code: "invalid_format", message: "Invalid {format}" },
-  "format:uri": { code: "invalid_format", message: "Invalid URL" },
-  enum: { code: "invalid_value", message: "Invalid option: expected one of {options}" },
-  const: { code: "invalid_value", message: "Invalid input: expected {value}" },
-  minLength: { code: "too_small", message: "Too small: expected string to have >={minimum} characters" },
-  maxLength: { code: "too_big", message: "Too big: expected string to have <={maximum} characters" },
-  minItems: { code: "too_small", message: "Too small: expected array to have >={minimum} items" },
-  maxItems: { code: "too_big", message: "Too big: expected array to have <={maximum} items" },
-  minimum: { code: "too_small", message: "Too small: expected number to be >={minimum}" },
-  maximum: { code: "too_big", message: "Too big: expected number to be <={maximum}" },
-  additionalProperties: { code: "unrecognized_keys", message: "Unrecognized key: {keys}" },
-  "additionalProperties:plural": { code: "unrecognized_keys", message: "Unrecognized keys: {keys}" },
-  oneOf: { code: "invalid_union", message: "Invalid input" },
-  anyOf: { code: "invalid_union", message: "Invalid input" },
-  discriminator: { code: "invalid_union", message: "Invalid discriminator value. Expected {options}" },
-  custom: { code: "custom", message: "Invalid input" },
 };
 const err = (instancePath: string, schemaPath: string, keyword: string, params: Record<string, unknown> = {}): AjvError => ({ instancePath, schemaPath, keyword, params });
 const minLength = (instancePath: string, schemaPath = `#/properties${instancePath}/minLength`) => err(instancePath, schemaPath, "minLength", { limit: 2 });
