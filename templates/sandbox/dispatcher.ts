@@ -1,5 +1,7 @@
 // Delivers the outbox: claims due rows (on a shared Postgres: FOR UPDATE SKIP LOCKED, then a lease), signs
-// each body with the webhook runtime's signWebhook, POSTs it, and records the answers of a pass together.
+// each body with the webhook runtime's signWebhook, POSTs it, and records the answers together (group
+// commit). On an exclusive store (PGlite) a new verification's rows are handed over once committed and go
+// out without a claim; the claim skips rows in flight, so no row goes out twice at once.
 // Per verification and receiver, rows go out in order: a row waits while an earlier one of the same trace
 // is still queued. A non-2xx answer or a timeout is retried after the next delay of the policy; the same
 // body, timestamp and deliveryId. Several instances on one Postgres never deliver a row twice: the claim
@@ -7,7 +9,18 @@
 import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { Group } from "./store/group.js";
 import type { Db, Row } from "./store/index.js";
+
+/** The outbox columns a delivery reads: a claim's rows, and a hand-over's. */
+export interface QueuedRow extends Row {
+  readonly id: unknown;
+  readonly delivery_id: unknown;
+  readonly url: unknown;
+  readonly body: unknown;
+  readonly signature_version: unknown;
+  readonly tries: unknown;
+}
 
 export interface DispatcherOptions {
   readonly db: Db;
@@ -50,6 +63,16 @@ export class Dispatcher {
   private stopped = false;
   private readonly httpAgent = new HttpAgent({ keepAlive: true });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
+  /** Rows being delivered (claimed or handed over), by id: neither path takes one the other holds. */
+  private readonly inFlight = new Set<number>();
+  /** Hand-overs being delivered, awaited by stop(). */
+  private readonly handOvers = new Set<Promise<void>>();
+  /** A claim ran while hand-overs were in flight: a later row of their trace may be waiting for them. */
+  private claimAfterHandOver = false;
+  private readonly recorder = new Group<Outcome, void>(async (outcomes) => {
+    await this.record(outcomes);
+    return outcomes.map(() => undefined);
+  });
 
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -66,6 +89,45 @@ export class Dispatcher {
     else this.schedule(0);
   }
 
+  /**
+   * Rows just committed, each the first of its trace and due now, delivered without a claim. Only on an
+   * exclusive store: on a shared Postgres another instance may claim them, so they wait for a leased claim.
+   */
+  handOver(rows: readonly QueuedRow[]): void {
+    if (!this.o.db.exclusive) return this.wake();
+    if (this.stopped) return;
+    const mine = this.take(rows);
+    if (!mine.length) return;
+    const job = this.deliverAll(mine).catch((err: Error) => {
+      if (!this.stopped) this.o.log?.(`dispatcher: ${err.message}`);
+    });
+    this.handOvers.add(job);
+    void job.finally(() => {
+      this.handOvers.delete(job);
+      if (this.claimAfterHandOver && !this.handOvers.size) {
+        this.claimAfterHandOver = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** The rows no other path is delivering, marked as in flight. */
+  private take(rows: readonly QueuedRow[]): QueuedRow[] {
+    const mine = rows.filter((r) => !this.inFlight.has(Number(r.id)));
+    for (const r of mine) this.inFlight.add(Number(r.id));
+    return mine;
+  }
+
+  /** Delivers rows concurrently, then records their answers; the rows leave the in-flight set once recorded. */
+  private async deliverAll(rows: readonly QueuedRow[]): Promise<void> {
+    try {
+      const outcomes = (await Promise.all(rows.map((row) => this.deliver(row)))).filter((o) => o !== undefined);
+      await Promise.all(outcomes.map((o) => this.recorder.add(o)));
+    } finally {
+      for (const r of rows) this.inFlight.delete(Number(r.id));
+    }
+  }
+
   private schedule(ms: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
@@ -79,9 +141,9 @@ export class Dispatcher {
       try {
         do {
           this.again = false;
-          const claimed = await this.claim();
-          const outcomes = await Promise.all(claimed.map((row) => this.deliver(row)));
-          await this.record(outcomes.filter((o) => o !== undefined));
+          if (this.handOvers.size) this.claimAfterHandOver = true;
+          const claimed = this.take(await this.claim());
+          await this.deliverAll(claimed);
           if (claimed.length) this.again = true;
         } while (this.again && !this.stopped);
       } catch (err) {
@@ -98,24 +160,24 @@ export class Dispatcher {
    * verification's webhooks in order); the partial indexes of migration 2 make it an index scan that stops
    * at the LIMIT. On a shared Postgres the claim is one atomic UPDATE taking a lease (FOR UPDATE SKIP
    * LOCKED), so two instances never take one row. An exclusive store (PGlite) has one dispatcher, whose
-   * passes never overlap: a plain SELECT, and no lease to write and clear per row.
+   * passes never overlap: a plain SELECT that skips the rows in flight, and no lease to write and clear.
    */
-  private async claim(): Promise<Row[]> {
+  private async claim(): Promise<QueuedRow[]> {
     const now = Date.now();
-    const due = `SELECT o.id, o.delivery_id, o.url, o.body, o.signature_version, o.tries FROM outbox o
-       WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)
+    const due = (skip: string) => `SELECT o.id, o.delivery_id, o.url, o.body, o.signature_version, o.tries FROM outbox o
+       WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)${skip}
          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.trace = o.trace AND p.url = o.url AND p.state = 'queued' AND p.id < o.id)
        ORDER BY o.id LIMIT ${CLAIM_LIMIT}`;
-    if (this.o.db.exclusive) return this.o.db.query(due, [now]);
+    if (this.o.db.exclusive) return this.o.db.query(due(" AND o.id <> ALL($2::bigint[])"), [now, [...this.inFlight]]);
     return this.o.db.query(
-      `UPDATE outbox SET lease_owner = $2, lease_until = $3 WHERE id IN (SELECT id FROM (${due} FOR UPDATE OF o SKIP LOCKED) c)
+      `UPDATE outbox SET lease_owner = $2, lease_until = $3 WHERE id IN (SELECT id FROM (${due("")} FOR UPDATE OF o SKIP LOCKED) c)
        RETURNING id, delivery_id, url, body, signature_version, tries`,
       [now, this.owner, now + this.o.timeoutMs * 2 + 1000],
     );
   }
 
   /** POSTs one row; its answer, or undefined when the dispatcher is stopping (the lease lapses and the row stays queued). */
-  private async deliver(row: Row): Promise<Outcome | undefined> {
+  private async deliver(row: QueuedRow): Promise<Outcome | undefined> {
     const body = String(row.body);
     const started = Date.now();
     let statusCode: number | null = null;
@@ -180,6 +242,7 @@ export class Dispatcher {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await Promise.all(this.handOvers);
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }

@@ -51,6 +51,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     log: o.log,
   });
   service.onChange = () => dispatcher.wake();
+  service.onQueued = (rows) => dispatcher.handOver(rows);
 
   let processing: Promise<unknown> | undefined;
   const process = () => {

@@ -35,10 +35,6 @@ class HttpError extends Error {
 }
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
-/** Constant-time equality of two strings of any length (compares their SHA-256 digests). */
-export function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
-}
 
 function basicCredentials(header: string | undefined): Credentials | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
@@ -48,10 +44,24 @@ function basicCredentials(header: string | undefined): Credentials | undefined {
   return colon < 0 ? undefined : { serviceUid: text.slice(0, colon), secret: text.slice(colon + 1) };
 }
 
-function credentialsMatch(given: Partial<Credentials> | undefined, expected: Credentials): boolean {
-  const uidOk = safeEqual(String(given?.serviceUid ?? ""), expected.serviceUid);
-  const secretOk = safeEqual(String(given?.secret ?? ""), expected.secret);
-  return uidOk && secretOk && typeof given?.serviceUid === "string" && typeof given?.secret === "string";
+/**
+ * Credential checks in constant time: SHA-256 digests of what was given against digests of the expected
+ * values, made once (so strings of any length compare alike). The Basic header as clients write it is one
+ * digest; another spelling of it (scheme case, spaces) is decoded and checked field by field.
+ */
+export function credentialChecker(expected: Credentials) {
+  const uid = digest(expected.serviceUid);
+  const secret = digest(expected.secret);
+  const header = digest(`Basic ${Buffer.from(`${expected.serviceUid}:${expected.secret}`, "utf8").toString("base64")}`);
+  const pair = (given: Partial<Credentials> | undefined): boolean => {
+    const uidOk = timingSafeEqual(digest(String(given?.serviceUid ?? "")), uid);
+    const secretOk = timingSafeEqual(digest(String(given?.secret ?? "")), secret);
+    return uidOk && secretOk && typeof given?.serviceUid === "string" && typeof given?.secret === "string";
+  };
+  return {
+    pair,
+    basic: (value: string | undefined): boolean => (value !== undefined && timingSafeEqual(digest(value), header)) || pair(basicCredentials(value)),
+  };
 }
 
 /** The request-body refusals (spec/sandbox.yaml: requestSize, requestBody). */
@@ -152,11 +162,12 @@ export function createHandler(o: ServerOptions) {
     }
   };
 
+  const credentials = credentialChecker(o.credentials);
   const olderAuth = (body: Record<string, unknown>) => {
-    if (!credentialsMatch({ serviceUid: body.metadata_serviceUid as string, secret: body.metadata_secretKey as string }, o.credentials)) throw new HttpError(auth.status, auth.code, auth.message);
+    if (!credentials.pair({ serviceUid: body.metadata_serviceUid as string, secret: body.metadata_secretKey as string })) throw new HttpError(auth.status, auth.code, auth.message);
   };
   const basicAuth = (req: IncomingMessage) => {
-    if (!credentialsMatch(basicCredentials(req.headers.authorization), o.credentials)) throw new HttpError(auth.status, auth.code, auth.message);
+    if (!credentials.basic(req.headers.authorization)) throw new HttpError(auth.status, auth.code, auth.message);
   };
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {

@@ -7,6 +7,7 @@ import type { ValidationIssue } from "../validators/types.js";
 import { evaluateCondition, findTransitions, type TransitionRule } from "../webhooks/index.js";
 import { choice, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
+import type { QueuedRow } from "./dispatcher.js";
 import { Group } from "./store/group.js";
 import type { Db, Row, Sql } from "./store/index.js";
 
@@ -101,8 +102,17 @@ export class SandboxService {
   private readonly clock: SandboxClock;
   /** Called after a commit that queued webhooks or scheduled processing (wakes the dispatcher). */
   onChange: () => void = () => {};
+  /**
+   * Called with the outbox rows of new verifications once their group has committed: each is the first
+   * webhook of its trace, so nothing orders before it and the dispatcher may send it without a claim.
+   */
+  onQueued: (rows: readonly QueuedRow[]) => void = () => this.onChange();
   /** New verifications without a lookup (the common create), inserted together: one statement per group. */
-  private readonly created = new Group<{ v: Verification; trigger: string }, string>((items) => this.insert(this.db, items));
+  private readonly created = new Group<{ v: Verification; trigger: string }, string>(async (items) => {
+    const { texts, queued } = await this.insert(this.db, items);
+    if (queued.length) this.onQueued(queued);
+    return texts;
+  });
 
   /** The test values' words as whole-word patterns, compiled once (every create reads them). */
   private readonly testWords: readonly { readonly pattern: RegExp; readonly outcome: string }[];
@@ -229,7 +239,8 @@ export class SandboxService {
   private static readonly OUTBOX_INSERT = (at: number) =>
     `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
      SELECT w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 7}, $${at + 7}
-       FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)`;
+       FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)
+     RETURNING id, delivery_id, url, signature_version, tries, state`;
 
   private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): unknown[] {
     const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt]));
@@ -237,11 +248,12 @@ export class SandboxService {
   }
 
   /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text. */
-  private async insert(tx: Sql, items: readonly { v: Verification; trigger: string }[]): Promise<string[]> {
+  /** Inserts new verifications with their history and outbox rows; the webhook texts, and the outbox rows queued for a receiver. */
+  private async insert(tx: Sql, items: readonly { v: Verification; trigger: string }[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
     for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
     const col = (f: (v: Verification) => unknown) => items.map(({ v }) => f(v));
-    await tx.query(
+    const outbox = await tx.query(
       `WITH v AS (
          INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
            verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
@@ -255,7 +267,10 @@ export class SandboxService {
         col((v) => v.submissionStatus), col((v) => v.attempt), col((v) => v.maxAttempts), col((v) => v.outcome), col((v) => v.dueAt), col((v) => v.formId),
         col((v) => v.createdAt), col((v) => v.updatedAt), items.map((i) => i.trigger), ...this.outboxParams(webhooks)],
     );
-    return webhooks.map(({ w }) => w.text);
+    // The bodies are the texts at hand: not read back from the database.
+    const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
+    const queued = outbox.filter((r) => r.state === "queued").map((r): QueuedRow => ({ id: r.id, delivery_id: r.delivery_id, url: r.url, body: bodies.get(String(r.delivery_id)), signature_version: r.signature_version, tries: r.tries }));
+    return { texts: webhooks.map(({ w }) => w.text), queued };
   }
 
   /** Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement. */
@@ -301,12 +316,12 @@ export class SandboxService {
   /** POST /v5/verifications: a new verification, or a resubmission of a rejected individual (subType data). */
   async createV5(body: Record<string, unknown>): Promise<{ trace: string }> {
     const result = await this.createV5InTransaction(body);
-    this.onChange();
+    if (!result.grouped) this.onChange();
     if (result.error) throw result.error;
     return { trace: result.trace };
   }
 
-  private async createV5InTransaction(body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError }> {
+  private async createV5InTransaction(body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError; grouped?: true }> {
     const now = this.clock.now();
     const userId = str(body.userId) ?? null;
     const resubmittable = body.type === "individual" && body.subType === "data";
@@ -319,7 +334,7 @@ export class SandboxService {
     // One new verification needs no lookup: it joins the group commit. A possible resubmission or stakeholders take a transaction.
     if (!(resubmittable && userId !== null) && stakeholders.length === 0) {
       await this.created.add({ v, trigger: submit });
-      return { trace: v.trace };
+      return { trace: v.trace, grouped: true };
     }
     return this.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
@@ -428,7 +443,6 @@ export class SandboxService {
     // Entities: submissionId is the trace (the service's specification, section 6.3).
     const stored = body.type === "individual" ? v : { ...v, submissionId: v.trace };
     const text = await this.created.add({ v: stored, trigger: this.row("submit").trigger });
-    this.onChange();
     return { trace: stored.trace, text };
   }
 

@@ -1,5 +1,8 @@
 // `verispec sandbox` as a command: --help, usage errors (exit 2, one line, no stack), and credentials:
 // values from the environment are never printed; missing ones get test values printed once, which work.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
 import { parseSandboxArgs } from "../../generator/cli/commands/sandbox.js";
@@ -42,6 +45,19 @@ describe("verispec sandbox: arguments", () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     });
   }
+
+  it("a --db directory PGlite cannot open: exit 2 with one line naming it, nothing listening", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "verispec-baddb-"));
+    try {
+      writeFileSync(join(dir, "PG_VERSION"), "not a data directory\n");
+      const r = await run(["--port", "0", "--db", dir]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`verispec: PGlite cannot open ${dir}: PGlite failed to initialize properly\n`);
+      expect(r.stdout).not.toContain("listening");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("defaults: 127.0.0.1:4010, PGlite in .verispec/sandbox, signature version 2, 1000 ms", () => {
     expect(parseSandboxArgs({})).toMatchObject({ host: "127.0.0.1", port: 4010, db: ".verispec/sandbox", signatureVersion: "2", processingMs: 1000, webhookUrls: [] });

@@ -104,6 +104,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
       throw new UsageError(`the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`);
     }
     if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "28P01" || e.code === "3D000") throw new UsageError(`cannot open the database: ${e.code}`);
+    if (e.code === "VERISPEC_DB_OPEN") throw new UsageError(e.message); // store/pglite.ts OPEN_FAILED
     throw err;
   }
   // Handlers first: a caller may send SIGTERM the moment it reads the ready line.

@@ -98,6 +98,16 @@ CREATE INDEX outbox_claim ON outbox (id) WHERE state = 'queued';
 CREATE INDEX outbox_queued_trace ON outbox (trace, url, id) WHERE state = 'queued';
 DROP INDEX outbox_queued`,
   },
+  {
+    // Most verifications have no userId and no parent: index only those that do (the lookups compare
+    // with =, which implies NOT NULL, so they use these), two index entries fewer to write per create.
+    version: 3,
+    sql: `
+CREATE INDEX verifications_user_set ON verifications (user_id, seq) WHERE user_id IS NOT NULL;
+CREATE INDEX verifications_parent_set ON verifications (parent_trace) WHERE parent_trace IS NOT NULL;
+DROP INDEX verifications_user;
+DROP INDEX verifications_parent`,
+  },
 ];
 
 export async function migrate(db: Db): Promise<number> {

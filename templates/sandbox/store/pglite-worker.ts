@@ -1,0 +1,102 @@
+// The embedded database's own thread: PGlite (Postgres compiled to WebAssembly) runs here, so its work
+// (about two thirds of a create's CPU) runs beside the sandbox's HTTP thread instead of taking turns with
+// it. pglite.ts is the other end; the messages are `Request`s, each answered once by a `Reply` of its id.
+import { parentPort, workerData } from "node:worker_threads";
+import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
+
+interface PGliteQueryable {
+  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
+interface PGliteLike extends PGliteQueryable {
+  transaction<T>(fn: (tx: PGliteQueryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+interface PGliteClass {
+  readonly defaultStartParams: readonly string[];
+  create(dataDir: string, options: { startParams: string[] }): Promise<PGliteLike>;
+}
+
+/** An open transaction: its handle, how to end it, and the transaction's own promise (settled once ended). */
+interface OpenTransaction {
+  tx: PGliteQueryable;
+  end: (commit: boolean) => void;
+  ended: Promise<unknown>;
+}
+
+const port = parentPort!;
+const { dir, settings } = workerData as WorkerData;
+const reply = (r: Reply) => port.postMessage(r);
+const failure = (id: number, err: unknown): Reply => {
+  const e = err as { message?: string; code?: string };
+  return { id, ok: false, message: String(e?.message ?? err), ...(typeof e?.code === "string" ? { code: e.code } : {}) };
+};
+
+/** Rolling back: the transaction callback rejects with this, and PGlite issues ROLLBACK. */
+class Rollback extends Error {}
+
+async function main(): Promise<void> {
+  let db: PGliteLike;
+  try {
+    const { PGlite } = (await import("@electric-sql/pglite")) as unknown as { PGlite: PGliteClass };
+    db = await PGlite.create(dir ?? "memory://", { startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])] });
+  } catch (err) {
+    reply(failure(0, err));
+    return;
+  }
+  const open = new Map<number, OpenTransaction>();
+
+  /** Opens a transaction and holds it until its "end" message: PGlite runs a transaction as one callback. */
+  const begin = async (id: number): Promise<void> => {
+    const t = {} as OpenTransaction;
+    await new Promise<void>((started, failed) => {
+      t.ended = db.transaction(
+        (tx) =>
+          new Promise<void>((commit, rollback) => {
+            t.tx = tx;
+            t.end = (ok) => (ok ? commit() : rollback(new Rollback()));
+            started();
+          }),
+      );
+      // Failing before the callback runs (BEGIN refused) is the begin's answer; later, the end's.
+      t.ended.catch(failed);
+    });
+    open.set(id, t);
+  };
+
+  const handle = async (m: Request): Promise<unknown> => {
+    switch (m.op) {
+      case "query":
+        return (await (m.tx === undefined ? db : open.get(m.tx)!.tx).query(m.text, m.params)).rows;
+      case "begin":
+        await begin(m.id);
+        return m.id;
+      case "end": {
+        const t = open.get(m.tx)!;
+        t.end(m.commit);
+        try {
+          await t.ended;
+        } catch (err) {
+          if (!(err instanceof Rollback)) throw err;
+        } finally {
+          open.delete(m.tx);
+        }
+        return null;
+      }
+      case "close":
+        await db.close();
+        return null;
+    }
+  };
+
+  port.on("message", (m: Request) => {
+    handle(m).then(
+      (value) => {
+        reply({ id: m.id, ok: true, value });
+      },
+      (err: unknown) => reply(failure(m.id, err)),
+    );
+  });
+  reply({ id: 0, ok: true, value: null });
+}
+
+void main();
