@@ -2,8 +2,9 @@
 // reports the lower quartile of 40 timed batches of ~4 ms, after calibration and warm-up); the
 // pairs of a round run one after another in an order shuffled per round, so that a slow spell of the
 // machine falls on a few neighbouring pairs, not on one implementation; a ratio is computed within each
-// round (between processes that ran seconds apart) and summarised over the rounds by its median, with
-// the min-max range beside it. `--repeat 2` runs everything twice and says how far the two runs'
+// round (between processes that ran seconds apart) and summarised over the rounds by its interquartile
+// mean (bench/lib/stats.ts says why not the median), with the min-max range beside it. `--repeat 2`
+// runs everything twice and says how far the two runs'
 // figures differ.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -194,7 +195,7 @@ const fmtPct = (x: number) => `±${(x * 100).toFixed(0)}%`;
 
 function verdict(f: Figure): string {
   if (!f.target) return "";
-  const ok = f.target.kind === "min" ? f.summary.median >= f.target.value : f.summary.median <= f.target.value;
+  const ok = f.target.kind === "min" ? f.summary.center >= f.target.value : f.summary.center <= f.target.value;
   const goal = f.target.kind === "min" ? `>= ${fmtRatio(f.target.value)}` : `<= ${f.target.value} ms`;
   return `${goal}: ${ok ? "met" : "NOT met"}`;
 }
@@ -206,21 +207,21 @@ export function report(result: SuiteResult, rounds: number): string {
   const byKey = new Map(figures.map((f) => [f.key, f]));
   if (suite.kind === "throughput") {
     const withCounts = result.instructions !== undefined;
-    lines.push(`| payload | implementation | time per op: median over ${rounds} rounds (± half the range) | verispec vs it, per-round median (range) | target |${withCounts ? " instructions per op (callgrind) |" : ""}`);
+    lines.push(`| payload | implementation | time per op: interquartile mean over ${rounds} rounds (± half the range) | verispec vs it, per round: interquartile mean (range) | target |${withCounts ? " instructions per op (callgrind) |" : ""}`);
     lines.push(`|---|---|---|---|---|${withCounts ? "---|" : ""}`);
     for (const p of suite.payloads) {
       for (const impl of suite.impls) {
         const ns = byKey.get(`ns ${p.id} ${impl.id}`)!;
         const ratio = byKey.get(`ratio ${p.id} ${impl.id}`);
-        const ratioText = ratio ? `${fmtRatio(ratio.summary.median)} (${fmtRatio(ratio.summary.min)}-${fmtRatio(ratio.summary.max)})` : "(verispec)";
+        const ratioText = ratio ? `${fmtRatio(ratio.summary.center)} (${fmtRatio(ratio.summary.min)}-${fmtRatio(ratio.summary.max)})` : "(verispec)";
         const count = result.instructions?.get(pairKey(p.id, impl.id));
-        lines.push(`| ${p.label} | ${impl.label} | ${fmtNs(ns.summary.median)} (${fmtPct(ns.summary.relative)}) | ${ratioText} | ${ratio ? verdict(ratio) : ""} |${withCounts ? ` ${count === undefined ? "n/a" : Math.round(count).toLocaleString("en-US")} |` : ""}`);
+        lines.push(`| ${p.label} | ${impl.label} | ${fmtNs(ns.summary.center)} (${fmtPct(ns.summary.relative)}) | ${ratioText} | ${ratio ? verdict(ratio) : ""} |${withCounts ? ` ${count === undefined ? "n/a" : Math.round(count).toLocaleString("en-US")} |` : ""}`);
       }
     }
   } else {
-    lines.push(`| module | cold import, ms over the empty module: median (range over ${rounds} rounds) | budget |`, "|---|---|---|");
+    lines.push(`| module | cold import, ms over the empty module: interquartile mean (range over ${rounds} rounds) | budget |`, "|---|---|---|");
     for (const f of figures) {
-      const text = `${f.summary.median.toFixed(1)} ms (${f.summary.min.toFixed(1)}-${f.summary.max.toFixed(1)})`;
+      const text = `${f.summary.center.toFixed(1)} ms (${f.summary.min.toFixed(1)}-${f.summary.max.toFixed(1)})`;
       lines.push(`| ${f.label.replace(/: ms.*$/, "")} | ${f.key.startsWith("ms ") ? `${text} (absolute)` : text} | ${verdict(f)} |`);
     }
   }
@@ -235,14 +236,14 @@ export interface Agreement {
   readonly difference: number;
 }
 
-/** For every ratio (and import difference): how far the runs' medians differ, largest first. */
+/** For every ratio (and import difference): how far the runs' interquartile means differ, largest first. */
 export function agreement(runs: readonly (readonly SuiteResult[])[]): Agreement[] {
   const out: Agreement[] = [];
   const first = runs[0] ?? [];
   first.forEach((result, s) => {
     for (const f of result.figures) {
       if (!f.key.startsWith("ratio ") && !f.key.startsWith("over ")) continue;
-      const values = runs.map((run) => run[s]!.figures.find((g) => g.key === f.key)!.summary.median);
+      const values = runs.map((run) => run[s]!.figures.find((g) => g.key === f.key)!.summary.center);
       let difference = 0;
       for (let i = 1; i < values.length; i++) difference = Math.max(difference, relativeDifference(values[0]!, values[i]!));
       out.push({ suite: result.suite.id, label: f.label, values, difference });

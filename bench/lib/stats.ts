@@ -1,11 +1,23 @@
-// Robust summaries: medians and their spread, never means (a preempted sample on a shared machine is
-// an outlier, not a measurement).
+// Robust summaries, never plain means (a preempted sample on a shared machine is an outlier, not a
+// measurement). Over the rounds: the interquartile mean, which drops the outer quarters like the median
+// and averages the middle half; where a peer's speed is bimodal between processes (one process lands in
+// a slower JIT state than the next), the median jumps from one mode to the other between runs while the
+// interquartile mean moves with the proportion of processes in each.
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The mean of the middle half: floor(n/4) values dropped at each end (all kept below 4 values). */
+export function interquartileMean(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const cut = sorted.length >> 2;
+  const middle = sorted.slice(cut, sorted.length - cut);
+  return middle.reduce((sum, v) => sum + v, 0) / middle.length;
 }
 
 /** The q-quantile (0..1) by linear interpolation between the order statistics. */
@@ -19,18 +31,19 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 export interface Spread {
-  readonly median: number;
+  /** The interquartile mean. */
+  readonly center: number;
   readonly min: number;
   readonly max: number;
-  /** Half the min-max range over the median, as a fraction (0.05 = ±5%). */
+  /** Half the min-max range over the center, as a fraction (0.05 = ±5%). */
   readonly relative: number;
 }
 
 export function spread(values: readonly number[]): Spread {
-  const m = median(values);
+  const c = interquartileMean(values);
   const min = Math.min(...values);
   const max = Math.max(...values);
-  return { median: m, min, max, relative: m === 0 ? 0 : (max - min) / 2 / Math.abs(m) };
+  return { center: c, min, max, relative: c === 0 ? 0 : (max - min) / 2 / Math.abs(c) };
 }
 
 /** How far two summaries of the same figure differ, relative to their mean (0.1 = 10%). */
