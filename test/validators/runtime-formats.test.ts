@@ -2,7 +2,9 @@
 // `uuid` against ajv-formats' own full formats (formats.ts copies their definitions so that no Ajv is
 // needed at run time), `date-time` against RFC 3339 section 5.6 case by case.
 import { fullFormats as ajvFormats } from "ajv-formats/dist/formats.js";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { propertyRuns } from "../support/runs.js";
 import { URIS, UUIDS } from "./format-corpus.js";
 import { fresh } from "./fresh.js";
 
@@ -24,6 +26,25 @@ describe("uri: the same answers as ajv-formats' full `uri`", () => {
     const fullFormats = await formats();
     // A differential test of a check that answers the same everywhere would pass for the wrong reason.
     for (const [group, inputs] of Object.entries(URIS)) expect([group, new Set(inputs.map(fullFormats.uri)).size]).toEqual([group, 2]);
+  });
+
+  it("random http(s)-shaped strings: the same answers (the plain-URL fast path never accepts what the full check refuses)", async () => {
+    const fullFormats = await formats();
+    // Pieces that a plain URL is made of, and the ones that take it off the fast path or make it invalid.
+    const piece = fc.constantFrom("a", "Z", "0", "9", ".", "-", "_", "~", "/", "?", ":", "@", "#", "%", "%2F", "%zz", "[", "]", "::1", " ", "\n", "é", "!", "$", "&", "'", "(", "*", "+", ",", ";", "=", "\\", "^");
+    const scheme = fc.constantFrom("http://", "https://", "HTTPS://", "ftp://", "http:/", "http:", "", "1http://");
+    const input = fc.tuple(scheme, fc.array(piece, { maxLength: 24 })).map(([head, rest]) => head + rest.join(""));
+    let accepted = 0;
+    fc.assert(
+      fc.property(input, (s) => {
+        const ours = fullFormats.uri(s);
+        if (ours) accepted++;
+        return ours === ajvUri(s);
+      }),
+      { numRuns: propertyRuns(20_000), seed: 20261123 },
+    );
+    // The generator reaches both answers (a property over inputs all refused would pass for nothing).
+    expect(accepted).toBeGreaterThan(propertyRuns(20_000) / 50);
   });
 
   it("pins a few answers (the oracle could change with ajv-formats)", async () => {
