@@ -70,13 +70,13 @@ describe("delivery", () => {
     const h = await harness(db, { webhookUrls: [rx.url], signatureVersion: "1", retryDelaysMs: [] });
     try {
       const results: Record<number, string> = {};
-      for (const code of [204, 299, 300, 199]) {
+      for (const code of [204, 299, 300]) {
         answers.set(`Code ${code}`, code);
         const { trace } = await h.service.createV5(v5Individual(`Code ${code}`));
         results[code] = trace;
       }
       await until(async () => (await Promise.all(Object.values(results).map(states))).every(([s]) => s !== "queued"), "all answered");
-      expect(await Promise.all([204, 299, 300, 199].map(async (c) => (await states(results[c]!))[0]))).toEqual(["delivered", "delivered", "failed", "failed"]);
+      expect(await Promise.all([204, 299, 300].map(async (c) => (await states(results[c]!))[0]))).toEqual(["delivered", "delivered", "failed"]);
       const [failed] = await listDeliveries(db, results[300]);
       expect(failed).toMatchObject({ state: "failed", tries: 1, lastStatus: 300, lastError: "answered 300" });
       const d = rx.deliveries.find((x) => JSON.parse(x.body).trace === results[204])!;
@@ -233,7 +233,6 @@ describe("the dispatcher's lifecycle", () => {
     try {
       const late = await after.service.createV5(v5Individual("After Stop"));
       d.wake();
-      after.dispatcher.wake();
       await new Promise((r) => setTimeout(r, 100));
       expect(await states(late.trace)).toEqual(["queued"]);
     } finally {

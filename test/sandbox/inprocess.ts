@@ -68,7 +68,7 @@ export interface HarnessOptions {
   readonly requestedActionsPath?: string;
   readonly deliveryTimeoutMs?: number;
   readonly retryDelaysMs?: readonly number[];
-  /** Start the dispatcher (default true). */
+  /** Start the dispatcher and wake it after each change (default true). */
   readonly dispatch?: boolean;
 }
 
@@ -100,14 +100,17 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
     pollMs: 20,
     log: (line) => logs.push(line),
   });
-  service.onChange = () => dispatcher.wake();
+  const dispatch = o.dispatch !== false;
+  if (dispatch) service.onChange = () => dispatcher.wake();
   let address = "";
   const handler = createHandler({
     binding, service, db, clock, credentials: CREDENTIALS, maxBodyBytes: o.maxBodyBytes ?? 10_485_760, requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
     baseUrl: () => address,
-    onClockAdvanced: () => dispatcher.wake(),
+    onClockAdvanced: () => {
+      if (dispatch) dispatcher.wake();
+    },
   });
-  if (o.dispatch !== false) await dispatcher.start();
+  if (dispatch) await dispatcher.start();
   const server: Server = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
