@@ -28,9 +28,17 @@ export default defineConfig({
       "test/webhooks/*.test.ts",
       "test/validators/*.test.ts",
       "test/generator/write*.test.ts",
+      // The sandbox in-process (the other test/sandbox files start it as a child process).
+      "test/sandbox/http.test.ts",
+      "test/sandbox/service.test.ts",
+      "test/sandbox/dispatcher.test.ts",
+      "test/sandbox/index.test.ts",
+      "test/sandbox/units.test.ts",
+      "test/sandbox/group.test.ts",
     ],
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
     exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
+    globalSetup: ["test/sandbox/pglite-template.ts"],
     testTimeout: 60_000,
     pool: "forks",
     // Property tests run fewer cases per mutant (test/support/runs.ts).
