@@ -6,8 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import { Dispatcher, listDeliveries, resend } from "../../templates/sandbox/dispatcher.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { SIGNING_SECRET, startReceiver, until, v5Individual } from "./helpers.js";
+import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
 import { binding, harness, memoryDb, outbox } from "./inprocess.js";
+
+/** A valid v5 create body, as the service takes it. */
+const v5Individual = (name: string, userId?: string) => typedV5(name, userId) as unknown as Record<string, unknown>;
 
 let db: Db;
 beforeAll(async () => {

@@ -48,7 +48,7 @@ async function send(method: string, path: string, body?: unknown, headers: Recor
   return { status: r.status, text, body: parsed, headers: r.headers };
 }
 const authed = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => send(method, path, body, { authorization: basic(), ...headers });
-const older = (extra: Record<string, unknown>) => ({ metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra });
+const older = (extra: Record<string, unknown>): Record<string, unknown> => ({ metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra });
 
 /** The v5 envelope's fixed fields, its timestamp from the sandbox clock. */
 function expectEnvelope(body: any, before: number, path: string, statusCode: number) {
