@@ -39,7 +39,7 @@ describe("delivery", () => {
     const h = await harness(db, { webhookUrls: [rx.url] });
     try {
       const { trace } = await h.service.createV5(v5Individual("Delivered Person", "delivered-user"));
-      await until(async () => (await states(trace))[0] === "delivered", "delivered");
+      await until(async () => (await states(trace))[0] === "delivered", "delivered", 5000);
       const [row] = await outbox(db, trace);
       const [d] = rx.deliveries;
       expect(rx.deliveries).toHaveLength(1);
@@ -78,7 +78,7 @@ describe("delivery", () => {
         const { trace } = await h.service.createV5(v5Individual(`Code ${code}`));
         results[code] = trace;
       }
-      await until(async () => (await Promise.all(Object.values(results).map(states))).every(([s]) => s !== "queued"), "all answered");
+      await until(async () => (await Promise.all(Object.values(results).map(states))).every(([s]) => s !== "queued"), "all answered", 5000);
       expect(await Promise.all([204, 299, 300].map(async (c) => (await states(results[c]!))[0]))).toEqual(["delivered", "delivered", "failed"]);
       const [failed] = await listDeliveries(db, results[300]);
       expect(failed).toMatchObject({ state: "failed", tries: 1, lastStatus: 300, lastError: "answered 300" });
@@ -104,7 +104,7 @@ describe("delivery", () => {
     try {
       const { trace } = await h.service.createV5(v5Individual("Ordered Person"));
       await h.service.applyStatus(trace, "verified", {});
-      await until(async () => (await states(trace)).every((s) => s === "delivered"), "all delivered");
+      await until(async () => (await states(trace)).every((s) => s === "delivered"), "all delivered", 5000);
       const seen = (r: Receiver) => r.deliveries.map((d) => JSON.parse(d.body) as { trace: string; verificationStatus: string }).filter((p) => p.trace === trace).map((p) => p.verificationStatus);
       expect(seen(rx)).toEqual(["pending", "pending", "verified"]);
       expect(seen(other)).toEqual(["pending", "verified"]);
@@ -125,7 +125,7 @@ describe("delivery", () => {
     const h = await harness(db, { webhookUrls: [rx.url], retryDelaysMs: [60_000, 120_000] });
     try {
       const { trace } = await h.service.createV5(v5Individual("Retried Person"));
-      await until(async () => Number((await outbox(db, trace))[0]!.tries) === 1, "first attempt");
+      await until(async () => Number((await outbox(db, trace))[0]!.tries) === 1, "first attempt", 5000);
       const checkNext = async (delay: number) => {
         const [row] = await outbox(db, trace);
         const [attempt] = await db.query("SELECT * FROM delivery_attempts WHERE outbox_id = $1 ORDER BY id DESC LIMIT 1", [row!.id]);
@@ -138,12 +138,12 @@ describe("delivery", () => {
       // Make the row due now: the second attempt is scheduled after the second delay.
       await db.query("UPDATE outbox SET next_at = 0 WHERE trace = $1", [trace]);
       h.dispatcher.wake();
-      await until(async () => Number((await outbox(db, trace))[0]!.tries) === 2, "second attempt");
+      await until(async () => Number((await outbox(db, trace))[0]!.tries) === 2, "second attempt", 5000);
       await checkNext(120_000);
       const nextAt = Number((await outbox(db, trace))[0]!.next_at);
       await db.query("UPDATE outbox SET next_at = 0 WHERE trace = $1", [trace]);
       h.dispatcher.wake();
-      await until(async () => (await states(trace))[0] === "failed", "failed");
+      await until(async () => (await states(trace))[0] === "failed", "failed", 5000);
       const [row] = await outbox(db, trace);
       expect([Number(row!.tries), row!.delivered_at, Number(row!.next_at)]).toEqual([3, null, 0]);
       expect(nextAt).toBeGreaterThan(0);
@@ -160,7 +160,7 @@ describe("delivery", () => {
     const h = await harness(db, { webhookUrls: [rx.url, closed.url], deliveryTimeoutMs: 300, retryDelaysMs: [] });
     try {
       const { trace } = await h.service.createV5(v5Individual("Hang"));
-      await until(async () => (await states(trace)).every((s) => s === "failed"), "both failed");
+      await until(async () => (await states(trace)).every((s) => s === "failed"), "both failed", 5000);
       const listed = await listDeliveries(db, trace);
       expect(listed.map((d) => [d.url, d.lastStatus, d.lastError])).toEqual([
         [rx.url, null, "no answer within 300 ms"],
@@ -177,12 +177,12 @@ describe("delivery", () => {
     const h = await harness(db, { webhookUrls: [rx.url] });
     try {
       const { trace } = await h.service.createV5(v5Individual("Resent Person"));
-      await until(async () => (await states(trace))[0] === "delivered", "delivered");
+      await until(async () => (await states(trace))[0] === "delivered", "delivered", 5000);
       const [original] = await outbox(db, trace);
       const id = String(original!.delivery_id);
       expect(await resend(db, id)).toBe(1);
       h.dispatcher.wake();
-      await until(async () => (await states(trace)).every((s) => s === "delivered"), "re-sent");
+      await until(async () => (await states(trace)).every((s) => s === "delivered"), "re-sent", 5000);
       const rows = await outbox(db, trace);
       expect(rows).toHaveLength(2);
       expect(rows[1]).toMatchObject({ delivery_id: id, body: original!.body, url: rx.url, format: "v5", signature_version: "2", resend_of: original!.id });
@@ -224,7 +224,7 @@ describe("the dispatcher's lifecycle", () => {
     expect(d.owner).toMatch(/^[0-9a-f-]{36}$/);
     await d.start();
     try {
-      await until(async () => (await states(trace))[0] === "delivered", "delivered after the lease was taken back");
+      await until(async () => (await states(trace))[0] === "delivered", "delivered after the lease was taken back", 5000);
       const [row] = await outbox(db, trace);
       expect([row!.lease_owner, row!.lease_until]).toEqual([null, null]);
       const got = rx.deliveries.find((x) => JSON.parse(x.body).trace === trace)!;
@@ -260,7 +260,7 @@ describe("the dispatcher's lifecycle", () => {
       expect([held!.state, held!.lease_owner, Number(held!.lease_until)]).toEqual(["queued", "other", until1]);
       await db.query("UPDATE outbox SET lease_until = $2 WHERE trace = $1", [trace, Date.now() - 1]);
       d.wake();
-      await until(async () => (await states(trace))[0] === "delivered", "delivered once the lease lapsed");
+      await until(async () => (await states(trace))[0] === "delivered", "delivered once the lease lapsed", 5000);
       const [row] = await outbox(db, trace);
       expect([row!.lease_owner, row!.lease_until]).toEqual([null, null]);
     } finally {
@@ -280,7 +280,7 @@ describe("the dispatcher's lifecycle", () => {
     } as unknown as Db;
     const d = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 10, log: (l) => logs.push(l) });
     await d.start();
-    await until(() => calls >= 2, "a second pass");
+    await until(() => calls >= 2, "a second pass", 5000);
     await d.stop();
     expect(logs[0]).toBe("dispatcher: database gone");
     expect(logs.every((l) => l === "dispatcher: database gone")).toBe(true);
