@@ -3,8 +3,20 @@
 // pointed at templates/, the code Stryker mutates (generated/runtime/ is a copy of it).
 import { dirname, join, resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const root = import.meta.dirname;
+
+/**
+ * The slow sandbox files last: a mutant's run stops at its first failing test (Stryker's bail), so a
+ * mutant the quick files kill never pays for the dispatcher's waits or startSandbox's PGlite start.
+ */
+class SlowSandboxFilesLast extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => (/sandbox[\\/]index\.test\.ts$/.test(f.moduleId) ? 2 : /sandbox[\\/]dispatcher\.test\.ts$/.test(f.moduleId) ? 1 : 0);
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   plugins: [
@@ -28,9 +40,18 @@ export default defineConfig({
       "test/webhooks/*.test.ts",
       "test/validators/*.test.ts",
       "test/generator/write*.test.ts",
+      // The sandbox in-process (the other test/sandbox files start it as a child process).
+      "test/sandbox/http.test.ts",
+      "test/sandbox/service.test.ts",
+      "test/sandbox/dispatcher.test.ts",
+      "test/sandbox/index.test.ts",
+      "test/sandbox/units.test.ts",
+      "test/sandbox/group.test.ts",
     ],
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
     exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
+    globalSetup: ["test/sandbox/pglite-template.ts"],
+    sequence: { sequencer: SlowSandboxFilesLast },
     testTimeout: 60_000,
     pool: "forks",
     // Property tests run fewer cases per mutant (test/support/runs.ts).

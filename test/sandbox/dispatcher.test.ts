@@ -1,0 +1,304 @@
+// The sandbox's webhook delivery in-process (templates/sandbox/dispatcher.ts over a PGlite database in
+// memory, receivers on 127.0.0.1): signed bodies and the deliveryId header, order per verification and
+// receiver, the retry policy's delays, timeouts, failed rows, the manual re-send (same bytes, timestamp and
+// deliveryId), leases, and the listing of the control API.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
+import { Dispatcher, listDeliveries, resend } from "../../templates/sandbox/dispatcher.js";
+import type { Db } from "../../templates/sandbox/store/index.js";
+import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
+import { binding, harness, memoryDb, outbox } from "./inprocess.js";
+
+/** A valid v5 create body, as the service takes it. */
+const v5Individual = (name: string, userId?: string) => typedV5(name, userId) as unknown as Record<string, unknown>;
+
+let db: Db;
+beforeAll(async () => {
+  db = await memoryDb();
+}, 60_000);
+afterAll(async () => {
+  await db?.close();
+});
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+const receivers: Receiver[] = [];
+async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+const states = async (trace: string) => (await outbox(db, trace)).map((r) => String(r.state));
+
+describe("delivery", () => {
+  it("POSTs the stored bytes, signed, with the deliveryId header; records the attempt and the delivered state", async () => {
+    const rx = await receiver();
+    const h = await harness(db, { webhookUrls: [rx.url] });
+    try {
+      const { trace } = await h.service.createV5(v5Individual("Delivered Person", "delivered-user"));
+      await until(async () => (await states(trace))[0] === "delivered", "delivered", 5000);
+      const [row] = await outbox(db, trace);
+      const [d] = rx.deliveries;
+      expect(rx.deliveries).toHaveLength(1);
+      expect(d!.body).toBe(String(row!.body));
+      expect(d!.headers["content-type"]).toBe("application/json");
+      expect(d!.headers["content-length"]).toBe(String(Buffer.byteLength(d!.body)));
+      expect(d!.headers["x-svc-delivery-id"]).toBe(String(row!.delivery_id));
+      const verified = await verifyWebhook({ rawBody: d!.body, headers: d!.headers, secret: SIGNING_SECRET, replayStore: new MemoryReplayStore() });
+      expect(verified.version).toBe("2");
+      expect(verified.payload).toMatchObject({ trace, verificationStatus: "pending" });
+      const [listed] = await listDeliveries(db, trace);
+      expect(listed).toMatchObject({
+        deliveryId: String(row!.delivery_id), trace, url: rx.url, format: "v5", signatureVersion: "2", timestamp: Number(row!.timestamp), state: "delivered", tries: 1,
+        lastStatus: 200, lastError: null, resend: false, payload: JSON.parse(d!.body),
+      });
+      expect(listed!.deliveredAt).toBeGreaterThanOrEqual(d!.at);
+      expect(listed!.createdAt).toBeLessThanOrEqual(d!.at);
+      expect(listed!.attempts).toHaveLength(1);
+      expect(listed!.attempts).toEqual([{ at: expect.any(Number), statusCode: 200, error: null, durationMs: expect.any(Number) }]);
+      expect((listed!.attempts as { at: number }[])[0]!.at).toBeLessThanOrEqual(d!.at);
+      expect(Object.keys(listed!)).toEqual(["deliveryId", "trace", "url", "format", "signatureVersion", "timestamp", "state", "tries", "lastStatus", "lastError", "resend", "createdAt", "deliveredAt", "payload", "attempts"]);
+      expect(h.logs).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("signature version 1 when the service is told so; every 2xx is delivered, 300 is not", async () => {
+    const answers = new Map<string, number>();
+    const rx = await receiver((d) => answers.get(JSON.parse(d.body).name as string) ?? 200);
+    const h = await harness(db, { webhookUrls: [rx.url], signatureVersion: "1", retryDelaysMs: [] });
+    try {
+      const results: Record<number, string> = {};
+      for (const code of [204, 299, 300]) {
+        answers.set(`Code ${code}`, code);
+        const { trace } = await h.service.createV5(v5Individual(`Code ${code}`));
+        results[code] = trace;
+      }
+      await until(async () => (await Promise.all(Object.values(results).map(states))).every(([s]) => s !== "queued"), "all answered", 5000);
+      expect(await Promise.all([204, 299, 300].map(async (c) => (await states(results[c]!))[0]))).toEqual(["delivered", "delivered", "failed"]);
+      const [failed] = await listDeliveries(db, results[300]);
+      expect(failed).toMatchObject({ state: "failed", tries: 1, lastStatus: 300, lastError: "answered 300" });
+      const d = rx.deliveries.find((x) => JSON.parse(x.body).trace === results[204])!;
+      const verified = await verifyWebhook({ rawBody: d.body, headers: d.headers, secret: SIGNING_SECRET, replayStore: new MemoryReplayStore() });
+      expect(verified.version).toBe("1");
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("keeps each verification's webhooks in order per receiver: a later one waits while an earlier one is retried", async () => {
+    let failFirst = true;
+    const rx = await receiver((d) => {
+      if (failFirst && JSON.parse(d.body).verificationStatus === "pending") {
+        failFirst = false;
+        return 500;
+      }
+      return 200;
+    });
+    const other = await receiver();
+    const h = await harness(db, { webhookUrls: [rx.url, other.url], retryDelaysMs: [150] });
+    try {
+      const { trace } = await h.service.createV5(v5Individual("Ordered Person"));
+      await h.service.applyStatus(trace, "verified", {});
+      await until(async () => (await states(trace)).every((s) => s === "delivered"), "all delivered", 5000);
+      const seen = (r: Receiver) => r.deliveries.map((d) => JSON.parse(d.body) as { trace: string; verificationStatus: string }).filter((p) => p.trace === trace).map((p) => p.verificationStatus);
+      expect(seen(rx)).toEqual(["pending", "pending", "verified"]);
+      expect(seen(other)).toEqual(["pending", "verified"]);
+      const listed = await listDeliveries(db, trace);
+      const first = listed.find((d) => d.url === rx.url && (d.payload as { verificationStatus: string }).verificationStatus === "pending")!;
+      expect(first).toMatchObject({ tries: 2, lastStatus: 200, lastError: null });
+      const [a, b] = first.attempts as { at: number; statusCode: number; error: string | null; durationMs: number }[];
+      expect([a!.statusCode, a!.error, b!.statusCode]).toEqual([500, "answered 500", 200]);
+      // The retry waited the policy's delay after the first answer.
+      expect(b!.at).toBeGreaterThanOrEqual(a!.at + a!.durationMs + 150);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("schedules each retry after the next delay of the policy, then marks the row failed", async () => {
+    const rx = await receiver(() => 503);
+    const h = await harness(db, { webhookUrls: [rx.url], retryDelaysMs: [60_000, 120_000] });
+    try {
+      const { trace } = await h.service.createV5(v5Individual("Retried Person"));
+      await until(async () => Number((await outbox(db, trace))[0]!.tries) === 1, "first attempt", 5000);
+      const checkNext = async (delay: number) => {
+        const [row] = await outbox(db, trace);
+        const [attempt] = await db.query("SELECT * FROM delivery_attempts WHERE outbox_id = $1 ORDER BY id DESC LIMIT 1", [row!.id]);
+        expect(row!.state).toBe("queued");
+        expect(Number(row!.next_at)).toBeGreaterThanOrEqual(Number(attempt!.at) + Number(attempt!.duration_ms) + delay);
+        expect(Number(row!.next_at)).toBeLessThanOrEqual(Date.now() + delay);
+        expect([row!.last_status, row!.last_error, row!.lease_owner]).toEqual([503, "answered 503", null]);
+      };
+      await checkNext(60_000);
+      // Make the row due now: the second attempt is scheduled after the second delay.
+      await db.query("UPDATE outbox SET next_at = 0 WHERE trace = $1", [trace]);
+      h.dispatcher.wake();
+      await until(async () => Number((await outbox(db, trace))[0]!.tries) === 2, "second attempt", 5000);
+      await checkNext(120_000);
+      const nextAt = Number((await outbox(db, trace))[0]!.next_at);
+      await db.query("UPDATE outbox SET next_at = 0 WHERE trace = $1", [trace]);
+      h.dispatcher.wake();
+      await until(async () => (await states(trace))[0] === "failed", "failed", 5000);
+      const [row] = await outbox(db, trace);
+      expect([Number(row!.tries), row!.delivered_at, Number(row!.next_at)]).toEqual([3, null, 0]);
+      expect(nextAt).toBeGreaterThan(0);
+      expect(rx.deliveries.filter((d) => JSON.parse(d.body).trace === trace)).toHaveLength(3);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a receiver that does not answer in time, or a refused connection, is an error of that wording", async () => {
+    const rx = await receiver((d) => (JSON.parse(d.body).name === "Hang" ? "hang" : 200));
+    const closed = await receiver();
+    await closed.close();
+    const h = await harness(db, { webhookUrls: [rx.url, closed.url], deliveryTimeoutMs: 300, retryDelaysMs: [] });
+    try {
+      const { trace } = await h.service.createV5(v5Individual("Hang"));
+      await until(async () => (await states(trace)).every((s) => s === "failed"), "both failed", 5000);
+      const listed = await listDeliveries(db, trace);
+      expect(listed.map((d) => [d.url, d.lastStatus, d.lastError])).toEqual([
+        [rx.url, null, "no answer within 300 ms"],
+        [closed.url, null, "ECONNREFUSED"],
+      ]);
+      expect((listed[0]!.attempts as { durationMs: number }[])[0]!.durationMs).toBeGreaterThanOrEqual(290);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("the manual re-send: new rows with the same bytes, timestamp and deliveryId; -1 unknown, 0 without a receiver", async () => {
+    const rx = await receiver();
+    const h = await harness(db, { webhookUrls: [rx.url] });
+    try {
+      const { trace } = await h.service.createV5(v5Individual("Resent Person"));
+      await until(async () => (await states(trace))[0] === "delivered", "delivered", 5000);
+      const [original] = await outbox(db, trace);
+      const id = String(original!.delivery_id);
+      expect(await resend(db, id)).toBe(1);
+      h.dispatcher.wake();
+      await until(async () => (await states(trace)).every((s) => s === "delivered"), "re-sent", 5000);
+      const rows = await outbox(db, trace);
+      expect(rows).toHaveLength(2);
+      expect(rows[1]).toMatchObject({ delivery_id: id, body: original!.body, url: rx.url, format: "v5", signature_version: "2", resend_of: original!.id });
+      expect(Number(rows[1]!.timestamp)).toBe(Number(original!.timestamp));
+      const sent = rx.deliveries.filter((d) => JSON.parse(d.body).trace === trace);
+      expect(sent.map((d) => d.body)).toEqual([String(original!.body), String(original!.body)]);
+      expect(sent.map((d) => d.headers["x-svc-delivery-id"])).toEqual([id, id]);
+      expect((await listDeliveries(db, trace)).map((d) => d.resend)).toEqual([false, true]);
+      // A re-send copies the originals only, never an earlier re-send.
+      expect(await resend(db, id)).toBe(1);
+      expect(await outbox(db, trace)).toHaveLength(3);
+      expect(await resend(db, "no-such")).toBe(-1);
+      const quiet = await harness(db, { dispatch: false });
+      try {
+        const none = await quiet.service.createV5(v5Individual("No Receiver"));
+        expect(await resend(db, String((await outbox(db, none.trace))[0]!.delivery_id))).toBe(0);
+      } finally {
+        await quiet.close();
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("the dispatcher's lifecycle", () => {
+  it("with an exclusive store, start takes back an earlier run's leases; after stop nothing is delivered", async () => {
+    const rx = await receiver();
+    const quiet = await harness(db, { webhookUrls: [rx.url], dispatch: false });
+    const { trace } = await quiet.service.createV5(v5Individual("Leased Person"));
+    await db.query("UPDATE outbox SET lease_owner = 'earlier', lease_until = $2 WHERE trace = $1", [trace, Date.now() + 3_600_000]);
+    await quiet.close();
+    const stopped = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [] });
+    await stopped.stop();
+    stopped.wake();
+    const d = new Dispatcher({
+      db, sign: (v, body) => binding.signWebhook({ version: v, rawBody: body, secret: SIGNING_SECRET }), deliveryIdHeader: "X-Other-Id", timeoutMs: 1000, delaysMs: [],
+    });
+    expect(d.owner).toMatch(/^[0-9a-f-]{36}$/);
+    await d.start();
+    try {
+      await until(async () => (await states(trace))[0] === "delivered", "delivered after the lease was taken back", 5000);
+      const [row] = await outbox(db, trace);
+      expect([row!.lease_owner, row!.lease_until]).toEqual([null, null]);
+      const got = rx.deliveries.find((x) => JSON.parse(x.body).trace === trace)!;
+      expect(got.headers["x-other-id"]).toBe(String(row!.delivery_id));
+    } finally {
+      await d.stop();
+    }
+    const after = await harness(db, { webhookUrls: [rx.url], dispatch: false });
+    try {
+      const late = await after.service.createV5(v5Individual("After Stop"));
+      d.wake();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await states(late.trace)).toEqual(["queued"]);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it("on a shared store the claim takes a lease (one atomic UPDATE) and the answer clears it", async () => {
+    const rx = await receiver();
+    const shared: Db = { ...db, exclusive: false, query: db.query, transaction: db.transaction, close: db.close, kind: "postgres" };
+    const quiet = await harness(db, { webhookUrls: [rx.url], dispatch: false });
+    const { trace } = await quiet.service.createV5(v5Individual("Shared Person"));
+    await quiet.close();
+    // A lease held by another instance is left alone until it lapses.
+    const until1 = Date.now() + 3_600_000;
+    await db.query("UPDATE outbox SET lease_owner = 'other', lease_until = $2 WHERE trace = $1", [trace, until1]);
+    const d = new Dispatcher({ db: shared, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 20 });
+    await d.start();
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      const [held] = await outbox(db, trace);
+      expect([held!.state, held!.lease_owner, Number(held!.lease_until)]).toEqual(["queued", "other", until1]);
+      await db.query("UPDATE outbox SET lease_until = $2 WHERE trace = $1", [trace, Date.now() - 1]);
+      d.wake();
+      await until(async () => (await states(trace))[0] === "delivered", "delivered once the lease lapsed", 5000);
+      const [row] = await outbox(db, trace);
+      expect([row!.lease_owner, row!.lease_until]).toEqual([null, null]);
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it("a failing pass is logged and the dispatcher keeps polling", async () => {
+    const logs: string[] = [];
+    let calls = 0;
+    const broken = {
+      kind: "postgres", exclusive: false, close: async () => {}, transaction: async () => { throw new Error("unused"); },
+      query: async () => {
+        calls++;
+        throw new Error("database gone");
+      },
+    } as unknown as Db;
+    const d = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 10, log: (l) => logs.push(l) });
+    await d.start();
+    await until(() => calls >= 2, "a second pass", 5000);
+    await d.stop();
+    expect(logs[0]).toBe("dispatcher: database gone");
+    expect(logs.every((l) => l === "dispatcher: database gone")).toBe(true);
+  });
+});
+
+describe("listDeliveries", () => {
+  it("lists every trace newest first, with each row's own attempts", async () => {
+    const quiet = await harness(db, { dispatch: false });
+    try {
+      const a = await quiet.service.createV5(v5Individual("List One"));
+      const b = await quiet.service.createV5(v5Individual("List Two"));
+      const all = await listDeliveries(db);
+      expect(all.slice(0, 2).map((d) => d.trace)).toEqual([b.trace, a.trace]);
+      expect(all[0]).toMatchObject({ url: null, state: "no_receiver", tries: 0, lastStatus: null, lastError: null, deliveredAt: null, attempts: [] });
+      expect(await listDeliveries(db, "no-such-trace")).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+});

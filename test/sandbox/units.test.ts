@@ -1,0 +1,93 @@
+// Small parts of the sandbox runtime in-process: the clock, the binding's lookups, the pages' HTML and
+// the store's description.
+import { describe, expect, it, vi } from "vitest";
+import { choice, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
+import { SandboxClock } from "../../templates/sandbox/clock.js";
+import { escapeHtml, formPage, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
+import { describeDb } from "../../templates/sandbox/store/index.js";
+import { binding } from "./inprocess.js";
+
+describe("SandboxClock", () => {
+  it("is real time plus the offset; advance adds, set replaces; a negative or fractional advance is a RangeError", () => {
+    const now = vi.spyOn(Date, "now").mockReturnValue(1_000_000);
+    try {
+      const clock = new SandboxClock();
+      expect([clock.now(), clock.offset]).toEqual([1_000_000, 0]);
+      expect(clock.advance(500)).toBe(500);
+      expect(clock.advance(0)).toBe(500);
+      expect([clock.now(), clock.offset]).toEqual([1_000_500, 500]);
+      for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) expect(() => clock.advance(bad)).toThrow(new RangeError("advanceMs must be a non-negative integer"));
+      expect(clock.offset).toBe(500);
+      clock.set(42);
+      expect(clock.now()).toBe(1_000_042);
+      expect(new SandboxClock(7).now()).toBe(1_000_007);
+    } finally {
+      now.mockRestore();
+    }
+  });
+});
+
+describe("the binding's lookups", () => {
+  it("choice reads a documented choice's field, and names a missing one", () => {
+    expect(choice<string>(binding.spec, "deliveryId", "header")).toBe("X-Svc-Delivery-Id");
+    expect(() => choice(binding.spec, "deliveryId", "nope")).toThrow("sandbox binding: choices.deliveryId.nope is missing (regenerate with 'verispec generate')");
+    expect(() => choice(binding.spec, "noSuchChoice", "x")).toThrow("sandbox binding: choices.noSuchChoice.x is missing (regenerate with 'verispec generate')");
+  });
+
+  it("transitionRow finds a row by id, and names a missing one; validateWith uses the generated validator", () => {
+    expect(transitionRow(binding.rules, "retry").from).toBe("rejected");
+    expect(() => transitionRow(binding.rules, "nope")).toThrow('sandbox binding: no transition "nope" in the rules');
+    expect(validateWith(binding, "v4.IdvRiskScore", { description: "Undefined" }).valid).toBe(true);
+    expect(validateWith(binding, "v4.IdvRiskScore", 5).valid).toBe(false);
+  });
+});
+
+describe("the pages", () => {
+  it("escapeHtml escapes the five characters, each as a numeric reference", () => {
+    expect(escapeHtml(`a&b<c>d"e'f`)).toBe("a&#38;b&#60;c&#62;d&#34;e&#39;f");
+    expect(escapeHtml("plain")).toBe("plain");
+  });
+
+  it("messagePage escapes its title and text", () => {
+    const page = messagePage("T<1>", "x & y");
+    expect(page.startsWith('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>T&#60;1&#62;</title><style>')).toBe(true);
+    expect(page.endsWith("<body><h1>T&#60;1&#62;</h1><p>x &#38; y</p></body></html>")).toBe(true);
+  });
+
+  it("formPage prefills string and number fields, escaped; after the prefill window only the kept ones", () => {
+    const request = { type: "soleTrader", fields: { name: "A<b>", abn: "518", count: 3, nested: { x: 1 }, flag: true, country: "AUS" } };
+    const full = formPage("id-1", { request, reduced: false }, ["name", "country"]);
+    expect(full).toContain("<title>Verification form</title>");
+    expect(full).toContain("<p>Entity type <b>soleTrader</b>.</p>");
+    expect(full).toContain(`<form method="post" action="/_form/id-1"><label>name <input name="fields.name" value="A&#60;b&#62;"></label>
+<label>abn <input name="fields.abn" value="518"></label>
+<label>count <input name="fields.count" value="3"></label>
+<label>country <input name="fields.country" value="AUS"></label><p><button type="submit">Submit</button></p></form></body></html>`);
+    const reduced = formPage("id-2", { request, reduced: true }, ["name", "country"]);
+    expect(reduced).toContain("<p>Entity type <b>soleTrader</b> (prefilled data reduced).</p>");
+    expect(reduced).toContain('<input name="fields.abn" value="">');
+    expect(reduced).toContain('<input name="fields.count" value="">');
+    expect(reduced).toContain('<input name="fields.name" value="A&#60;b&#62;">');
+    const empty = formPage("id-3", { request: {}, reduced: false }, []);
+    expect(empty).toContain('<p>Entity type <b></b>.</p>\n<form method="post" action="/_form/id-3"><p><button');
+  });
+
+  it("the /_sandbox page has both tables and its refreshing script", () => {
+    const page = sandboxPage();
+    expect(page).toContain("<title>verispec sandbox</title>");
+    expect(page).toContain('<table id="verifications">');
+    expect(page).toContain('<table id="deliveries">');
+    expect(page).toContain('fetch("/_sandbox/state", { credentials: "same-origin", cache: "no-store" })');
+    expect(page).toContain("refresh(); setInterval(refresh, 1000);");
+  });
+});
+
+describe("describeDb", () => {
+  it("names the store an option opens", () => {
+    expect(describeDb("memory")).toBe("PGlite in memory");
+    expect(describeDb("postgres://u@h/db")).toBe("Postgres");
+    expect(describeDb("postgresql://u@h/db")).toBe("Postgres");
+    expect(describeDb("data/postgres://x")).toBe("PGlite in data/postgres://x");
+    expect(describeDb(".verispec/sandbox")).toBe("PGlite in .verispec/sandbox");
+  });
+});
