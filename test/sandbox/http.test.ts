@@ -4,7 +4,7 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { validate } from "../../generated/validators/index.js";
-import { safeEqual } from "../../templates/sandbox/server.js";
+import { credentialChecker } from "../../templates/sandbox/server.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { basic, CREDENTIALS, olderIndividual, v5Individual } from "./helpers.js";
 import { harness, memoryDb, outbox, type Harness } from "./inprocess.js";
@@ -432,11 +432,27 @@ describe("the control API over HTTP", () => {
   });
 });
 
-describe("safeEqual", () => {
-  it("compares strings of any length", () => {
-    expect(safeEqual("abc", "abc")).toBe(true);
-    expect(safeEqual("abc", "abd")).toBe(false);
-    expect(safeEqual("abc", "abcd")).toBe(false);
-    expect(safeEqual("", "")).toBe(true);
+describe("credentialChecker", () => {
+  const check = credentialChecker({ serviceUid: "uid", secret: "s:e\"cret" });
+  const header = (text: string) => `Basic ${Buffer.from(text, "utf8").toString("base64")}`;
+
+  it("compares the pair in any length, and both must be strings", () => {
+    expect(check.pair({ serviceUid: "uid", secret: "s:e\"cret" })).toBe(true);
+    expect(check.pair({ serviceUid: "uid", secret: "s:e\"crex" })).toBe(false);
+    expect(check.pair({ serviceUid: "uid", secret: "s:e\"cret!" })).toBe(false);
+    expect(check.pair({ serviceUid: "uidd", secret: "s:e\"cret" })).toBe(false);
+    expect(check.pair({ serviceUid: "uid" })).toBe(false);
+    expect(check.pair({ serviceUid: "uid", secret: 7 as unknown as string })).toBe(false);
+    expect(check.pair(undefined)).toBe(false);
+  });
+
+  it("takes the Basic header as clients send it, and other spellings of the same credentials", () => {
+    expect(check.basic(header('uid:s:e"cret'))).toBe(true);
+    expect(check.basic(`basic   ${Buffer.from('uid:s:e"cret').toString("base64")}  `)).toBe(true);
+    expect(check.basic(header('uid:s:e"crex'))).toBe(false);
+    expect(check.basic(header("uid"))).toBe(false);
+    expect(check.basic("Bearer abc")).toBe(false);
+    expect(check.basic(undefined)).toBe(false);
   });
 });
+

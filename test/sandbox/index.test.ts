@@ -31,7 +31,7 @@ describe("startSandbox", () => {
     expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.db.kind).toBe("pglite");
     expect(sandbox.db.exclusive).toBe(true);
-    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2]);
+    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2, 3]);
     expect(await migrate(sandbox.db)).toBe(2);
     expect((await sandbox.db.query("SELECT count(*)::int AS n FROM schema_migrations")).map((r) => r.n)).toEqual([2]);
     const indexes = (await sandbox.db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'outbox' ORDER BY indexname")).map((r) => r.indexname);
