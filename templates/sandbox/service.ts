@@ -280,10 +280,10 @@ export class SandboxService {
     await tx.query(
       `WITH v AS (
          UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
-           due_at = $7, request = $8, updated_at = $9 WHERE trace = $1),
+           due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE trace = $1),
        h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
-       ${SandboxService.OUTBOX_INSERT(11)}`,
-      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, ...this.outboxParams([{ v: next, w }])],
+       ${SandboxService.OUTBOX_INSERT(13)}`,
+      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, ...this.outboxParams([{ v: next, w }])],
     );
     return { v: next, text: w.text };
   }
@@ -380,7 +380,7 @@ export class SandboxService {
     if (v.verificationStatus !== retry.from) return undefined;
     const subject = subjectOf(v);
     if (findTransitions(this.b.rules, v.verificationStatus, retry.to[0]!, subject).some((r) => r.id === retry.id)) {
-      const patch = { ...this.effects(retry, v), verificationStatus: retry.to[0]!, request: body, name: str(body.name) ?? v.name, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(str(body.name), subject) };
+      const patch = { ...this.effects(retry, v), verificationStatus: retry.to[0]!, request: body, name: str(body.name) ?? v.name, country: str(body.country) ?? v.country, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(str(body.name), subject) };
       await this.change(tx, v, patch, retry.trigger);
       return { trace: v.trace };
     }
@@ -432,18 +432,22 @@ export class SandboxService {
   }
 
   /** POST /verify: the response is the initial webhook's content (the service's specification, section 4.1). */
-  async verifyOlder(body: Record<string, unknown>, formId: string | null = null, trace?: string, maxAttempts: number | null = null): Promise<{ trace: string; text: string }> {
-    const now = this.clock.now();
+  async verifyOlder(body: Record<string, unknown>): Promise<{ trace: string; text: string }> {
+    const v = this.olderVerification(body);
+    const text = await this.created.add({ v, trigger: this.row("submit").trigger });
+    return { trace: v.trace, text };
+  }
+
+  /** A new verification of the older interface (a hosted form's: its id as trace, the form's attempt limit). */
+  private olderVerification(body: Record<string, unknown>, form?: { id: string; maxAttempts: number }): Verification {
     const { name, testText } = this.olderName(body);
     const fields = obj(body.fields);
     const v = this.newVerification("older", {
-      ...(trace ? { trace } : {}), userId: str(body.metadata_userId) ?? null, type: String(body.type), name, country: str(fields.country) ?? null,
-      request: body, formId, maxAttempts, outcome: testText ?? "",
-    }, now);
+      ...(form ? { trace: form.id, formId: form.id, maxAttempts: form.maxAttempts } : {}), userId: str(body.metadata_userId) ?? null, type: String(body.type), name,
+      country: str(fields.country) ?? null, request: body, outcome: testText ?? "",
+    }, this.clock.now());
     // Entities: submissionId is the trace (the service's specification, section 6.3).
-    const stored = body.type === "individual" ? v : { ...v, submissionId: v.trace };
-    const text = await this.created.add({ v: stored, trigger: this.row("submit").trigger });
-    return { trace: stored.trace, text };
+    return body.type === "individual" ? v : { ...v, submissionId: v.trace };
   }
 
   /** POST /getVerificationStatus: the latest webhook content, by trace or userId (the service's specification, section 4.3). */
@@ -577,30 +581,32 @@ export class SandboxService {
     return { row, age };
   }
 
-  /** Submitting (saving) the form: an attempt; the first creates the verification (trace = verificationUuid). */
+  /**
+   * Submitting (saving) the form: an attempt; the first creates the verification (trace = verificationUuid).
+   * One transaction: a refused submission (409) counts no attempt and keeps the open count.
+   */
   async submitForm(id: string, fields: Record<string, string>): Promise<string> {
     const { limits } = this.b.spec;
-    const form = await this.db.transaction(async (tx) => {
-      const { row } = await this.usableForm(tx, id);
-      await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1 WHERE id = $1", [id]);
-      return row;
-    });
-    const request = JSON.parse(String(form.request)) as Record<string, unknown>;
-    const merged = { ...request, fields: { ...obj(request.fields), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== "")) } };
-    const existing = await this.get(id);
-    if (!existing) {
-      await this.verifyOlder(merged, id, id, limits.formAttempts);
-      return id;
-    }
-    // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
     const retry = this.row("retry");
-    if (!findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
-      throw new ServiceError(409, "conflict", `The verification is ${existing.verificationStatus}; a new attempt is possible only after a rejection.`);
-    }
-    const { testText } = this.olderName(merged);
-    await this.db.transaction((tx) =>
-      this.change(tx, existing, { ...this.effects(retry, existing), verificationStatus: retry.to[0]!, request: merged, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(testText, subjectOf(existing)) }, retry.trigger),
-    );
+    await this.db.transaction(async (tx) => {
+      const { row } = await this.usableForm(tx, id);
+      const request = JSON.parse(String(row.request)) as Record<string, unknown>;
+      const merged = { ...request, fields: { ...obj(request.fields), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== "")) } };
+      const found = await tx.query("SELECT * FROM verifications WHERE trace = $1 FOR UPDATE", [id]);
+      const existing = found[0] ? toVerification(found[0]) : undefined;
+      // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
+      if (existing && !findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
+        throw new ServiceError(409, "conflict", `The verification is ${existing.verificationStatus}; a new attempt is possible only after a rejection.`);
+      }
+      await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1, trace = $2 WHERE id = $1", [id, id]);
+      if (!existing) {
+        await this.insert(tx, [{ v: this.olderVerification(merged, { id, maxAttempts: limits.formAttempts }), trigger: this.row("submit").trigger }]);
+        return;
+      }
+      const { name, testText } = this.olderName(merged);
+      const patch = { ...this.effects(retry, existing), verificationStatus: retry.to[0]!, request: merged, name, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(testText, subjectOf(existing)) };
+      await this.change(tx, existing, patch, retry.trigger);
+    });
     this.onChange();
     return id;
   }

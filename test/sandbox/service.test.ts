@@ -146,7 +146,8 @@ describe("v5 creation", () => {
       if (attempt < 5) {
         expect((await service.createV5({ ...v5Individual("Renamed Walker", userId) })).trace).toBe(trace);
         const v = (await service.get(trace))!;
-        expect(v).toMatchObject({ verificationStatus: "pending", attempt: attempt + 1, request: { name: "Renamed Walker" } });
+        expect(v).toMatchObject({ verificationStatus: "pending", attempt: attempt + 1, name: "Renamed Walker", request: { name: "Renamed Walker" } });
+        expect(service.detail(v)).toMatchObject({ name: "Renamed Walker" });
         if (attempt === 1) {
           const conflict = await refusal(service.createV5(v5Individual("Again", userId)));
           expect([conflict.httpStatus, conflict.type, conflict.message, conflict.trace]).toEqual([475, "submission_conflict", "Submission conflict: an earlier submission of this verification is still pending.", trace]);
@@ -371,7 +372,7 @@ describe("hosted forms", () => {
     const over = await refusal(service.openForm(id));
     expect([over.httpStatus, over.type, over.message]).toEqual([403, "form_open_limit", "This form was opened 10 times without being saved, the most allowed."]);
     expect(await service.submitForm(id, { name: "Form Trader", abn: "" })).toBe(id);
-    expect((await service.openForm(id)).request).toEqual(formBody());
+    expect(await service.openForm(id)).toEqual({ request: formBody(), reduced: false, trace: id });
     const v = (await service.get(id))!;
     expect(v).toMatchObject({ api: "older", formId: id, maxAttempts: 5, type: "soleTrader", name: "Form Trader" });
     expect((v.request.fields as Record<string, unknown>).abn).toBe("51824753556");
@@ -395,19 +396,22 @@ describe("hosted forms", () => {
   });
 
   it("a further attempt only after a rejection (the retry row); five attempts, then 403", async () => {
-    const other = await service.createForm(formBody());
-    await service.submitForm(other, {});
-    const pending = await refusal(service.submitForm(other, { name: "Again" }));
-    expect([pending.httpStatus, pending.type, pending.message]).toEqual([409, "conflict", "The verification is pending; a new attempt is possible only after a rejection."]);
     const id = await service.createForm(formBody());
     await service.submitForm(id, {});
+    await service.openForm(id);
+    const pending = await refusal(service.submitForm(id, { name: "Again" }));
+    expect([pending.httpStatus, pending.type, pending.message]).toEqual([409, "conflict", "The verification is pending; a new attempt is possible only after a rejection."]);
+    // The refused submission counted no attempt and kept the open count.
+    const [counts] = await db.query("SELECT attempts, opens_since_save FROM forms WHERE id = $1", [id]);
+    expect([Number(counts!.attempts), Number(counts!.opens_since_save)]).toEqual([1, 1]);
+    expect((await service.get(id))!).toMatchObject({ verificationStatus: "pending", attempt: 1, name: "Form Trader" });
     for (let attempt = 2; attempt <= 5; attempt++) {
       await service.applyStatus(id, "rejected", {});
       const before = changes;
       await service.submitForm(id, { name: attempt === 5 ? "Rejected Trader" : `Trader ${attempt}` });
       expect(changes).toBe(before + 1);
       const v = (await service.get(id))!;
-      expect(v).toMatchObject({ verificationStatus: "pending", attempt });
+      expect(v).toMatchObject({ verificationStatus: "pending", attempt, name: attempt === 5 ? "Rejected Trader" : `Trader ${attempt}` });
       expect((v.request.fields as Record<string, unknown>).name).toBe(attempt === 5 ? "Rejected Trader" : `Trader ${attempt}`);
     }
     expect((await service.get(id))!.outcome).toBe("rejected");
