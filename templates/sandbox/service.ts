@@ -247,8 +247,7 @@ export class SandboxService {
     return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([this.options.signatureVersion, Date.now()]);
   }
 
-  /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text. */
-  /** Inserts new verifications with their history and outbox rows; the webhook texts, and the outbox rows queued for a receiver. */
+  /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text and the outbox rows queued for a receiver. */
   private async insert(tx: Sql, items: readonly { v: Verification; trigger: string }[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
     for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });

@@ -116,11 +116,23 @@ export function basic(c = CREDENTIALS): string {
   return `Basic ${Buffer.from(`${c.serviceUid}:${c.secret}`).toString("base64")}`;
 }
 
+export interface Answer {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
 /** A call of the control API (or any path) with the sandbox's credentials. */
-export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string; headers: Headers }> {
+export function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  return request(base, method, path, body, { authorization: basic(), ...headers });
+}
+
+/** A request with a JSON body (a string is sent as it is); the answer's body parsed when it is JSON. */
+export async function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const r = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: basic(), ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
     ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
   });
   const text = await r.text();

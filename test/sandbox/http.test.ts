@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { validate } from "../../generated/validators/index.js";
 import { credentialChecker } from "../../templates/sandbox/server.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { basic, CREDENTIALS, olderIndividual, v5Individual } from "./helpers.js";
+import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer } from "./helpers.js";
 import { harness, memoryDb, outbox, type Harness } from "./inprocess.js";
 
 let db: Db;
@@ -25,28 +25,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-interface Answer {
-  status: number;
-  text: string;
-  body: any;
-  headers: Headers;
-}
-
-async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const r = await fetch(`${h.url}${path}`, {
-    method,
-    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
-    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-  });
-  const text = await r.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: r.status, text, body: parsed, headers: r.headers };
-}
+const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => request(h.url, method, path, body, headers);
 const authed = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => send(method, path, body, { authorization: basic(), ...headers });
 const older = (extra: Record<string, unknown>): Record<string, unknown> => ({ metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra });
 
