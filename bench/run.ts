@@ -2,7 +2,7 @@
 //
 // Every bench/*.bench.ts exporting `suites` is measured with the harness (bench/lib/harness.ts): each
 // (payload, implementation) pair in a fresh process, pairs shuffled within a round, ratios per round,
-// interquartile means over the rounds. `--repeat 2` runs the whole selection twice and reports how far the two
+// medians over the rounds. `--repeat 2` runs the whole selection twice and reports how far the two
 // runs' ratios differ (the README figures come from a run where all agreed within 10%). Bench files
 // exporting a default function instead (sizes, which do not vary) run once.
 import { writeFileSync } from "node:fs";
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     const rows = agreement(runs);
     const ratios = rows.filter((a) => !a.label.includes(" ms over "));
     const disagree = ratios.filter((a) => a.difference > AGREEMENT);
-    console.log(`\n## Agreement of the ${runs.length} runs (each figure: the interquartile mean over the rounds of each run)\n`);
+    console.log(`\n## Agreement of the ${runs.length} runs (each figure: the median over the rounds of each run)\n`);
     console.log("| figure | runs | difference |", "\n|---|---|---|");
     for (const a of rows) {
       const values = a.label.includes(" ms over ") ? a.values.map((v) => `${v.toFixed(1)} ms`) : a.values.map((v) => `${v.toFixed(2)}x`);

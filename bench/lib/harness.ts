@@ -2,8 +2,8 @@
 // reports the lower quartile of 40 timed batches of ~4 ms, after calibration and warm-up); the
 // pairs of a round run one after another in an order shuffled per round, so that a slow spell of the
 // machine falls on a few neighbouring pairs, not on one implementation; a ratio is computed within each
-// round (between processes that ran seconds apart) and summarised over the rounds by its interquartile
-// mean (bench/lib/stats.ts says why not the median), with the min-max range beside it. `--repeat 2`
+// round (between processes that ran seconds apart) and summarised over the rounds by its median
+// (bench/lib/stats.ts says why not the interquartile mean), with the min-max range beside it. `--repeat 2`
 // runs everything twice and says how far the two runs'
 // figures differ.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -207,7 +207,7 @@ export function report(result: SuiteResult, rounds: number): string {
   const byKey = new Map(figures.map((f) => [f.key, f]));
   if (suite.kind === "throughput") {
     const withCounts = result.instructions !== undefined;
-    lines.push(`| payload | implementation | time per op: interquartile mean over ${rounds} rounds (± half the range) | verispec vs it, per round: interquartile mean (range) | target |${withCounts ? " instructions per op (callgrind) |" : ""}`);
+    lines.push(`| payload | implementation | time per op: median over ${rounds} rounds (± half the range) | verispec vs it, per round: median (range) | target |${withCounts ? " instructions per op (callgrind) |" : ""}`);
     lines.push(`|---|---|---|---|---|${withCounts ? "---|" : ""}`);
     for (const p of suite.payloads) {
       for (const impl of suite.impls) {
@@ -219,7 +219,7 @@ export function report(result: SuiteResult, rounds: number): string {
       }
     }
   } else {
-    lines.push(`| module | cold import, ms over the empty module: interquartile mean (range over ${rounds} rounds) | budget |`, "|---|---|---|");
+    lines.push(`| module | cold import, ms over the empty module: median (range over ${rounds} rounds) | budget |`, "|---|---|---|");
     for (const f of figures) {
       const text = `${f.summary.center.toFixed(1)} ms (${f.summary.min.toFixed(1)}-${f.summary.max.toFixed(1)})`;
       lines.push(`| ${f.label.replace(/: ms.*$/, "")} | ${f.key.startsWith("ms ") ? `${text} (absolute)` : text} | ${verdict(f)} |`);
@@ -236,7 +236,7 @@ export interface Agreement {
   readonly difference: number;
 }
 
-/** For every ratio (and import difference): how far the runs' interquartile means differ, largest first. */
+/** For every ratio (and import difference): how far the runs' medians differ, largest first. */
 export function agreement(runs: readonly (readonly SuiteResult[])[]): Agreement[] {
   const out: Agreement[] = [];
   const first = runs[0] ?? [];

@@ -1,23 +1,14 @@
 // Robust summaries, never plain means (a preempted sample on a shared machine is an outlier, not a
-// measurement). Over the rounds: the interquartile mean, which drops the outer quarters like the median
-// and averages the middle half; where a peer's speed is bimodal between processes (one process lands in
-// a slower JIT state than the next), the median jumps from one mode to the other between runs while the
-// interquartile mean moves with the proportion of processes in each.
+// measurement). Over the rounds: the median. Some peers' speed is bimodal between processes (one process
+// lands in a state about twice as slow as the next); the median ignores the slow processes while they are
+// fewer than half. The interquartile mean was tried and averages some of them in: on the same three pairs
+// of `--repeat 2` runs it left 12, 20 and 3 of 32 ratios more than 10% apart, the median 6, 8 and 0.
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** The mean of the middle half: floor(n/4) values dropped at each end (all kept below 4 values). */
-export function interquartileMean(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const cut = sorted.length >> 2;
-  const middle = sorted.slice(cut, sorted.length - cut);
-  return middle.reduce((sum, v) => sum + v, 0) / middle.length;
 }
 
 /** The q-quantile (0..1) by linear interpolation between the order statistics. */
@@ -31,7 +22,7 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 export interface Spread {
-  /** The interquartile mean. */
+  /** The median. */
   readonly center: number;
   readonly min: number;
   readonly max: number;
@@ -40,7 +31,7 @@ export interface Spread {
 }
 
 export function spread(values: readonly number[]): Spread {
-  const c = interquartileMean(values);
+  const c = median(values);
   const min = Math.min(...values);
   const max = Math.max(...values);
   return { center: c, min, max, relative: c === 0 ? 0 : (max - min) / 2 / Math.abs(c) };
