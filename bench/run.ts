@@ -27,7 +27,7 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { filters: [], rounds: 7, repeat: 1, instructions: false, json: undefined };
+  const args: Args = { filters: [], rounds: 21, repeat: 1, instructions: false, json: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
