@@ -190,6 +190,30 @@ describe("v5 over HTTP", () => {
     expect(v5ish.body).toEqual({ status: "error", statusCode: 404, type: "not_found", message: "No route GET /v5x.", details: [] });
   });
 
+  it("a route answers only its own method and its whole path: anything else is the router's 404", async () => {
+    const form = "00000000-0000-4000-8000-000000000000";
+    const cases: [string, string, unknown?][] = [
+      ["GET", "/v5/verifications"],
+      ["POST", "/v5/verifications/abc", v5Individual("Wrong Method")],
+      ["GET", "/verify"],
+      ["POST", "/_sandbox"],
+      ["GET", "/_sandbox/clock"],
+      ["GET", `/x/_form/${form}`],
+      ["GET", `/_form/${form}/x`],
+      ["POST", "/_sandbox/a/_sandbox/verifications/abc/status", { verificationStatus: "verified" }],
+      ["POST", "/_sandbox/verifications/abc/status/x", { verificationStatus: "verified" }],
+      ["POST", "/_sandbox/a/_sandbox/deliveries/abc/resend"],
+      ["POST", "/_sandbox/deliveries/abc/resend/x"],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await authed(method, path, body);
+      expect([path, r.status]).toEqual([path, 404]);
+      // JSON in the envelope or the older shape; on the form's paths an HTML page that says the same.
+      if (path.startsWith("/_form/")) expect(r.text).toContain(`No route ${method} ${path}.`);
+      else expect(r.body.error?.message ?? r.body.message).toBe(`No route ${method} ${path}.`);
+    }
+  });
+
   it("an internal error is 500 internal_error, logged to stderr", async () => {
     const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
