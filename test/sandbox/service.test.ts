@@ -4,6 +4,7 @@
 // each checked on the stored rows (verification, history, outbox).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { validate } from "../../generated/validators/index.js";
+import type { QueuedRow } from "../../templates/sandbox/dispatcher.js";
 import { ServiceError, SandboxService, subjectOf, type Verification } from "../../templates/sandbox/service.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
@@ -441,5 +442,31 @@ describe("unit: subjectOf", () => {
     const v = { verificationStatus: "pending", submissionStatus: "submitted", attempt: 2, maxAttempts: null, type: "company", subType: null, parentTrace: null } as unknown as Verification;
     expect(subjectOf(v)).toEqual({ verificationStatus: "pending", submissionStatus: "submitted", attempt: 2, type: "company" });
     expect(subjectOf({ ...v, maxAttempts: 0, subType: "data", parentTrace: "p" })).toEqual({ verificationStatus: "pending", submissionStatus: "submitted", attempt: 2, maxAttempts: 0, type: "company", subType: "data", parentTrace: "p" });
+  });
+});
+
+describe("the hand-over of new verifications' webhooks (onQueued)", () => {
+  const RECEIVERS = ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b"];
+
+  it("a grouped create hands over exactly its queued outbox rows, once, after the commit", async () => {
+    const s = make({ webhookUrls: RECEIVERS });
+    const calls: QueuedRow[][] = [];
+    s.onQueued = (rows) => calls.push([...rows]);
+    const { trace } = await s.createV5(v5Individual("Queued Person"));
+    const stored = await outbox(db, trace);
+    expect(stored.map((r) => [r.url, r.state])).toEqual(RECEIVERS.map((url) => [url, "queued"]));
+    expect(calls).toEqual([stored.map((r) => ({ id: r.id, delivery_id: r.delivery_id, url: r.url, body: r.body, signature_version: r.signature_version, tries: r.tries }))]);
+  });
+
+  it("without receivers nothing is queued and nothing handed over; the default hand-over wakes the dispatcher through onChange", async () => {
+    const none = make();
+    let handed = 0;
+    none.onQueued = () => handed++;
+    const { trace } = await none.createV5(v5Individual("Unqueued Person"));
+    expect((await outbox(db, trace)).filter((r) => r.state === "queued")).toEqual([]);
+    expect(handed).toBe(0);
+    const before = changes;
+    await make({ webhookUrls: RECEIVERS }).createV5(v5Individual("Default Person"));
+    expect(changes).toBe(before + 1);
   });
 });
