@@ -3,9 +3,8 @@
 // pairs of a round run one after another in an order shuffled per round, so that a slow spell of the
 // machine falls on a few neighbouring pairs, not on one implementation; a ratio is computed within each
 // round (between processes that ran seconds apart) and summarised over the rounds by its median
-// (bench/lib/stats.ts says why not the interquartile mean), with the min-max range beside it. `--repeat 2`
-// runs everything twice and says how far the two runs'
-// figures differ.
+// (bench/lib/stats.ts says why not the interquartile mean), with the min-max range beside it.
+// `--repeat 2` runs everything twice and says how far the two runs' figures differ.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
