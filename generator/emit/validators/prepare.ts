@@ -66,17 +66,20 @@ function selectByWithoutOneOf(defs: Defs): void {
   }
 }
 
+/** `true`, or a schema of annotations only (`{}` once stripped): accepts every value. */
+const acceptsAll = (s: unknown) => s === true || (isObject(s) && Object.keys(s).every((k) => ANNOTATIONS.has(k)));
+
 /**
  * True when every value failing `condition` also fails `branch`: the condition only asks for an object
- * with some keys (`properties` all `true`), and the branch is an object schema requiring all of them.
- * (v5.Stakeholder: without `role`, the role-and-entity shape cannot match.)
+ * with some keys (`properties` accepting anything), and the branch is an object schema requiring all of
+ * them. (v5.Stakeholder: without `role`, the role-and-entity shape cannot match.)
  */
-function ifFailureFails(condition: unknown, branch: JsonSchema, defs: Defs): boolean {
+export function ifFailureFails(condition: unknown, branch: JsonSchema, defs: Defs): boolean {
   const target = typeof branch.$ref === "string" ? defs[unescapePointerSegment(branch.$ref.slice("#/$defs/".length))] : branch;
   if (!isObject(condition) || !isObject(target) || condition.type !== "object" || target.type !== "object") return false;
   const asks = Object.keys(condition).every((k) => k === "type" || k === "required" || k === "properties");
   const keys = Array.isArray(condition.required) ? (condition.required as string[]) : [];
-  const trivial = Object.values((condition.properties as JsonSchema | undefined) ?? {}).every((v) => v === true);
+  const trivial = Object.values((condition.properties as JsonSchema | undefined) ?? {}).every(acceptsAll);
   const required = Array.isArray(target.required) ? (target.required as string[]) : [];
   return asks && trivial && keys.length > 0 && keys.every((k) => required.includes(k));
 }
