@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { build, distIsCurrent } from "../generator/build.js";
+import { median } from "./lib/stats.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const AMOUNT = Number(process.env.SANDBOX_BENCH_AMOUNT ?? 10_000);
@@ -189,12 +190,8 @@ type Server = keyof typeof SERVERS;
 const MEASURE: Record<Server, () => Promise<Figures>> = { sandbox: measureSandbox, bare: measureBare, prism: measurePrism };
 
 const isChecked = (f: Figures): f is Checked => "checks" in f;
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const spread = (xs: readonly number[], digits: number) => `${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`;
+/** "lowest-highest". */
+const range = (xs: readonly number[], digits: number) => `${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`;
 
 export default async function run(): Promise<void> {
   if (!distIsCurrent()) build();
@@ -230,12 +227,12 @@ export default async function run(): Promise<void> {
     const fs = rounds.map((r) => r[server]).filter((f): f is Figures => f !== undefined);
     if (!fs.length) continue;
     const sum = (k: "ok" | "fiveXX" | "other") => fs.reduce((n, f) => n + f[k], 0);
-    const ratio = server === "sandbox" ? "1" : `${median(ratios(server)).toFixed(2)} (${spread(ratios(server), 2)})`;
-    console.log(`| ${SERVERS[server]} | ${median(fs.map((f) => f.rps)).toFixed(0)} (${spread(fs.map((f) => f.rps), 0)}) | ${median(fs.map((f) => f.p50))} | ${median(fs.map((f) => f.p99))} (${spread(fs.map((f) => f.p99), 0)}) | ${sum("ok")} | ${sum("fiveXX")} | ${sum("other")} | ${ratio} |`);
+    const ratio = server === "sandbox" ? "1" : `${median(ratios(server)).toFixed(2)} (${range(ratios(server), 2)})`;
+    console.log(`| ${SERVERS[server]} | ${median(fs.map((f) => f.rps)).toFixed(0)} (${range(fs.map((f) => f.rps), 0)}) | ${median(fs.map((f) => f.p50))} | ${median(fs.map((f) => f.p99))} (${range(fs.map((f) => f.p99), 0)}) | ${sum("ok")} | ${sum("fiveXX")} | ${sum("other")} | ${ratio} |`);
   }
   const p99 = median(rounds.map((r) => r.sandbox!.p99));
   const prismRatios = ratios("prism");
-  const throughput = prismRatios.length ? `${median(prismRatios) >= 2 ? "met" : "NOT met"} (${median(prismRatios).toFixed(2)}x, rounds ${spread(prismRatios, 2)})` : "not measured (Prism did not start)";
+  const throughput = prismRatios.length ? `${median(prismRatios) >= 2 ? "met" : "NOT met"} (${median(prismRatios).toFixed(2)}x, rounds ${range(prismRatios, 2)})` : "not measured (Prism did not start)";
   console.log(`\ngoal: sandbox >= 2x Prism's throughput: ${throughput}; p99 <= 50 ms: ${p99 <= 50 ? "met" : "NOT met"} (${p99} ms)`);
   console.log(`checks: ${allPassed ? "every round passed" : "FAILED in a round (see above)"}`);
   if (!allPassed) process.exitCode = 1;
