@@ -71,15 +71,17 @@ async function main(): Promise<void> {
   }
   if (measured.length === 0) return;
 
-  const conditions = `node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? "unknown CPU"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start, ${new Date().toISOString().slice(0, 16)}Z`;
+  // Each run's own start: the second run's load average is the one it met, not the first run's.
+  const conditions: string[] = [];
   const runs: SuiteResult[][] = [];
   for (let r = 0; r < args.repeat; r++) {
     const log = (line: string) => process.stderr.write(`[run ${r + 1}/${args.repeat}] ${line}\n`);
+    conditions.push(`node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? "unknown CPU"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start, ${new Date().toISOString().slice(0, 16)}Z`);
     runs.push(runOnce(measured, { rounds: args.rounds, seed: r + 1, instructions: args.instructions, log }));
   }
 
   runs.forEach((run, r) => {
-    console.log(`\n## Run ${r + 1} of ${runs.length}: ${args.rounds} rounds, every pair a fresh process (${conditions})\n`);
+    console.log(`\n## Run ${r + 1} of ${runs.length}: ${args.rounds} rounds, every pair a fresh process (${conditions[r]})\n`);
     for (const result of run) console.log(`${report(result, args.rounds)}\n`);
   });
   if (runs.length > 1) {

@@ -24,7 +24,7 @@ const PDF = "data:application/pdf;base64,JVBERi0xLjQK";
 
 const usaValid = { metadata_version: "4", metadata_serviceUid: "svc", metadata_secretKey: "key", metadata_userId: "u-1", type: "individual", fields: { country: "USA", firstName: "José", middleName: "Anne-Marie", lastName: "O'Brien", dateOfBirth: "15/07/1985", unitNumber: null, streetNumber: "12", streetName: "Main", streetType: "St", suburb: "Springfield", postcode: "62701", state: "IL", socialSecurityNumber: "123-45-6789", gender: "female", phone: "+1 555 0100", email: "jo@example.com" } };
 const usaInvalid = { ...usaValid, fields: { ...usaValid.fields, firstName: "a".repeat(80), dateOfBirth: "31/02/1990", postcode: "1234", state: "DC", gender: "x" } };
-const trustValid = { userId: "customer-42", country: "AUS", type: "trust", subType: "discretionaryTrust", name: "Example Family Trust", website: "https://www.example.com", identifiers: { abn: "51824753556" }, addresses: { registeredAddress: "1 Example Street, Sydney NSW 2000" }, documents: [{ kind: "trustDeed", mimeType: "application/pdf", source: "base64", data: PDF, fileName: "trust-deed.pdf" }], stakeholders: [{ type: "individual", name: "Jane Citizen", country: "AUS", roles: ["trustee"] }, { type: "individual", name: "John Citizen", country: "AUS", roles: ["beneficiary"] }], tags: ["segment:retail"] };
+export const trustValid = { userId: "customer-42", country: "AUS", type: "trust", subType: "discretionaryTrust", name: "Example Family Trust", website: "https://www.example.com", identifiers: { abn: "51824753556" }, addresses: { registeredAddress: "1 Example Street, Sydney NSW 2000" }, documents: [{ kind: "trustDeed", mimeType: "application/pdf", source: "base64", data: PDF, fileName: "trust-deed.pdf" }], stakeholders: [{ type: "individual", name: "Jane Citizen", country: "AUS", roles: ["trustee"] }, { type: "individual", name: "John Citizen", country: "AUS", roles: ["beneficiary"] }], tags: ["segment:retail"] };
 const trustInvalid = { ...trustValid, name: "n".repeat(200), website: "", identifiers: { abn: "123" }, documents: [{ ...trustValid.documents[0]!, source: "url", data: "https://x.example/d.pdf" }] };
 
 // ---- Zod 4 -------------------------------------------------------------------------------------------
@@ -132,12 +132,12 @@ const tDocFields = { kind: Type.String(), mimeType: Type.String(), fileName: Typ
 const tDoc = Type.Union([Type.Object({ ...tDocFields, source: Type.Literal("url"), data: Type.String() }), Type.Object({ ...tDocFields, source: Type.Literal("base64"), data: Type.RegExp(DATA_URI) })]);
 const tEntityFields = { type: Type.Optional(Type.String()), subType: Type.Optional(Type.String()), country: Type.Optional(Type.String()), name: Type.Optional(Type.String()) };
 const tStakeholder = Type.Union([Type.Object({ ...tEntityFields, roles: Type.Array(Type.String()) }), Type.Object({ role: Type.String(), entity: Type.Object(tEntityFields) })]);
-const tTrust = Type.Object({
+export const tTrust = Type.Object({
   userId: Type.Optional(Type.String()), country: Type.Optional(Type.String()), type: Type.Optional(Type.String()), subType: Type.Optional(Type.String()), name: Type.Optional(Type.String({ maxLength: 199 })), website: Type.String({ minLength: 1 }),
   identifiers: Type.Optional(Type.Object({ abn: Type.Optional(Type.String({ pattern: "^[0-9]{11}$" })) })), addresses: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 200 }))),
   documents: Type.Optional(Type.Array(tDoc)), stakeholders: Type.Optional(Type.Array(tStakeholder)), tags: Type.Optional(Type.Array(Type.String())),
 });
-const typebox = (schema: TSchema) => {
+export const typebox = (schema: TSchema) => {
   const c = TypeCompiler.Compile(schema);
   return (d: unknown) => (c.Check(d) ? 0 : [...c.Errors(d)].length);
 };
