@@ -7,20 +7,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/index.js";
-import { needProgram, onPath } from "../support/services.js";
+import { needFound, onPath } from "../support/services.js";
 import { CREDENTIALS, startReceiver, startSandbox, until, v5Individual, webhookErrors, type Sandbox } from "./helpers.js";
 
 /** Debian's postgresql keeps the server's tools in /usr/lib/postgresql/<version>/bin, off PATH. */
-function serverTool(name: string): { found: boolean; path: string } {
+function serverTool(name: string): string | undefined {
   const listed = onPath(name);
-  if (listed) return { found: true, path: listed };
+  if (listed) return listed;
   const base = "/usr/lib/postgresql";
   const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions.map((v) => join(base, v, "bin", name)).find((p) => existsSync(p));
-  return found ? { found: true, path: found } : needProgram(name, "apt-get install -y postgresql");
+  return versions.map((v) => join(base, v, "bin", name)).find((p) => existsSync(p));
 }
-const initdb = serverTool("initdb");
-const pgCtl = serverTool("pg_ctl");
+const INSTALL = "apt-get install -y postgresql";
+const initdb = needFound("initdb", serverTool("initdb"), INSTALL);
+// One package holds both: when initdb is missing, one line says so, not two.
+const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), INSTALL) : initdb;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -41,10 +41,14 @@ function missing(what: string, install: string): Need {
   return { found: false, path: "" };
 }
 
+/** A program the caller looked for itself (`path`: where it is, or undefined): the same one-line skip. */
+export function needFound(name: string, path: string | undefined, install: string): Need {
+  return path ? { found: true, path } : missing(name, install);
+}
+
 /** A program on PATH, e.g. `needProgram("redis-server", "apt-get install -y redis-server")`. */
 export function needProgram(name: string, install: string): Need {
-  const path = onPath(name);
-  return path ? { found: true, path } : missing(name, install);
+  return needFound(name, onPath(name), install);
 }
 
 /** `python3` able to import every module of `modules` (e.g. ["jsonschema"]). */
