@@ -1,6 +1,6 @@
 // `npm run build` (run by `prepare` after `npm ci` and by `prepack`): compiles generator/, templates/
 // and generated/ to dist/ with tsc (tsconfig.build.json), copies the generated validators (JavaScript
-// already), and records a hash of its inputs in dist/.inputs so that a test run can tell a stale dist/.
+// already), bundles their runtime for the compiled CLI, and records a hash of its inputs in dist/.inputs so that a test run can tell a stale dist/.
 // Development only: it runs from the sources with tsx and is not part of the package.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -11,6 +11,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { parse } from "yaml";
 import { META_AJV_OPTIONS, metaSchemaHash, metaSchemaParts, type MetaSchema } from "./check/meta-schema.js";
+import { RUNTIME_EXPORTS } from "./emit/validators.js";
+import { bundlePath, templateBundle } from "./emit/template-js.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { filesUnder } from "./walk.js";
 
@@ -58,6 +60,8 @@ export function build(root = PACKAGE_ROOT): void {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
   cpSync(join(root, "generated", "validators"), join(dist, "generated", "validators"), { recursive: true });
+  // The compiled CLI has no bundler: it reads the validators' runtime bundle from here (template-js.ts).
+  writeFileSync(join(dist, bundlePath("validators")), templateBundle(root, "validators", RUNTIME_EXPORTS));
   writeFileSync(join(dist, "generator", "check", "meta-schema.compiled.cjs"), compiledMetaSchema(root));
   writeFileSync(STAMP, `${inputsHash(root)}\n`);
 }

@@ -9,7 +9,8 @@
 // Layout: `ajv.js` holds every compiled function once (shared definitions are shared code; every
 // top-level declaration is side-effect free, so a bundler keeps only what an import reaches);
 // `<id>.js` holds what one schema id reaches of that code (validators/reach.ts) and wraps it; `index.js`
-// has them all, `validate(id, data)` and `schemaIds`.
+// has them all, `validate(id, data)` and `schemaIds`; `runtime.js` is the runtime they all import, one
+// module (runtimeBundle).
 import type { ErrorTable, MessageTemplates } from "../../templates/validators/types.js";
 import type { EmitContext } from "../context.js";
 import type { Model } from "../model/types.js";
@@ -17,7 +18,7 @@ import { rawName, validatorName } from "./names.js";
 import { BANNER, sortedObject, type OutputFile } from "./output.js";
 import { moduleFiles } from "./print.js";
 import { requestKeyShapes } from "./request-shapes.js";
-import { templateJavaScript } from "./template-js.js";
+import { templateBundle, templateJavaScript } from "./template-js.js";
 import { compileValidators } from "./validators/compile.js";
 import { errorTable, messageTemplates } from "./validators/error-table.js";
 import { asciiOnly } from "./validators/passes.js";
@@ -31,6 +32,17 @@ export { ABN_CHECKSUM_KEYWORD, compiledDocument, conditionsCallNothing, type Com
 export { pascalId, validatorName } from "./names.js";
 
 // ---- The runtime as JavaScript --------------------------------------------------------------------
+
+/** What generated validator modules import of the runtime (export name -> template file). */
+export const RUNTIME_EXPORTS: Readonly<Record<string, string>> = { createValidator: "validator.ts", fullFormats: "formats.ts", abnChecksum: "abn.ts" };
+
+/** The runtime every generated validator module imports: RUNTIME_EXPORTS as one module (template-js.ts). */
+export function runtimeBundle(root: string): OutputFile {
+  return {
+    path: "validators/runtime.js",
+    contents: `// ${BANNER} (templates/validators/ as one module: ${Object.keys(RUNTIME_EXPORTS).join(", ")} and what they reach)\n${templateBundle(root, "validators", RUNTIME_EXPORTS).trimEnd()}\n`,
+  };
+}
 
 /** templates/validators/*.ts as ESM JavaScript (the same bytes every run; see template-js.ts). */
 export function runtimeJavaScript(root: string): OutputFile[] {
@@ -58,7 +70,7 @@ const errorsImport = (ids: readonly string[], roots: KeyRoots) => `import { ${id
 function idModule(id: string, reach: Reach, roots: KeyRoots): OutputFile[] {
   const name = validatorName(id);
   const imports = {
-    js: [`import { createValidator } from "../runtime/validators/validator.js";`, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
+    js: [`import { createValidator } from "./runtime.js";`, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
     dts: [`import type { Validator } from "../runtime/validators/types.js";`],
   };
   return moduleFiles(`validators/${id}`, imports, [
@@ -75,7 +87,7 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
   const js = [
     header,
     // One import of the shared code, not one module per id: fewer files to load at start-up.
-    `import { createValidator } from "../runtime/validators/validator.js";`,
+    `import { createValidator } from "./runtime.js";`,
     `import { ${ids.map(rawName).join(", ")} } from "./ajv.js";`,
     errorsImport(ids, roots),
     "",
@@ -186,6 +198,7 @@ export function emitValidators(model: Model, ctx: EmitContext): OutputFile[] {
     ...errorsModule(errorTable(doc, model), messageTemplates(model), sortedObject(Object.entries(keys.shapes))),
     ...ids.flatMap((id) => idModule(id, reach, roots)),
     ...indexModule(ids, roots),
+    runtimeBundle(ctx.root),
     ...runtimeJavaScript(ctx.root),
   ];
 }

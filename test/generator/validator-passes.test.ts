@@ -56,7 +56,9 @@ describe("the output passes of the validators emitter", () => {
   });
 
   it("requiresToImports: each require becomes an import of verispec's runtime module; an unknown one throws", () => {
-    expect(requiresToImports('const f = require("verispec:formats").fullFormats;f.uri(x);')).toBe('import * as runtime0 from "../runtime/validators/formats.js";\nconst f = runtime0.fullFormats;f.uri(x);');
+    expect(requiresToImports('const f = require("verispec:formats").fullFormats;f.uri(x);')).toBe('import * as runtime0 from "./runtime.js";\nconst f = runtime0.fullFormats;f.uri(x);');
+    // Two specifiers of one runtime module: one import.
+    expect(requiresToImports('const f = require("verispec:formats").fullFormats;const a = require("verispec:abn").abnChecksum;f.uri(x);a(y);')).toBe('import * as runtime0 from "./runtime.js";\nconst f = runtime0.fullFormats;const a = runtime0.abnChecksum;f.uri(x);a(y);');
     expect(() => requiresToImports('require("fs")')).toThrow(/requires fs/);
     // The runtime has no deep equal: a validator that called Ajv's would stop the generator.
     expect(() => requiresToImports('const func0 = require("ajv/dist/runtime/equal").default;func0(a, b);')).toThrow(/requires ajv\/dist\/runtime\/equal, which has no runtime module/);
@@ -64,6 +66,6 @@ describe("the output passes of the validators emitter", () => {
 
   it("requiresToImports: a required binding nothing reads is dropped (Ajv's equal after enumSets)", () => {
     const code = 'const func0 = require("ajv/dist/runtime/equal").default;const func01 = 1;const formats0 = require("verispec:formats").fullFormats.uri;formats0(s);';
-    expect(requiresToImports(code)).toBe('import * as runtime0 from "../runtime/validators/formats.js";\nconst func01 = 1;const formats0 = runtime0.fullFormats.uri;formats0(s);');
+    expect(requiresToImports(code)).toBe('import * as runtime0 from "./runtime.js";\nconst func01 = 1;const formats0 = runtime0.fullFormats.uri;formats0(s);');
   });
 });

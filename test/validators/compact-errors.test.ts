@@ -22,9 +22,9 @@ let plain: Module;
 let compact: Module;
 
 async function load(code: string, name: string): Promise<Module> {
-  const runtime = pathToFileURL(join(ROOT, "generated", "runtime", "validators")).href;
+  const runtime = pathToFileURL(join(ROOT, "generated", "validators", "runtime.js")).href;
   const file = join(dir, name);
-  writeFileSync(file, code.replaceAll('from "../runtime/validators/', `from "${runtime}/`));
+  writeFileSync(file, code.replaceAll('from "./runtime.js"', `from "${runtime}"`));
   return (await import(pathToFileURL(file).href)) as Module;
 }
 

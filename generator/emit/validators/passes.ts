@@ -11,8 +11,8 @@ import { unescapePointerSegment } from "../../pointer.js";
  * objects, `uniqueItems` over objects) stops the generator here, in requiresToImports.
  */
 export const RUNTIME_MODULES: Readonly<Record<string, string>> = {
-  "verispec:formats": "../runtime/validators/formats.js",
-  "verispec:abn": "../runtime/validators/abn.js",
+  "verispec:formats": "./runtime.js",
+  "verispec:abn": "./runtime.js",
 };
 
 /** Ajv writes `schemaPath` with JSON Pointer escapes; the error table keys on the plain names. */
@@ -51,13 +51,15 @@ export function onePush(code: string): string {
  */
 export function requiresToImports(code: string): string {
   const read = code.replace(/const (\w+) = require\("[^"]+"\)(?:\.\w+)*;/g, (decl: string, name: string) => (new RegExp(`\\b${name}\\b`).test(code.replace(decl, "")) ? decl : ""));
+  // One import per runtime module, however many specifiers it stands for.
   const modules: string[] = [];
   const body = read.replace(/require\("([^"]+)"\)/g, (_whole, m: string) => {
-    if (!(m in RUNTIME_MODULES)) throw new Error(`validators: generated code requires ${m}, which has no runtime module`);
-    if (!modules.includes(m)) modules.push(m);
-    return `runtime${modules.indexOf(m)}`;
+    const module = RUNTIME_MODULES[m];
+    if (module === undefined) throw new Error(`validators: generated code requires ${m}, which has no runtime module`);
+    if (!modules.includes(module)) modules.push(module);
+    return `runtime${modules.indexOf(module)}`;
   });
-  const imports = modules.map((m, i) => `import * as runtime${i} from "${RUNTIME_MODULES[m]}";`);
+  const imports = modules.map((module, i) => `import * as runtime${i} from "${module}";`);
   return [...imports, body].join("\n");
 }
 
