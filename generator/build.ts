@@ -1,6 +1,7 @@
 // `npm run build` (run by `prepare` after `npm ci` and by `prepack`): compiles generator/, templates/
 // and generated/ to dist/ with tsc (tsconfig.build.json), copies the generated validators (JavaScript
-// already), bundles their runtime for the compiled CLI, and records a hash of its inputs in dist/.inputs so that a test run can tell a stale dist/.
+// already), bundles their runtime for the compiled CLI, and records a hash of its inputs in dist/.inputs
+// so that a test run can tell a stale dist/.
 // Development only: it runs from the sources with tsx and is not part of the package.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
