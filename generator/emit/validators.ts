@@ -1,6 +1,6 @@
 // Emits generated/validators/: Ajv standalone code compiled here, at generate time, from the same
-// definitions as generated/schemas/ (seed: 7 for the error shape), plus the JS of the hand-written
-// runtime (templates/validators/) so that plain `node` imports the validators.
+// definitions as generated/schemas/ (seed: 7 for the error shape), plus the hand-written runtime
+// (templates/validators/) bundled as one JavaScript module, so that plain `node` imports the validators.
 //
 // The steps, one module each under validators/: prepare.ts (schema preparation), error-table.ts (what
 // errors need beyond Ajv's), compile.ts (the Ajv compile), passes.ts (each rewrite of Ajv's output,
@@ -18,7 +18,7 @@ import { rawName, validatorName } from "./names.js";
 import { BANNER, sortedObject, type OutputFile } from "./output.js";
 import { moduleFiles } from "./print.js";
 import { requestKeyShapes } from "./request-shapes.js";
-import { templateBundle, templateJavaScript } from "./template-js.js";
+import { templateBundle } from "./template-js.js";
 import { compileValidators } from "./validators/compile.js";
 import { errorTable, messageTemplates } from "./validators/error-table.js";
 import { asciiOnly } from "./validators/passes.js";
@@ -42,14 +42,6 @@ export function runtimeBundle(root: string): OutputFile {
     path: "validators/runtime.js",
     contents: `// ${BANNER} (templates/validators/ as one module: ${Object.keys(RUNTIME_EXPORTS).join(", ")} and what they reach)\n${templateBundle(root, "validators", RUNTIME_EXPORTS).trimEnd()}\n`,
   };
-}
-
-/** templates/validators/*.ts as ESM JavaScript (the same bytes every run; see template-js.ts). */
-export function runtimeJavaScript(root: string): OutputFile[] {
-  return templateJavaScript(root, "validators").map(({ file, js }) => ({
-    path: `runtime/validators/${file.replace(/\.ts$/, ".js")}`,
-    contents: `// ${BANNER} (JavaScript of templates/validators/${file})\n${js.trimEnd()}\n`,
-  }));
 }
 
 // ---- The modules ----------------------------------------------------------------------------------------
@@ -199,6 +191,5 @@ export function emitValidators(model: Model, ctx: EmitContext): OutputFile[] {
     ...ids.flatMap((id) => idModule(id, reach, roots)),
     ...indexModule(ids, roots),
     runtimeBundle(ctx.root),
-    ...runtimeJavaScript(ctx.root),
   ];
 }

@@ -21,7 +21,9 @@ describe("generated/validators", () => {
     expect(JSON.parse(r.stdout)).toEqual({ valid: false, errors: [{ message: "Website is required.", code: "too_small", path: ["website"] }] });
   });
   it("has no require( and imports nothing from ajv", () => {
-    for (const file of [...jsFiles("validators"), ...jsFiles("runtime/validators")]) {
+    const files = jsFiles("validators");
+    expect(files.map((f) => f.slice(f.lastIndexOf("/") + 1))).toContain("runtime.js");
+    for (const file of files) {
       const text = readFileSync(file, "utf8");
       expect(text, file).not.toMatch(/\brequire\(/);
       expect(text, file).not.toMatch(/from "ajv/);
