@@ -21,7 +21,7 @@ import { requestKeyShapes } from "./request-shapes.js";
 import { templateBundle } from "./template-js.js";
 import { compileValidators } from "./validators/compile.js";
 import { errorTable, messageTemplates } from "./validators/error-table.js";
-import { asciiOnly } from "./validators/passes.js";
+import { asciiOnly, RUNTIME_MODULE } from "./validators/passes.js";
 import { reachOf, type Reach } from "./validators/reach.js";
 import { compiledDocument } from "./validators/prepare.js";
 
@@ -39,7 +39,7 @@ export const RUNTIME_EXPORTS: Readonly<Record<string, string>> = { createValidat
 /** The runtime every generated validator module imports: RUNTIME_EXPORTS as one module (template-js.ts). */
 export function runtimeBundle(root: string): OutputFile {
   return {
-    path: "validators/runtime.js",
+    path: `validators/${RUNTIME_MODULE.slice(2)}`,
     contents: `// ${BANNER} (templates/validators/ as one module: ${Object.keys(RUNTIME_EXPORTS).join(", ")} and what they reach)\n${templateBundle(root, "validators", RUNTIME_EXPORTS).trimEnd()}\n`,
   };
 }
@@ -62,7 +62,7 @@ const errorsImport = (ids: readonly string[], roots: KeyRoots) => `import { ${id
 function idModule(id: string, reach: Reach, roots: KeyRoots): OutputFile[] {
   const name = validatorName(id);
   const imports = {
-    js: [`import { createValidator } from "./runtime.js";`, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
+    js: [`import { createValidator } from "${RUNTIME_MODULE}";`, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
     dts: [`import type { Validator } from "../runtime/validators/types.js";`],
   };
   return moduleFiles(`validators/${id}`, imports, [
@@ -79,7 +79,7 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
   const js = [
     header,
     // One import of the shared code, not one module per id: fewer files to load at start-up.
-    `import { createValidator } from "./runtime.js";`,
+    `import { createValidator } from "${RUNTIME_MODULE}";`,
     `import { ${ids.map(rawName).join(", ")} } from "./ajv.js";`,
     errorsImport(ids, roots),
     "",

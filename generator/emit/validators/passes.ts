@@ -10,9 +10,12 @@ import { unescapePointerSegment } from "../../pointer.js";
  * into Set lookups, so no generated validator needs it; a schema that did (an object `const`, an enum of
  * objects, `uniqueItems` over objects) stops the generator here, in requiresToImports.
  */
+/** The one module of runtime code every generated validator imports, beside it in generated/validators/. */
+export const RUNTIME_MODULE = "./runtime.js";
+
 export const RUNTIME_MODULES: Readonly<Record<string, string>> = {
-  "verispec:formats": "./runtime.js",
-  "verispec:abn": "./runtime.js",
+  "verispec:formats": RUNTIME_MODULE,
+  "verispec:abn": RUNTIME_MODULE,
 };
 
 /** Ajv writes `schemaPath` with JSON Pointer escapes; the error table keys on the plain names. */
