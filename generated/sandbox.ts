@@ -7,6 +7,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
+  "specVersion": "1.0.0",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",

@@ -91,7 +91,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "Run the service on this machine: state, attempts, hosted forms, signed webhooks",
     usage: SANDBOX_USAGE,
     options: {
-      host: { type: "string" }, port: { type: "string" }, db: { type: "string" }, "webhook-url": { type: "string", multiple: true },
+      spec: { type: "string" }, host: { type: "string" }, port: { type: "string" }, db: { type: "string" }, "webhook-url": { type: "string", multiple: true },
       "signature-version": { type: "string" }, "processing-ms": { type: "string" }, "requested-actions-path": { type: "string" },
       "max-body": { type: "string" }, "delivery-timeout-ms": { type: "string" }, "retry-delays": { type: "string" },
     },

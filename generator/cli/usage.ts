@@ -52,7 +52,7 @@ Prints {"valid":true,"version":"1"|"2"} and exits 0, or {"valid":false,"reason":
 Usage errors exit 2.
 `;
 
-export const SANDBOX_USAGE = `Usage: verispec sandbox [--host 127.0.0.1] [--port 4010] [--db <dir>|memory|<postgres url>]
+export const SANDBOX_USAGE = `Usage: verispec sandbox [--spec <dir>] [--host 127.0.0.1] [--port 4010] [--db <dir>|memory|<postgres url>]
                         [--webhook-url <url>]... [--signature-version 2|1] [--processing-ms <n>|manual]
                         [--requested-actions-path <path>] [--max-body <bytes>]
                         [--delivery-timeout-ms <n>] [--retry-delays <ms,ms,...>]
@@ -62,6 +62,9 @@ authentication, states and transitions from spec/statuses.yaml, attempts, 474/47
 their limits, and signed webhooks delivered to each --webhook-url. The identity checks are simulated:
 a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox.yaml testValues).
 
+  --spec <dir>                    the spec served: its rules, limits and validators, read at start with no
+                                  build step (default ./spec when present, else the package's own spec);
+                                  a broken spec stops with its diagnostics (exit 2)
   --host <host>                   address to bind (default 127.0.0.1)
   --port <n>                      port (default 4010; 0 takes a free port)
   --db <dir|memory|url>           PGlite in a directory (default .verispec/sandbox), PGlite in memory,
@@ -81,7 +84,8 @@ Basic on /v5 and /_sandbox, metadata_serviceUid/metadata_secretKey on the older 
 VERISPEC_SIGNING_SECRET (webhook signing key). One that is unset gets a test value, printed once at
 start; a value from the environment is never printed.
 
-When ready, prints 'verispec sandbox listening on http://<host>:<port>'. Control API (same credentials):
+At start, prints 'verispec sandbox serving <spec dir> (specVersion <v>)'; when ready,
+'verispec sandbox listening on http://<host>:<port>'. Control API (same credentials):
 POST /_sandbox/verifications/:trace/status, POST /_sandbox/clock, GET /_sandbox/deliveries?trace=,
 POST /_sandbox/deliveries/:deliveryId/resend; the page GET /_sandbox. SIGINT/SIGTERM stop it cleanly.`;
 

@@ -15,6 +15,7 @@ export function sandboxSpec(model: Model) {
   const endpoint = (id: string) => need(model.endpoints.find((e) => e.operationId === id), `endpoints.yaml ${id}`);
   const payload = (prefix: string) => need(model.webhookPayloads.find((p) => p.schema.startsWith(prefix)), `webhooks.yaml ${prefix} payload`).schema;
   return {
+    specVersion: model.versions.specVersion ?? null,
     choices: model.sandbox.choices,
     testValues: model.sandbox.testValues,
     limits: {

@@ -10,6 +10,8 @@ export interface SandboxChoice {
 }
 
 export interface SandboxSpec {
+  /** spec/versions.yaml specVersion (null in specs before it). */
+  readonly specVersion: string | null;
   readonly choices: Readonly<Record<string, SandboxChoice>>;
   readonly testValues: {
     readonly fields: { readonly v5: string; readonly olderIndividual: string; readonly olderEntity: string; readonly stakeholder: string };

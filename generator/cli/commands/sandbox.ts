@@ -1,9 +1,12 @@
-// `verispec sandbox`: parses the call, takes the credentials from the environment (or makes test
-// values, printed once), starts the sandbox runtime (templates/sandbox, loaded only here together with
-// its database driver) and runs until SIGINT/SIGTERM.
+// `verispec sandbox`: parses the call, loads the spec it serves (--spec, else ./spec, else the package's
+// own: sandbox-binding.ts), takes the credentials from the environment (or makes test values, printed
+// once), starts the sandbox runtime (templates/sandbox, loaded only here together with its database
+// driver) and runs until SIGINT/SIGTERM.
 import { randomBytes } from "node:crypto";
 import { UsageError } from "../../diagnostics.js";
 import type { CommandCall } from "../table.js";
+import { loadServedSpec } from "./sandbox-binding.js";
+import { requireSpecDir } from "./spec-dir.js";
 
 export interface SandboxArgs {
   readonly host: string;
@@ -72,16 +75,14 @@ export async function sandbox(call: CommandCall): Promise<number> {
   const uid = credential(io.env, "VERISPEC_SANDBOX_SERVICE_UID", () => `sandbox-${randomBytes(4).toString("hex")}`);
   const secret = credential(io.env, "VERISPEC_SANDBOX_SECRET", () => randomBytes(18).toString("base64url"));
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
-  const [{ startSandbox }, { sandboxBinding }, { choice }] = await Promise.all([
-    import("../../../templates/sandbox/index.js"),
-    import("../../../generated/sandbox.js"),
-    import("../../../templates/sandbox/binding.js"),
-  ]);
-  const spec = sandboxBinding.spec;
+  const served = await loadServedSpec(requireSpecDir(call.dirs));
+  const [{ startSandbox }, { choice }] = await Promise.all([import("../../../templates/sandbox/index.js"), import("../../../templates/sandbox/binding.js")]);
+  const spec = served.binding.spec;
+  io.stdout(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"})\n`);
   let running;
   try {
     running = await startSandbox({
-      binding: sandboxBinding as never,
+      binding: served.binding,
       host: args.host,
       port: args.port,
       db: args.db,
@@ -89,12 +90,12 @@ export async function sandbox(call: CommandCall): Promise<number> {
       webhookUrls: args.webhookUrls,
       signatureVersion: args.signatureVersion,
       processingMs: args.processingMs,
-      requestedActionsPath: args.requestedActionsPath ?? choice<string>(spec as never, "followUpPath", "path"),
-      maxBodyBytes: args.maxBodyBytes ?? choice<number>(spec as never, "requestSize", "maxBodyBytes"),
+      requestedActionsPath: args.requestedActionsPath ?? choice<string>(spec, "followUpPath", "path"),
+      maxBodyBytes: args.maxBodyBytes ?? choice<number>(spec, "requestSize", "maxBodyBytes"),
       credentials: { serviceUid: uid.value, secret: secret.value },
       signingSecret: signing.value,
-      deliveryTimeoutMs: args.deliveryTimeoutMs ?? choice<number>(spec as never, "retryPolicy", "timeoutMs"),
-      retryDelaysMs: args.retryDelaysMs ?? choice<number[]>(spec as never, "retryPolicy", "delaysMs"),
+      deliveryTimeoutMs: args.deliveryTimeoutMs ?? choice<number>(spec, "retryPolicy", "timeoutMs"),
+      retryDelaysMs: args.retryDelaysMs ?? choice<number[]>(spec, "retryPolicy", "delaysMs"),
       log: (line) => io.stderr(`verispec sandbox: ${line}\n`),
     });
   } catch (err) {
