@@ -6,7 +6,7 @@ import { at, rawAt, type At, type Checks, type Raw } from "./context.js";
 import { shapeSources } from "./shapes.js";
 
 /**
- * The envelope fields the client core adds itself (templates/client/core.ts, seed: 2.1, 5): every
+ * The envelope fields the client core adds itself (templates/client/core.ts, specification sections 2.1, 5): every
  * `auth: body` request has them, and the client's body types omit them.
  */
 export const CREDENTIAL_FIELDS = ["metadata_version", "metadata_serviceUid", "metadata_secretKey"] as const;

@@ -1,5 +1,5 @@
 // Check: the older interface's version is the same in versions.yaml and in the envelope's
-// `metadata_version` (seed: 2.1, 9).
+// `metadata_version` (specification sections 2.1, 9).
 import { describeValue } from "../diagnostics.js";
 import { at, rawAt, type Checks, type Raw } from "./context.js";
 

@@ -1,5 +1,5 @@
 // Check: webhooks.yaml: the timestamp tolerance names a limit in milliseconds, every payload names a
-// shape and a signature version, and there is a `v5` and an `older` payload (seed: 6).
+// shape and a signature version, and there is a `v5` and an `older` payload (specification section 6).
 import { describeValue, nameList } from "../diagnostics.js";
 import { at, rawAt, type Checks } from "./context.js";
 import { shapeSources } from "./shapes.js";

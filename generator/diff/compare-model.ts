@@ -289,8 +289,8 @@ function compareTransitions(p: Pair): void {
     const gained = y.to.filter((s) => !x.to.includes(s));
     if (lost.length > 0) p.emit("transition-target-removed", `${x.from ?? "(none)"} --[${x.trigger}]--> no longer ${lost.join(", ")}`, where(bi, hi));
     if (gained.length > 0) p.emit("transition-target-added", `${x.from ?? "(none)"} --[${x.trigger}]--> now also ${gained.join(", ")}`, where(bi, hi));
-    const { to: _x, seed: _xs, ...xr } = x;
-    const { to: _y, seed: _ys, ...yr } = y;
+    const { to: _x, source: _xs, ...xr } = x;
+    const { to: _y, source: _ys, ...yr } = y;
     if (json(sortKeys(xr)) !== json(sortKeys(yr))) p.emit("transition-changed", `${label(y)}: ${describeDelta(xr, yr)}`, where(bi, hi));
   }
   for (const [key, y, hi] of h) if (!b.some(([k]) => k === key)) p.emit("transition-added", `${label(y)} added`, where(undefined, hi));

@@ -41,7 +41,7 @@ function methodDoc(e: Endpoint, indent: string): string {
       e.unknown ? `Not shown in the service's specification: ${e.unknown}` : undefined,
       e.auth === "body" ? "Credentials (`metadata_version`, `metadata_serviceUid`, `metadata_secretKey`) are added by the client." : "Sent with HTTP Basic `serviceUid:secret`.",
       e.method === "POST" ? "Never retried automatically: a POST is not idempotent." : "Retried on network errors and 5xx (see `retry`).",
-      `@see The service's specification, section ${e.seed}`,
+      `@see The service's specification, section ${e.source}`,
     ],
     indent,
   );

@@ -45,23 +45,23 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
   const responses: Record<string, ResponseObject> = {};
   for (const [status, id] of Object.entries(e.responses)) {
     const example = exampleOf(schemas, id);
-    responses[status] = { description: `Success (the service's specification, section ${e.seed}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
+    responses[status] = { description: `Success (the service's specification, section ${e.source}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
   }
   Object.assign(responses, errorResponses(model, e));
-  const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (the service's specification, section ${l.seed})`);
+  const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (the service's specification, section ${l.source})`);
   const description = [
     e.description,
-    e.auth === "body" ? `Authentication: ${model.auth.body!.description} (the service's specification, section ${model.auth.body!.seed})` : `Authentication: ${model.auth.basic!.description} (the service's specification, section ${model.auth.basic!.seed})`,
+    e.auth === "body" ? `Authentication: ${model.auth.body!.description} (the service's specification, section ${model.auth.body!.source})` : `Authentication: ${model.auth.basic!.description} (the service's specification, section ${model.auth.basic!.source})`,
     limits.length ? `Limits:\n${limits.join("\n")}` : undefined,
     e.unknown ? `Not shown in the service's specification: ${e.unknown}` : undefined,
-    `The service's specification, section ${e.seed}.`,
+    `The service's specification, section ${e.source}.`,
   ].filter(Boolean).join("\n\n");
   const op: OperationObject = {
     operationId: e.operationId,
     summary: e.summary,
     description,
     tags: [e.auth === "basic" ? "v5" : "older"],
-    "x-spec-section": e.seed,
+    "x-spec-section": e.source,
     security: e.auth === "basic" ? [{ basicAuth: [] }] : [],
     responses,
   };
@@ -89,8 +89,8 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
     scheme.description,
     scheme.receiverMust.length ? `Receivers must: ${scheme.receiverMust.join("; ")}.` : undefined,
     scheme.bodyVariant ? `${scheme.bodyVariant.description}${scheme.bodyVariant.unknown ? ` Not shown in the service's specification: ${scheme.bodyVariant.unknown}` : ""}` : undefined,
-    `Delivery (the service's specification, section ${model.delivery.seed}):\n${model.delivery.rules.map((r) => `- ${r}`).join("\n")}`,
-    `The service's specification, section ${p.seed}.`,
+    `Delivery (the service's specification, section ${model.delivery.source}):\n${model.delivery.rules.map((r) => `- ${r}`).join("\n")}`,
+    `The service's specification, section ${p.source}.`,
   ].filter(Boolean).join("\n\n");
   return {
     post: {
@@ -98,7 +98,7 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
       summary: p.summary,
       description,
       tags: ["webhooks"],
-      "x-spec-section": p.seed,
+      "x-spec-section": p.source,
       parameters,
       security: [],
       requestBody: { required: true, content: { [JSON_MEDIA]: { schema: ref(p.schema), ...(example ? { example } : {}) } } },
@@ -127,7 +127,7 @@ function statusTable(model: Model): string {
 }
 
 function infoDescription(model: Model): string {
-  const notShown = model.unknowns.map((u) => `- (the service's specification, section ${u.seed}) ${u.text}`);
+  const notShown = model.unknowns.map((u) => `- (the service's specification, section ${u.source}) ${u.text}`);
   return [
     "Verification service for individuals (KYC) and entities with their stakeholders (KYB): the older form-based interface (`/verify`, `/idform`, `/getVerificationStatus`, the follow-up request; envelope fields prefixed `metadata_`, version `4`) and the current one (`/v5/verifications`, HTTP Basic, JSON envelope), with signed webhooks (signature versions 1 and 2).",
     `All paths are appended to \`{base_url}\`. This document is ${BANNER}.`,

@@ -1,4 +1,4 @@
-// Emits generated/sandbox.ts: what `verispec sandbox` takes from the spec (seed: 3, 4, 7, 8 and the
+// Emits generated/sandbox.ts: what `verispec sandbox` takes from the spec (specification sections 3, 4, 7, 8 and the
 // sandbox's documented choices of spec/sandbox.yaml), bound to the generated validators and webhook kit.
 // Only data comes from here; the behaviour is templates/sandbox/.
 import type { Model } from "../model/types.js";

@@ -34,12 +34,12 @@ function objectHaving(properties: Record<string, unknown>, required: readonly st
   return { type: "object", properties: props, required: [...required] };
 }
 
-function withNotes(schema: JsonSchema, f: { seed?: string; description?: string; unknown?: string; title?: string }): JsonSchema {
+function withNotes(schema: JsonSchema, f: { source?: string; description?: string; unknown?: string; title?: string }): JsonSchema {
   const out: JsonSchema = {};
   if (f.title) out.title = f.title;
   const text = [f.description, f.unknown ? `Not shown in the service's specification: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
   if (text) out.description = text;
-  if (f.seed) out["x-spec-section"] = f.seed;
+  if (f.source) out["x-spec-section"] = f.source;
   if (f.unknown) out["x-not-shown"] = f.unknown;
   return { ...out, ...schema };
 }
@@ -128,7 +128,7 @@ function ruleSchema(rule: Rule, patternNote: string): JsonSchema {
   const s: JsonSchema = { type: "string", ...ruleKeywords(rule), ...errorsFor(rule.messages) };
   if (rule.examples.length) s.examples = [...rule.examples];
   const description = rule.pattern ? `${rule.description}\n\n${patternNote}` : rule.description;
-  return withNotes(s, { seed: rule.seed, description, title: rule.name });
+  return withNotes(s, { source: rule.source, description, title: rule.name });
 }
 
 function objectSchema(props: Readonly<Record<string, Field>>, additional: boolean | Field | undefined, o: BuildOptions): JsonSchema {
@@ -144,7 +144,7 @@ function objectSchema(props: Readonly<Record<string, Field>>, additional: boolea
 /** The `fields` object of one country branch: closed, because each table lists its fields in full. */
 function branchSchema(kind: EntityKind, index: number, o: BuildOptions): JsonSchema {
   const b = kind.branches[index]!;
-  return withNotes({ type: "object", ...objectSchema(b.fields, false, o) }, { seed: b.seed, title: `${kind.title} fields (${b.name})` });
+  return withNotes({ type: "object", ...objectSchema(b.fields, false, o) }, { source: b.source, title: `${kind.title} fields (${b.name})` });
 }
 
 /** Stakeholders of a kind: roles of its role set, the types each role allows, required roles (the service's specification, section 2.1). */
@@ -182,7 +182,7 @@ function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): Js
       "x-verispec-errors": { contains: { code: template.code, message: template.message.replaceAll("{role}", r.name) } },
     }));
   }
-  return withNotes(s, { seed: roleSet.seed, description: `Stakeholders. ${model.stakeholderGuidance}` });
+  return withNotes(s, { source: roleSet.source, description: `Stakeholders. ${model.stakeholderGuidance}` });
 }
 
 /** `{ type, fields, stakeholders }` of an entity kind, without the envelope. */
@@ -223,7 +223,7 @@ function entityRequestVariant(request: EntityRequest, kind: EntityKind, model: M
       required: [...((envelope.required as string[]) ?? []), ...parts.required],
       additionalProperties: false,
     },
-    { seed: kind.seed, title: `${request.title}: ${kind.title}`, description: kind.description, unknown: kind.unknown },
+    { source: kind.source, title: `${request.title}: ${kind.title}`, description: kind.description, unknown: kind.unknown },
   );
 }
 
@@ -249,11 +249,11 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
   const out: JsonSchema[] = [];
   for (const r of reqs) {
     for (const a of r.addresses) {
-      out.push({ if: whenType(r.type), then: { required: ["addresses"], properties: { addresses: objectHaving({ [a]: { type: "string" } }) } }, "x-spec-section": r.seed });
+      out.push({ if: whenType(r.type), then: { required: ["addresses"], properties: { addresses: objectHaving({ [a]: { type: "string" } }) } }, "x-spec-section": r.source });
     }
     for (const group of r.identifiersFor) {
       for (const id of group.identifiers) {
-        out.push({ if: whenType(r.type, group.countries.values), then: { required: ["identifiers"], properties: { identifiers: objectHaving({ [id]: { type: "string" } }) } }, "x-spec-section": r.seed });
+        out.push({ if: whenType(r.type, group.countries.values), then: { required: ["identifiers"], properties: { identifiers: objectHaving({ [id]: { type: "string" } }) } }, "x-spec-section": r.source });
       }
     }
     for (const kind of r.documents) {
@@ -273,7 +273,7 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
           },
           ...errors,
         },
-        "x-spec-section": r.seed,
+        "x-spec-section": r.source,
       });
     }
   }
@@ -298,7 +298,7 @@ export function buildDefinitions(model: Model, o: BuildOptions): Definition[] {
     if (shape.requirements) schema = { ...schema, allOf: [...((schema.allOf as JsonSchema[]) ?? []), ...requirementRules(model.v5Requirements, model)] };
     defs.push({ id, published: true, schema });
   }
-  for (const set of model.valueSets) defs.push({ id: valueSetDefinitionId(set), published: false, schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, seed: set.seed }) });
+  for (const set of model.valueSets) defs.push({ id: valueSetDefinitionId(set), published: false, schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, source: set.source }) });
   for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule, model.patternNote) });
   for (const kind of model.entityKinds) defs.push({ id: entitySchemaId(kind.kind), published: true, schema: entityKindSchema(kind, model, o) });
   for (const request of model.entityRequests) {

@@ -31,7 +31,7 @@ interface Notes {
   readonly title?: string;
   readonly description?: string;
   readonly unknown?: string;
-  readonly seed?: string;
+  readonly source?: string;
 }
 
 /** The JSDoc lines of a field: its own description, its rule's, "not shown", the service's specification section, deprecation. */
@@ -43,7 +43,7 @@ function fieldDoc(f: Field | Notes, extra: readonly string[] = []): string[] {
   lines.push(...extra);
   if (f.unknown) lines.push(`Not shown in the service's specification: ${f.unknown}`);
   const tags: string[] = [];
-  if (f.seed) tags.push(`@see The service's specification, section ${f.seed}`);
+  if (f.source) tags.push(`@see The service's specification, section ${f.source}`);
   if (field.secret) tags.push("@remarks Secret: never logged; the client adds it.");
   if (field.deprecated) tags.push(`@deprecated ${f.description ?? "Deprecated (the service's specification, section 9)."}`);
   return [...(lines.filter(Boolean) as string[]), ...(tags.length ? [tags.join("\n")] : [])];
@@ -193,7 +193,7 @@ function roleSetDecl(set: RoleSet, model: Model): Decl {
           set.description,
           set.roles.map((r) => `- \`${r.name}\`${r.required ? " (required: at least one)" : ""}: ${r.types.join(", ")}${r.description ? `. ${r.description}` : ""}${r.unknown ? `. Not shown in the service's specification: ${r.unknown}` : ""}`).join("\n"),
           model.stakeholderGuidance,
-          `@see The service's specification, section ${set.seed}`,
+          `@see The service's specification, section ${set.source}`,
         ],
         indent,
       );
@@ -210,7 +210,7 @@ function entityDecls(kind: EntityKind, p: Printer): Decl[] {
   const decls: Decl[] = kind.branches.map((b) => ({
     ns: ["v4", "entities"],
     text: (indent: string) =>
-      `${jsdoc([`${kind.title} fields (${b.name}).`, `@see The service's specification, section ${b.seed}`], indent)}${indent}export interface ${branchTypeName(kind, b.name)} {\n${p.members(b.fields, `${indent}  `)}${indent}}\n`,
+      `${jsdoc([`${kind.title} fields (${b.name}).`, `@see The service's specification, section ${b.source}`], indent)}${indent}export interface ${branchTypeName(kind, b.name)} {\n${p.members(b.fields, `${indent}  `)}${indent}}\n`,
   }));
   decls.push({
     ns: ["v4", "entities"],
@@ -220,7 +220,7 @@ function entityDecls(kind: EntityKind, p: Printer): Decl[] {
       body += jsdoc(kind.branches.length > 1 ? ["Narrows on `country`."] : [], inner);
       body += `${inner}fields: ${union(kind.branches.map((b) => branchTypeName(kind, b.name)))};\n`;
       if (kind.stakeholders) {
-        body += jsdoc([`@see The service's specification, section ${kind.stakeholders.seed}`], inner);
+        body += jsdoc([`@see The service's specification, section ${kind.stakeholders.source}`], inner);
         body += `${inner}stakeholders${kind.stakeholders.required ? "" : "?"}: Array<v4.entities.${cap(kind.stakeholders.roleSet.name)}Stakeholder>;\n`;
       }
       return `${jsdoc(fieldDoc(kind, [`Schema: \`schemas/${entitySchemaId(kind.kind)}.json\`.`]), indent)}${indent}export interface ${name} {\n${body}${indent}}\n`;
@@ -240,19 +240,19 @@ function entityRequestDecls(request: EntityRequest, model: Model, p: Printer): D
     {
       ns: parts,
       text: (indent) =>
-        `${jsdoc([`${request.title}: the envelope fields the caller gives (the client adds the credentials).`, `@see The service's specification, section ${request.seed}`], indent)}` +
+        `${jsdoc([`${request.title}: the envelope fields the caller gives (the client adds the credentials).`, `@see The service's specification, section ${request.source}`], indent)}` +
         `${indent}export interface ${name.replace(/Request$/, "")}Envelope {\n${p.members(envelope, `${indent}  `)}${indent}}\n`,
     },
     {
       ns: parts,
       text: (indent) =>
-        `${jsdoc([`${request.title} as \`createClient\` takes it: without \`metadata_version\`, \`metadata_serviceUid\`, \`metadata_secretKey\`. Narrows on \`type\`.`, request.description, `@see The service's specification, section ${request.seed}`], indent)}` +
+        `${jsdoc([`${request.title} as \`createClient\` takes it: without \`metadata_version\`, \`metadata_serviceUid\`, \`metadata_secretKey\`. Narrows on \`type\`.`, request.description, `@see The service's specification, section ${request.source}`], indent)}` +
         `${indent}export type ${body} = ${name.replace(/Request$/, "")}Envelope & (\n${kindUnion.map((k) => `${indent}  | ${k}`).join("\n")}\n${indent});\n`,
     },
     {
       ns: parts,
       text: (indent) =>
-        `${jsdoc([`${request.title} as sent on the wire, credentials included.`, request.description, `Schema: \`schemas/${request.id}.json\`.`, `@see The service's specification, section ${request.seed}`], indent)}` +
+        `${jsdoc([`${request.title} as sent on the wire, credentials included.`, request.description, `Schema: \`schemas/${request.id}.json\`.`, `@see The service's specification, section ${request.source}`], indent)}` +
         `${indent}export type ${name} = v4.Credentials & ${body};\n`,
     },
   ];
@@ -301,8 +301,8 @@ function closed(f: Field): Field {
 
 /**
  * Webhook payloads narrow on their tag: a required `const` field one payload has (v5 `version`) is
- * declared absent (`?: never`) in the payloads without it (the older payload has no `version`, seed
- * 6.3), so `payload.version === "v5"` narrows a `WebhookPayload` union.
+ * declared absent (`?: never`) in the payloads without it (the older payload has no `version`,
+ * specification section 6.3), so `payload.version === "v5"` narrows a `WebhookPayload` union.
  */
 function payloadTags(model: Model): Map<string, Record<string, Field>> {
   const shapes = model.webhookPayloads.map((p) => model.shapes[p.schema]).filter((s): s is NonNullable<typeof s> => !!s);
@@ -310,7 +310,7 @@ function payloadTags(model: Model): Map<string, Record<string, Field>> {
   const out = new Map<string, Record<string, Field>>();
   for (const s of shapes) {
     const missing = tagFields.filter(([k]) => !s.properties?.[k]);
-    if (missing.length) out.set(s.id, Object.fromEntries(missing.map(([k, f]) => [k, { ...f, required: "no", const: ABSENT, description: `Absent: only other payload formats carry \`${k}\`.`, seed: undefined }])));
+    if (missing.length) out.set(s.id, Object.fromEntries(missing.map(([k, f]) => [k, { ...f, required: "no", const: ABSENT, description: `Absent: only other payload formats carry \`${k}\`.`, source: undefined }])));
   }
   return out;
 }
@@ -351,7 +351,7 @@ export function typesText(model: Model): string {
     if (names.has(name) || name === "v4" || name === "v5") throw new Error(`value set ${set.name}: type name ${name} is taken`);
     names.add(name);
     const doc = set.name === "iso3" ? "ISO 3166-1 alpha-3 country code." : set.description;
-    decls.push({ ns: [], text: (indent) => `${jsdoc([doc ?? `\`${set.name}\` values.`, set.seed ? `@see The service's specification, section ${set.seed}` : undefined], indent)}${indent}export type ${name} = ${union(set.values.map(lit))};\n` });
+    decls.push({ ns: [], text: (indent) => `${jsdoc([doc ?? `\`${set.name}\` values.`, set.source ? `@see The service's specification, section ${set.source}` : undefined], indent)}${indent}export type ${name} = ${union(set.values.map(lit))};\n` });
   }
   decls.push(credentialsDecl(model, p), stakeholderGenericDecl(model));
 
@@ -368,7 +368,7 @@ export function typesText(model: Model): string {
       decls.push(shapeDecl(body, withoutCredentials(shape), p, id, ["As `createClient` takes it: without the credentials, which the client adds."]));
       decls.push({
         ns: parts.slice(0, -1),
-        text: (indent) => `${jsdoc([`${shape.title ?? id} as sent on the wire, credentials included.`, `Schema: \`schemas/${id}.json\`.`, shape.seed ? `@see The service's specification, section ${shape.seed}` : undefined], indent)}${indent}export type ${parts.at(-1)} = v4.Credentials & ${body};\n`,
+        text: (indent) => `${jsdoc([`${shape.title ?? id} as sent on the wire, credentials included.`, `Schema: \`schemas/${id}.json\`.`, shape.source ? `@see The service's specification, section ${shape.source}` : undefined], indent)}${indent}export type ${parts.at(-1)} = v4.Credentials & ${body};\n`,
       });
     } else decls.push(shapeDecl(id, shape, p));
   }

@@ -1,5 +1,5 @@
 // Emits generated/validators/: Ajv standalone code compiled here, at generate time, from the same
-// definitions as generated/schemas/ (seed: 7 for the error shape), plus the hand-written runtime
+// definitions as generated/schemas/ (specification section 7 for the error shape), plus the hand-written runtime
 // (templates/validators/) bundled as one JavaScript module, so that plain `node` imports the validators.
 //
 // The steps, one module each under validators/: prepare.ts (schema preparation), error-table.ts (what

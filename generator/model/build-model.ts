@@ -27,11 +27,11 @@ function buildAll(ctx: Context): Model {
   const countriesFile = ctx.file("countries.yaml");
   const countries = raw({ file: countriesFile, path: [] });
   const iso3 = Object.entries(countries.iso3166Alpha3 as Record<string, string>).map(([code, name]) => ({ code, name }));
-  const groups: Record<string, ValueSet & { seed: string; description?: string }> = {};
+  const groups: Record<string, ValueSet & { source: string; description?: string }> = {};
   for (const [name, g] of Object.entries(countries.groups as Record<string, Raw>)) {
-    groups[name] = { name, countryGroup: true, seed: g.seed, description: g.description, values: [...g.countries] };
+    groups[name] = { name, countryGroup: true, source: g.source, description: g.description, values: [...g.countries] };
   }
-  const usStates: ValueSet = { name: "usStates", seed: countries.usStates.seed, description: "2-letter USA state code.", values: [...countries.usStates.codes] };
+  const usStates: ValueSet = { name: "usStates", source: countries.usStates.source, description: "2-letter USA state code.", values: [...countries.usStates.codes] };
 
   const errors = raw({ file: ctx.file("errors.yaml"), path: [] });
   const vm = errors.validationMessages as Raw;
@@ -55,28 +55,28 @@ function buildAll(ctx: Context): Model {
     const a: At = { file: rulesFile, path: ["rules", name] };
     const pattern = r.pattern === undefined ? undefined : expandPattern(r.pattern, patternParts);
     rules[name] = {
-      name, seed: r.seed, description: r.description, minLength: r.minLength, maxLength: r.maxLength, pattern, format: r.format,
+      name, source: r.source, description: r.description, minLength: r.minLength, maxLength: r.maxLength, pattern, format: r.format,
       messages: resolveMessages(r.messages), examples: r.examples ?? [], pos: positionOf(rulesFile, a.path, true),
     };
   }
 
   const statusesFile = ctx.file("statuses.yaml");
   const statuses = raw({ file: statusesFile, path: [] });
-  const verificationStatuses = Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({ value, seed: s.seed, meaning: s.meaning, outcome: s.outcome, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}) }));
+  const verificationStatuses = Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({ value, source: s.source, meaning: s.meaning, outcome: s.outcome, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}) }));
   const submissionStatuses = Object.entries(statuses.submissionStatuses as Record<string, Raw>).map(([value, s]) => ({
-    value, seed: s.seed, meaning: s.meaning, unknown: s.unknown, locksResubmission: s.locksResubmission === true,
+    value, source: s.source, meaning: s.meaning, unknown: s.unknown, locksResubmission: s.locksResubmission === true,
   }));
 
-  const errorTypes = Object.entries(errors.errorTypes as Record<string, Raw>).map(([type, e]) => ({ type, seed: e.seed, httpStatus: e.httpStatus, message: e.message, condition: e.condition }));
+  const errorTypes = Object.entries(errors.errorTypes as Record<string, Raw>).map(([type, e]) => ({ type, source: e.source, httpStatus: e.httpStatus, message: e.message, condition: e.condition }));
 
   const valueSets: Record<string, ValueSet> = {
-    iso3: { name: "iso3", seed: countries.seed, description: "ISO 3166-1 alpha-3 country code.", values: iso3.map((c) => c.code) },
+    iso3: { name: "iso3", source: countries.source, description: "ISO 3166-1 alpha-3 country code.", values: iso3.map((c) => c.code) },
     usStates,
-    verificationStatuses: { name: "verificationStatuses", seed: "3", description: "Verification status.", values: verificationStatuses.map((s) => s.value) },
-    olderVerificationStatuses: { name: "olderVerificationStatuses", seed: "6.3", description: "Verification status of the older webhook payload.", values: [...statuses.olderVerificationStatuses.values] },
-    submissionStatuses: { name: "submissionStatuses", seed: "3", description: "Submission status.", values: submissionStatuses.map((s) => s.value) },
-    errorTypes: { name: "errorTypes", seed: "7", description: "Error type.", values: errorTypes.map((e) => e.type) },
-    validationCodes: { name: "validationCodes", seed: "7", description: "Validation issue code (Zod 4's codes).", values: [...codes] },
+    verificationStatuses: { name: "verificationStatuses", source: "3", description: "Verification status.", values: verificationStatuses.map((s) => s.value) },
+    olderVerificationStatuses: { name: "olderVerificationStatuses", source: "6.3", description: "Verification status of the older webhook payload.", values: [...statuses.olderVerificationStatuses.values] },
+    submissionStatuses: { name: "submissionStatuses", source: "3", description: "Submission status.", values: submissionStatuses.map((s) => s.value) },
+    errorTypes: { name: "errorTypes", source: "7", description: "Error type.", values: errorTypes.map((e) => e.type) },
+    validationCodes: { name: "validationCodes", source: "7", description: "Validation issue code (Zod 4's codes).", values: [...codes] },
   };
   /** A value set by its spec name: a named one, or "group:<name>" for a country group. */
   const resolveValues = (name: string): ValueSet => (name.startsWith("group:") ? groups[name.slice("group:".length)]! : valueSets[name]!);
@@ -97,12 +97,12 @@ function buildAll(ctx: Context): Model {
     const when: Condition[] = (r.when ?? []).map((w: Raw, i: number) => {
       const wa = at(a, "when", i);
       const values = w.values !== undefined ? resolveValues(w.values).values : w.equals !== undefined ? [w.equals] : [];
-      return { field: w.field, values, seed: w.seed, properties: fieldMap(wa, undefined, "properties") };
+      return { field: w.field, values, source: w.source, properties: fieldMap(wa, undefined, "properties") };
     });
     const type = r.type ?? (rule ? "string" : r.values ? "string" : undefined);
     return {
       pos: positionOf(a.file, a.path, true),
-      seed: r.seed, title: r.title, description: r.description ?? rule?.description, unknown: r.unknown,
+      source: r.source, title: r.title, description: r.description ?? rule?.description, unknown: r.unknown,
       type, required: r.required === true ? "yes" : r.required === "ifPresent" ? "ifPresent" : r.required === false ? "no" : defaultRequired,
       nullable: r.nullable === true, rule, enum: r.enum, const: r.const,
       values: r.values !== undefined ? resolveValues(r.values) : undefined,
@@ -135,11 +135,11 @@ function buildAll(ctx: Context): Model {
 
   const stakeholdersFile = ctx.file("stakeholders.yaml");
   const sh = raw({ file: stakeholdersFile, path: [] });
-  const stakeholderTypes = Object.entries(sh.types as Record<string, Raw>).map(([name, t]) => ({ name, seed: t.seed, description: t.description, fields: t.fields }));
+  const stakeholderTypes = Object.entries(sh.types as Record<string, Raw>).map(([name, t]) => ({ name, source: t.source, description: t.description, fields: t.fields }));
   const roleSets: Record<string, RoleSet> = {};
   for (const [name, rs] of Object.entries(sh.roleSets as Record<string, Raw>)) {
     const roles = Object.entries(rs.roles as Record<string, Raw>).map(([role, r]) => ({ name: role, types: [...r.types], required: r.required === true, description: r.description, unknown: r.unknown }));
-    roleSets[name] = { name, seed: rs.seed, description: rs.description, roles, pos: positionOf(stakeholdersFile, ["roleSets", name], true) };
+    roleSets[name] = { name, source: rs.source, description: rs.description, roles, pos: positionOf(stakeholdersFile, ["roleSets", name], true) };
   }
 
   const entityKinds: EntityKind[] = [];
@@ -150,17 +150,17 @@ function buildAll(ctx: Context): Model {
       const ba = at(a, "branches", i);
       const set = b.countries === "iso3" ? valueSets.iso3! : groups[b.countries]!;
       const country: Field = {
-        pos: positionOf(file, [...ba.path, "countries"]), seed: b.seed, type: "string", required: "yes", nullable: false,
+        pos: positionOf(file, [...ba.path, "countries"]), source: b.source, type: "string", required: "yes", nullable: false,
         values: set, deprecated: false, secret: false, when: [], messages: {}, requirements: false, unknownShape: false, openKeys: false,
         description: set.values.length === 1 ? `\`${set.values[0]}\`` : b.countries === "iso3" ? "3-letter ISO code (ISO 3166-1 alpha-3)." : `One of the countries of the group ${b.countries}.`,
       };
       const fields = { country, ...fieldMapFromBranch(ba, b) };
-      return { name: b.name, seed: b.seed, countries: set, fields };
+      return { name: b.name, source: b.source, countries: set, fields };
     });
     const stakeholders: EntityKind["stakeholders"] = e.stakeholders
-      ? { seed: e.stakeholders.seed, required: e.stakeholders.required, roleSet: roleSets[e.stakeholders.roleSet]! }
+      ? { source: e.stakeholders.source, required: e.stakeholders.required, roleSet: roleSets[e.stakeholders.roleSet]! }
       : undefined;
-    entityKinds.push({ kind: e.kind, seed: e.seed, interface: e.interface, title: e.title, description: e.description, unknown: e.unknown, branches, stakeholders, pos: positionOf(file, ["kind"]) });
+    entityKinds.push({ kind: e.kind, source: e.source, interface: e.interface, title: e.title, description: e.description, unknown: e.unknown, branches, stakeholders, pos: positionOf(file, ["kind"]) });
   }
   function fieldMapFromBranch(ba: At, b: Raw): Record<string, Field> {
     return { ...fieldMap(ba, undefined, "fields"), ...fieldMap(ba, b.include, undefined) };
@@ -172,14 +172,14 @@ function buildAll(ctx: Context): Model {
   const envelopeFields = fieldMap({ file: olderFile, path: ["envelope"] }, older.envelope.include, "fields");
   const entityRequests: EntityRequest[] = Object.entries(older.entityRequests as Record<string, Raw>).map(([id, r]) => {
     const own = fieldMap({ file: olderFile, path: ["entityRequests", id] }, undefined, r.fields ? "fields" : undefined);
-    return { id, seed: r.seed, title: r.title, description: r.description, interface: r.interface, examples: r.examples ?? [], fields: { ...envelopeFields, ...own } };
+    return { id, source: r.source, title: r.title, description: r.description, interface: r.interface, examples: r.examples ?? [], fields: { ...envelopeFields, ...own } };
   });
   const versions = raw({ file: ctx.file("versions.yaml"), path: [] });
 
   const v5File = ctx.file("v5.yaml");
   const v5 = raw({ file: v5File, path: [] });
   const v5Requirements: V5Requirement[] = Object.entries(v5.requirements as Record<string, Raw>).map(([type, r]) => ({
-    type, seed: r.seed, addresses: r.addresses ?? [], documents: r.documents ?? [],
+    type, source: r.source, addresses: r.addresses ?? [], documents: r.documents ?? [],
     identifiersFor: Object.entries((r.identifiersFor ?? {}) as Record<string, string[]>).map(([groupName, identifiers]) => ({ countries: groups[groupName]!, identifiers })),
   }));
   const requiredDocumentMessage = namedMessages[v5.requiredDocumentMessage]!;
@@ -188,19 +188,19 @@ function buildAll(ctx: Context): Model {
   const limits: Record<string, Limit> = {};
   for (const [name, l] of Object.entries(raw({ file: limitsFile, path: ["limits"] }) as Record<string, Raw>)) {
     const numbers = Object.fromEntries(Object.entries(l).filter(([, v]) => typeof v === "number")) as Record<string, number>;
-    limits[name] = { name, seed: l.seed, value: l.value, appliesTo: l.appliesTo, rule: l.rule, numbers };
+    limits[name] = { name, source: l.source, value: l.value, appliesTo: l.appliesTo, rule: l.rule, numbers };
   }
 
   const webhooksFile = ctx.file("webhooks.yaml");
   const wh = raw({ file: webhooksFile, path: [] });
   const signatures: SignatureScheme[] = Object.entries(wh.signatures as Record<string, Raw>).map(([version, s]) => ({
-    version, seed: s.seed, description: s.description,
+    version, source: s.source, description: s.description,
     headers: Object.entries(s.headers as Record<string, Raw>).map(([name, h]) => ({ name, ...h })),
     receiverMust: s.receiverMust ?? [], bodyVariant: s.bodyVariant,
   }));
   const tolerance = limits[wh.signatures["2"].toleranceLimit]!.numbers.ms!;
   const webhookPayloads: WebhookPayloadDef[] = Object.entries(wh.payloads as Record<string, Raw>).map(([name, p]) => ({
-    name, format: name === "v5" ? "v5" : "older", seed: p.seed, schema: p.schema, signatureVersion: p.signatureVersion, operationId: p.operationId, summary: p.summary,
+    name, format: name === "v5" ? "v5" : "older", source: p.source, schema: p.schema, signatureVersion: p.signatureVersion, operationId: p.operationId, summary: p.summary,
   }));
 
   const endpointsFile = ctx.file("endpoints.yaml");
@@ -209,7 +209,7 @@ function buildAll(ctx: Context): Model {
     const a: At = { file: endpointsFile, path: ["endpoints", operationId] };
     const declared = Object.keys(e.pathParams ?? {});
     return {
-      operationId, seed: e.seed, method: e.method, path: e.path, auth: e.auth, client: e.client, summary: e.summary,
+      operationId, source: e.source, method: e.method, path: e.path, auth: e.auth, client: e.client, summary: e.summary,
       description: e.description, unknown: e.unknown, request: e.request,
       pathParams: Object.fromEntries(declared.map((n) => [n, toField(at(a, "pathParams", n), "yes")])),
       responses: e.responses, errors: e.errors ?? [], errorBody: e.errorBody, limits: e.limits ?? [],
@@ -224,7 +224,7 @@ function buildAll(ctx: Context): Model {
     valueSets: Object.values(valueSets),
     messages: {
       codes: [...codes],
-      observed: Object.entries(vm.observed as Record<string, Raw>).map(([id, m]) => ({ ...observed[id]!, seed: m.seed, paths: m.paths ?? [] })),
+      observed: Object.entries(vm.observed as Record<string, Raw>).map(([id, m]) => ({ ...observed[id]!, source: m.source, paths: m.paths ?? [] })),
       defaults, verispec: verispecMessages,
     },
     errorTypes,
@@ -257,7 +257,7 @@ function buildAll(ctx: Context): Model {
     servers: ep.servers,
     auth: ep.auth,
     endpoints,
-    delivery: { seed: wh.delivery.seed, rules: wh.delivery.rules },
+    delivery: { source: wh.delivery.source, rules: wh.delivery.rules },
     signatures,
     webhookToleranceMs: tolerance,
     webhookPayloads,
@@ -265,16 +265,17 @@ function buildAll(ctx: Context): Model {
   };
 }
 
-/** Every `unknown:` of every file, with the nearest seed section above it. */
+/** Every `unknown:` of every file, with the nearest `source:` section above it. */
 function collectUnknowns(spec: LoadedSpec): Unknown[] {
   const out: Unknown[] = [];
   for (const file of spec.files) {
-    const walk = (v: unknown, path: PathSegment[], seed: string | undefined) => {
-      if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i], seed));
+    const walk = (v: unknown, path: PathSegment[], source: string | undefined) => {
+      if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i], source));
       else if (v && typeof v === "object") {
         const o = v as Raw;
-        const here = typeof o.seed === "string" ? o.seed : seed;
-        if (typeof o.unknown === "string") out.push({ seed: here ?? "", text: o.unknown, pos: positionOf(file, [...path, "unknown"]) });
+        // `source` is also an ordinary field name (the /idform answer's), so only a section number counts.
+        const here = typeof o.source === "string" && /^[0-9]+(\.[0-9]+)?$/.test(o.source) ? o.source : source;
+        if (typeof o.unknown === "string") out.push({ source: here ?? "", text: o.unknown, pos: positionOf(file, [...path, "unknown"]) });
         for (const [k, x] of Object.entries(o)) if (k !== "unknown") walk(x, [...path, k], here);
       }
     };
@@ -283,9 +284,9 @@ function collectUnknowns(spec: LoadedSpec): Unknown[] {
   return out;
 }
 
-/** A condition as data, without the `seed`/`text` of a named one (checked by check/transitions.ts). */
+/** A condition as data, without the `source`/`text` of a named one (checked by check/transitions.ts). */
 function conditionExpr(raw: Raw): ConditionExpr {
-  const { seed: _seed, text: _text, ...expr } = raw;
+  const { source: _source, text: _text, ...expr } = raw;
   if (expr.all) return { all: (expr.all as Raw[]).map(conditionExpr) };
   if (expr.any) return { any: (expr.any as Raw[]).map(conditionExpr) };
   if (expr.not) return { not: conditionExpr(expr.not) };
@@ -294,13 +295,13 @@ function conditionExpr(raw: Raw): ConditionExpr {
 
 function buildConditions(statuses: Raw): Record<string, NamedCondition> {
   return Object.fromEntries(
-    Object.entries(statuses.conditions as Record<string, Raw>).map(([name, c]) => [name, { name, seed: c.seed, text: c.text, expr: conditionExpr(c) }]),
+    Object.entries(statuses.conditions as Record<string, Raw>).map(([name, c]) => [name, { name, source: c.source, text: c.text, expr: conditionExpr(c) }]),
   );
 }
 
 function buildTransitions(statuses: Raw): Transition[] {
   return (statuses.transitions as Raw[]).map((t) => ({
-    ...(t.id ? { id: t.id } : {}), seed: t.seed, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to],
+    ...(t.id ? { id: t.id } : {}), source: t.source, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to],
     ...(t.when ? { when: conditionExpr(t.when) } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
     alsoHappens: t.alsoHappens, unknown: t.unknown,
   }));

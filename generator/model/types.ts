@@ -8,26 +8,26 @@ export type Format = "uri" | "uuid" | "date-time";
 
 export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
 
-/** A "not shown" of the seed, carried into descriptions of every output. */
+/** A "not shown" of the service's specification, carried into descriptions of every output. */
 export interface Unknown {
-  readonly seed: string;
+  readonly source: string;
   readonly text: string;
   readonly pos: SourcePos;
 }
 
-/** A validation message: the code and text a failing rule reports (seed: 7). */
+/** A validation message: the code and text a failing rule reports (specification section 7). */
 export interface Message {
   readonly id: string;
   readonly code: string;
   readonly message: string;
-  /** "observed": exactly as in the seed's table; "verispec": verispec's wording (the seed shows none). */
+  /** "observed": exactly as in the specification's table; "verispec": verispec's wording (the specification shows none). */
   readonly origin: "observed" | "verispec" | "default";
 }
 
 /** A named value rule (spec/rules.yaml), with `{unicodeLetter}` already expanded. */
 export interface Rule {
   readonly name: string;
-  readonly seed: string;
+  readonly source: string;
   readonly description: string;
   readonly minLength?: number;
   readonly maxLength?: number;
@@ -47,21 +47,21 @@ export interface ValueSet {
   /** A country group of countries.yaml (written inline in schemas; the others are shared definitions). */
   readonly countryGroup?: true;
   readonly values: readonly string[];
-  readonly seed?: string;
+  readonly source?: string;
   readonly description?: string;
 }
 
 export interface Condition {
   readonly field: string;
   readonly values: readonly string[];
-  readonly seed?: string;
+  readonly source?: string;
   readonly properties: Readonly<Record<string, Field>>;
 }
 
 /** A field or a shape: the spec's small schema language after resolving rules, value sets and includes. */
 export interface Field {
   readonly pos: SourcePos;
-  readonly seed?: string;
+  readonly source?: string;
   readonly title?: string;
   readonly description?: string;
   readonly unknown?: string;
@@ -104,7 +104,7 @@ export interface Shape extends Field {
 
 export interface StakeholderType {
   readonly name: string;
-  readonly seed: string;
+  readonly source: string;
   readonly description?: string;
   /** Shape id of its `fields`. */
   readonly fields: string;
@@ -120,7 +120,7 @@ export interface Role {
 
 export interface RoleSet {
   readonly name: string;
-  readonly seed: string;
+  readonly source: string;
   readonly description?: string;
   readonly roles: readonly Role[];
   readonly pos: SourcePos;
@@ -128,7 +128,7 @@ export interface RoleSet {
 
 export interface EntityBranch {
   readonly name: string;
-  readonly seed: string;
+  readonly source: string;
   readonly countries: ValueSet;
   /** Fields in order: `country` first, then the table's own, then included field sets. */
   readonly fields: Readonly<Record<string, Field>>;
@@ -137,19 +137,19 @@ export interface EntityBranch {
 export interface EntityKind {
   /** The wire value of `type`, e.g. "unRegulatedTrust". */
   readonly kind: string;
-  readonly seed: string;
+  readonly source: string;
   readonly interface: "verify" | "idform";
   readonly title: string;
   readonly description: string;
   readonly unknown?: string;
   readonly branches: readonly EntityBranch[];
-  readonly stakeholders?: { readonly seed: string; readonly required: boolean; readonly roleSet: RoleSet };
+  readonly stakeholders?: { readonly source: string; readonly required: boolean; readonly roleSet: RoleSet };
   readonly pos: SourcePos;
 }
 
 export interface EntityRequest {
   readonly id: string;
-  readonly seed: string;
+  readonly source: string;
   readonly title: string;
   readonly description: string;
   readonly interface: "verify" | "idform";
@@ -160,7 +160,7 @@ export interface EntityRequest {
 
 export interface V5Requirement {
   readonly type: string;
-  readonly seed: string;
+  readonly source: string;
   readonly addresses: readonly string[];
   readonly documents: readonly string[];
   readonly identifiersFor: readonly { readonly countries: ValueSet; readonly identifiers: readonly string[] }[];
@@ -168,7 +168,7 @@ export interface V5Requirement {
 
 export interface VerificationStatus {
   readonly value: string;
-  readonly seed: string;
+  readonly source: string;
   readonly meaning: string;
   readonly outcome: string;
   /** A named condition the subject must meet to be in this status (e.g. `removed`: a stakeholder). */
@@ -180,12 +180,12 @@ export type { ConditionExpr };
 
 export interface NamedCondition {
   readonly name: string;
-  readonly seed: string;
+  readonly source: string;
   readonly text: string;
   readonly expr: ConditionExpr;
 }
 
-/** The sandbox's choices where the seed is silent (spec/sandbox.yaml). */
+/** The sandbox's choices where the specification is silent (spec/sandbox.yaml). */
 export interface SandboxSpec {
   readonly choices: Readonly<Record<string, Readonly<Record<string, unknown>> & { readonly choice: string; readonly answers?: string }>>;
   readonly testValues: {
@@ -197,7 +197,7 @@ export interface SandboxSpec {
 
 export interface SubmissionStatus {
   readonly value: string;
-  readonly seed: string;
+  readonly source: string;
   readonly meaning?: string;
   readonly unknown?: string;
   readonly locksResubmission: boolean;
@@ -206,7 +206,7 @@ export interface SubmissionStatus {
 export interface Transition {
   /** Names the row for the sandbox (submit, complete, retry, lock, followUp, ...). */
   readonly id?: string;
-  readonly seed: string;
+  readonly source: string;
   readonly from: string | null;
   readonly trigger: string;
   readonly condition?: string;
@@ -222,7 +222,7 @@ export interface Transition {
 
 export interface ErrorType {
   readonly type: string;
-  readonly seed: string;
+  readonly source: string;
   readonly httpStatus: number;
   readonly message?: string;
   readonly condition: string;
@@ -230,7 +230,7 @@ export interface ErrorType {
 
 export interface Limit {
   readonly name: string;
-  readonly seed: string;
+  readonly source: string;
   readonly value: string;
   readonly appliesTo: string;
   readonly rule?: string;
@@ -239,9 +239,9 @@ export interface Limit {
 
 export interface Endpoint {
   readonly operationId: string;
-  readonly seed: string;
+  readonly source: string;
   readonly method: "GET" | "POST";
-  /** null: the seed does not show the path (the caller supplies it). */
+  /** null: the specification does not show the path (the caller supplies it). */
   readonly path: string | null;
   readonly auth: "body" | "basic";
   readonly client: string;
@@ -266,7 +266,7 @@ export interface SignatureHeader {
 
 export interface SignatureScheme {
   readonly version: string;
-  readonly seed: string;
+  readonly source: string;
   readonly description: string;
   readonly headers: readonly SignatureHeader[];
   readonly receiverMust: readonly string[];
@@ -275,9 +275,9 @@ export interface SignatureScheme {
 
 export interface WebhookPayloadDef {
   readonly name: string;
-  /** The payload format (seed 6.2, 6.3): the current `v5` one, or the `older` one. */
+  /** The payload format (specification sections 6.2, 6.3): the current `v5` one, or the `older` one. */
   readonly format: "v5" | "older";
-  readonly seed: string;
+  readonly source: string;
   readonly schema: string;
   readonly signatureVersion: string;
   readonly operationId: string;
@@ -287,7 +287,7 @@ export interface WebhookPayloadDef {
 export interface Model {
   readonly countries: {
     readonly iso3: readonly { readonly code: string; readonly name: string }[];
-    readonly groups: Readonly<Record<string, ValueSet & { readonly seed: string; readonly description?: string }>>;
+    readonly groups: Readonly<Record<string, ValueSet & { readonly source: string; readonly description?: string }>>;
     readonly usStates: ValueSet;
   };
   readonly unicodeVersion: string;
@@ -298,7 +298,7 @@ export interface Model {
   readonly valueSets: readonly ValueSet[];
   readonly messages: {
     readonly codes: readonly string[];
-    readonly observed: readonly (Message & { readonly seed: string; readonly paths: readonly (readonly string[])[] })[];
+    readonly observed: readonly (Message & { readonly source: string; readonly paths: readonly (readonly string[])[] })[];
     /** JSON Schema keyword to the Zod 4 default message template. */
     readonly defaults: Readonly<Record<string, Message>>;
     readonly verispec: Readonly<Record<string, Message>>;
@@ -308,11 +308,11 @@ export interface Model {
   readonly verificationStatuses: readonly VerificationStatus[];
   readonly olderVerificationStatuses: readonly string[];
   readonly submissionStatuses: readonly SubmissionStatus[];
-  readonly outcomes: Readonly<Record<string, { readonly seed: string; readonly guidance: string }>>;
+  readonly outcomes: Readonly<Record<string, { readonly source: string; readonly guidance: string }>>;
   readonly conditions: Readonly<Record<string, NamedCondition>>;
   readonly transitions: readonly Transition[];
   readonly attempts: {
-    readonly seed: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number;
+    readonly source: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number;
     /** The named condition under which a rejection can be retried. */
     readonly retryCondition: string;
     readonly rules: readonly string[];
@@ -325,8 +325,8 @@ export interface Model {
     readonly olderPaths: readonly string[];
     readonly pathPrefix: string;
     readonly webhookVersion: string;
-    readonly signatureVersions: readonly { readonly version: string; readonly description: string; readonly seed: string }[];
-    readonly deprecations: readonly { readonly seed: string; readonly what: string; readonly replacement?: string }[];
+    readonly signatureVersions: readonly { readonly version: string; readonly description: string; readonly source: string }[];
+    readonly deprecations: readonly { readonly source: string; readonly what: string; readonly replacement?: string }[];
   };
   readonly stakeholderGuidance: string;
   readonly stakeholderTypes: readonly StakeholderType[];
@@ -336,14 +336,14 @@ export interface Model {
   readonly shapes: Readonly<Record<string, Shape>>;
   readonly v5Requirements: readonly V5Requirement[];
   readonly requiredDocumentMessage: Message;
-  readonly servers: readonly { readonly name: string; readonly seed: string; readonly description: string }[];
-  readonly auth: Readonly<Record<string, { readonly seed: string; readonly description: string }>>;
+  readonly servers: readonly { readonly name: string; readonly source: string; readonly description: string }[];
+  readonly auth: Readonly<Record<string, { readonly source: string; readonly description: string }>>;
   readonly endpoints: readonly Endpoint[];
-  readonly delivery: { readonly seed: string; readonly rules: readonly string[] };
+  readonly delivery: { readonly source: string; readonly rules: readonly string[] };
   readonly signatures: readonly SignatureScheme[];
   readonly webhookToleranceMs: number;
   readonly webhookPayloads: readonly WebhookPayloadDef[];
-  /** Every "not shown" of the seed, in spec order. */
+  /** Every "not shown" of the service's specification, in spec order. */
   readonly unknowns: readonly Unknown[];
 }
 

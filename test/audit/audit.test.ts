@@ -1,5 +1,5 @@
 // Issue 12: every row of the service's specification tables (sections 2-8) is found in spec/*.yaml (by
-// the spec's own `seed:` / `seedTable:` references) and in the generated JSON Schema it belongs to, and
+// the spec's own `source:` / `sourceTable:` references) and in the generated JSON Schema it belongs to, and
 // what the row states (type, format, allowed values, lengths, required / optional / always present,
 // constants, "not shown") holds there. Writes test/.artifacts/spec-audit.{json,md} and prints the counts.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,7 +22,7 @@ function writeArtifacts(report: AuditReport): string {
   const c = report.counts;
   const summary = `specification table audit: ${c.rows} rows read, ${c.checked} checked and passing (${c.enforced} enforced by the schemas, ${c.unknown} mapped to an explicit unknown), ${c.statements} statements, ${report.failures.length} failures`;
   const lines = [
-    "# Seed-table audit",
+    "# Audit of the specification's tables",
     "",
     summary,
     "",
@@ -67,7 +67,7 @@ describe.skipIf(!seed)("audit of the specification's tables", () => {
     expect(report!.counts.checked).toBe(report!.counts.rows);
   });
 
-  it("also reads the field lists written as prose that the spec marks with seedList (sections 2.9, 2.11, 4)", () => {
+  it("also reads the field lists written as prose that the spec marks with sourceList (sections 2.9, 2.11, 4)", () => {
     const lists = report!.rows.filter((r) => r.table === "list");
     const labels = [...new Set(lists.map((r) => `${r.section} ${r.row.split(":")[0]}`))].sort();
     expect(labels).toEqual(["2.11 Document", "2.11 Response envelope", "2.11 Stakeholder", "2.11 Verification detail", "2.9 Forms response", "4.2 Response", "4.3 Request", "4.3 Response", "4.4 Body"]);
@@ -123,10 +123,10 @@ describe.skipIf(!seed)("audit of the specification's tables", () => {
     const schema = join(root, "generated", "schemas", "v4.entities.Individual.json");
     writeFileSync(schema, readFileSync(schema, "utf8").replace(/"x-not-shown": "List of street type abbreviations: not shown\."/g, '"x-removed": ""').replace(/Not shown in the service's specification: List of street type abbreviations: not shown\./g, ""));
     const webhooks = join(root, "spec", "webhooks.yaml");
-    writeFileSync(webhooks, readFileSync(webhooks, "utf8").replace("seedTable: \"6.3\"", ""));
+    writeFileSync(webhooks, readFileSync(webhooks, "utf8").replace("sourceTable: \"6.3\"", ""));
     const failures = runAudit(text, root).failures;
     expect(failures.some((f) => f.startsWith('section 2.2, row "streetType (required if present)"') && f.includes("explicit unknown"))).toBe(true);
-    expect(failures.some((f) => f.startsWith('section 6.3, row "trace"') && f.includes('seedTable: "6.3"'))).toBe(true);
+    expect(failures.some((f) => f.startsWith('section 6.3, row "trace"') && f.includes('sourceTable: "6.3"'))).toBe(true);
   });
 });
 

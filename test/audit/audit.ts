@@ -1,9 +1,9 @@
 // The audit: every row of the seed's tables (sections 2-8) against the spec (spec/*.yaml, found by the
-// spec's own `seed:` / `seedTable:` references) and the generated JSON Schemas (probed with Ajv, with the
+// spec's own `source:` / `sourceTable:` references) and the generated JSON Schemas (probed with Ajv, with the
 // formats the shipped validators use). The row -> spec mapping lives in the spec: a field row of section S
-// is the field of that name under a node whose `seed` or `seedTable` is S; the generated schema it belongs
-// to is the schema of the node marked `seedTable: S` (or, for the entity kind tables, the kind's branch
-// whose `seed` is S).
+// is the field of that name under a node whose `source` or `sourceTable` is S; the generated schema it belongs
+// to is the schema of the node marked `sourceTable: S` (or, for the entity kind tables, the kind's branch
+// whose `source` is S).
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -118,7 +118,7 @@ class Schemas {
     return out;
   }
 
-  /** Subschemas of a file carrying x-spec-section `seed` and holding `properties` (the entity kind branches). */
+  /** Subschemas of a file carrying x-spec-section `section` and holding `properties` (the entity kind branches). */
   seeded(file: string, seed: string): { pointer: string; schema: Schema }[] {
     const out: { pointer: string; schema: Schema }[] = [];
     const walk = (p: string, s: unknown) => {
@@ -151,9 +151,9 @@ interface SpecEntry {
 
 interface SpecIndex {
   readonly entries: readonly SpecEntry[];
-  /** seedTable marks: section -> shape ids (JSON Schema files). */
+  /** sourceTable marks: section -> shape ids (JSON Schema files). */
   readonly tableHomes: ReadonlyMap<string, readonly string[]>;
-  /** seedList marks: "2.11 Document" -> shape ids. */
+  /** sourceList marks: "2.11 Document" -> shape ids. */
   readonly listHomes: ReadonlyMap<string, readonly string[]>;
   /** Field names a shape gets from the field sets it includes. */
   readonly included: ReadonlyMap<string, readonly string[]>;
@@ -188,14 +188,14 @@ function indexSpec(repoRoot: string): SpecIndex {
         const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
         return pair && isScalar(pair.value) ? String(pair.value.value) : undefined;
       };
-      const listed = ((node.toJSON() as { seedList?: string[] }).seedList ?? []).map((l) => l.split(" ")[0]!);
-      const here = [own("seed"), own("seedTable"), ...listed].filter((s): s is string => s !== undefined);
+      const listed = ((node.toJSON() as { sourceList?: string[] }).sourceList ?? []).map((l) => l.split(" ")[0]!);
+      const here = [own("source"), own("sourceTable"), ...listed].filter((s): s is string => s !== undefined);
       const effective = here.length ? here : seeds;
-      const table = own("seedTable");
+      const table = own("sourceTable");
       if (table && shapeId) tableHomes.set(table, [...(tableHomes.get(table) ?? []), shapeId]);
       if (shapeId) {
-        const js = node.toJSON() as { seedList?: string[]; include?: string[] };
-        for (const label of js.seedList ?? []) listHomes.set(label, [...(listHomes.get(label) ?? []), shapeId]);
+        const js = node.toJSON() as { sourceList?: string[]; include?: string[] };
+        for (const label of js.sourceList ?? []) listHomes.set(label, [...(listHomes.get(label) ?? []), shapeId]);
         if (js.include) included.set(shapeId, js.include);
       }
       for (const pair of node.items) {
@@ -211,8 +211,8 @@ function indexSpec(repoRoot: string): SpecIndex {
     walk(doc.contents, [], false);
     const js = raw[rel] as Record<string, unknown>;
     if (rel.startsWith("spec/entities/") && typeof js.kind === "string") {
-      const branches = (js.branches as { seed: string }[]) ?? [];
-      kinds.set(js.kind, { where: `${rel}:1`, seeds: [String(js.seed), ...branches.map((b) => String(b.seed))] });
+      const branches = (js.branches as { source: string }[]) ?? [];
+      kinds.set(js.kind, { where: `${rel}:1`, seeds: [String(js.source), ...branches.map((b) => String(b.source))] });
       // The older envelope's `type`, `fields` and `stakeholders` (2.1) come from the entity kinds (older.yaml).
       entries.push({ seeds: ["2.1"], name: "type", where: `${rel}:1` }, { seeds: ["2.1"], name: "fields", where: `${rel}:1` });
       if (js.stakeholders) entries.push({ seeds: ["2.1"], name: "stakeholders", where: `${rel}:1` });
@@ -379,7 +379,7 @@ function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow, listHo
   else if (spec.tableHomes.has(row.section)) homes = spec.tableHomes.get(row.section)!.filter((id) => schemas.files.has(id)).map((file) => ({ file, pointer: "" }));
   else if (kind) homes = entityHomes(schemas, kind, row.section === "2.9" ? "2.9" : row.section, row.column);
   if (!homes?.length) {
-    findings.push({ statement: "generated schema", ok: false, detail: `no schema home for section ${row.section}${kind ? ` (entity kind ${kind})` : ""}: mark it with seedTable: "${row.section}" in the spec` });
+    findings.push({ statement: "generated schema", ok: false, detail: `no schema home for section ${row.section}${kind ? ` (entity kind ${kind})` : ""}: mark it with sourceTable: "${row.section}" in the spec` });
     return { section: row.section, row: row.label + (row.column ? ` [${row.column}]` : ""), line: row.line, table: listHomes ? "list" : "field", findings, spec: [], schema: [] };
   }
   for (const field of row.fields) {
@@ -423,12 +423,12 @@ function enumAccepts(schemas: Schemas, def: string, value: string): Finding {
 }
 
 function statusRows(schemas: Schemas, spec: SpecIndex, table: SeedTable): RowResult[] {
-  const statuses = (spec.raw["spec/statuses.yaml"] as { verificationStatuses: Record<string, { seed: string; meaning?: string }> }).verificationStatuses;
+  const statuses = (spec.raw["spec/statuses.yaml"] as { verificationStatuses: Record<string, { source: string; meaning?: string }> }).verificationStatuses;
   return table.rows.map((row) => {
     const [value, meaning] = row.cells as [string, string];
     const s = statuses[value];
     const findings: Finding[] = [
-      { statement: `status ${value} in spec/statuses.yaml`, ok: !!s && s.seed === "3", detail: s ? undefined : `no verificationStatuses.${value}` },
+      { statement: `status ${value} in spec/statuses.yaml`, ok: !!s && s.source === "3", detail: s ? undefined : `no verificationStatuses.${value}` },
       { statement: "meaning as written", ok: !!s && norm(s.meaning ?? "") === norm(meaning), detail: s && norm(s.meaning ?? "") !== norm(meaning) ? `spec says "${s.meaning}", the table "${meaning}"` : undefined },
       enumAccepts(schemas, "values.verificationStatuses", value),
     ];
@@ -437,7 +437,7 @@ function statusRows(schemas: Schemas, spec: SpecIndex, table: SeedTable): RowRes
 }
 
 function transitionRows(spec: SpecIndex, table: SeedTable, statuses: readonly string[]): RowResult[] {
-  const transitions = (spec.raw["spec/statuses.yaml"] as { transitions: { seed: string; from: string | null; to: string[]; unknown?: string }[] }).transitions;
+  const transitions = (spec.raw["spec/statuses.yaml"] as { transitions: { source: string; from: string | null; to: string[]; unknown?: string }[] }).transitions;
   return table.rows.map((row) => {
     const [fromCell, , , cell] = row.cells as [string, string, string, string];
     let toCell = cell;
@@ -445,7 +445,7 @@ function transitionRows(spec: SpecIndex, table: SeedTable, statuses: readonly st
     const notStated = /not stated/.test(toCell);
     toCell = toCell.replace(/with submissionStatus `\w+`/, "");
     const to = /changed status/.test(toCell) ? ["any"] : statuses.filter((s) => new RegExp(`\\b${s}\\b`).test(toCell));
-    const match = transitions.find((t) => t.seed === "3" && from.includes(t.from) && (notStated ? t.to.length === 0 && !!t.unknown : to.every((s) => t.to.includes(s)) && t.to.length > 0));
+    const match = transitions.find((t) => t.source === "3" && from.includes(t.from) && (notStated ? t.to.length === 0 && !!t.unknown : to.every((s) => t.to.includes(s)) && t.to.length > 0));
     const statement = notStated ? `transition ${fromCell} -> (not stated) as an explicit unknown` : `transition ${fromCell} -> ${to.join(", ")}`;
     return { section: table.section, row: `${fromCell} -> ${cell}`, line: row.line, table: "transition", findings: [{ statement, ok: !!match, detail: match ? undefined : "no such transition in spec/statuses.yaml" }], spec: match ? ["spec/statuses.yaml"] : [], schema: [] };
   });
@@ -486,10 +486,10 @@ function errorRows(schemas: Schemas, spec: SpecIndex, table: SeedTable, repoRoot
 }
 
 function limitRows(schemas: Schemas, spec: SpecIndex, table: SeedTable, lists: SeedLists): RowResult[] {
-  const limits = (spec.raw["spec/limits.yaml"] as { limits: Record<string, { seed: string; value: string; appliesTo: string; rule?: string; [k: string]: unknown }> }).limits;
+  const limits = (spec.raw["spec/limits.yaml"] as { limits: Record<string, { source: string; value: string; appliesTo: string; rule?: string; [k: string]: unknown }> }).limits;
   return table.rows.map((row) => {
     const [label, value, appliesTo] = row.cells as [string, string, string];
-    const entry = Object.entries(limits).find(([, l]) => l.seed === "8" && norm(l.value) === norm(value) && [norm(appliesTo), norm(`${label}, ${appliesTo}`)].includes(norm(l.appliesTo)));
+    const entry = Object.entries(limits).find(([, l]) => l.source === "8" && norm(l.value) === norm(value) && [norm(appliesTo), norm(`${label}, ${appliesTo}`)].includes(norm(l.appliesTo)));
     const findings: Finding[] = [{ statement: "limit in spec/limits.yaml, value and scope as written", ok: !!entry, detail: "no limits entry with this value and appliesTo" }];
     const schema: string[] = [];
     if (entry) {
@@ -517,7 +517,7 @@ function limitRows(schemas: Schemas, spec: SpecIndex, table: SeedTable, lists: S
 /** Sections whose tables the audit covers, and the kinds of tables it reads. */
 export const AUDITED = /^(2(\.\d+)?|3|4(\.\d+)?|6\.2|6\.3|7|8)$/;
 
-function seedLists(seed: string, tables: readonly SeedTable[]): SeedLists {
+function sourceLists(seed: string, tables: readonly SeedTable[]): SeedLists {
   const statusTable = tables.find((t) => t.section === "3" && t.header[0] === "Value");
   const line = /Submission status values \(`submissionStatus`\): (.*)/.exec(seed)?.[1] ?? "";
   return {
@@ -528,7 +528,7 @@ function seedLists(seed: string, tables: readonly SeedTable[]): SeedLists {
 
 export function runAudit(seedText: string, repoRoot: string): AuditReport {
   const tables = parseSeedTables(seedText).filter((t) => AUDITED.test(t.section));
-  const lists = seedLists(seedText, tables);
+  const lists = sourceLists(seedText, tables);
   const schemas = new Schemas(join(repoRoot, "generated", "schemas"));
   const spec = indexSpec(repoRoot);
   const headings = new Map([...seedText.matchAll(/^#{2,3} ([0-9.]+?)\.? (.*)$/gm)].map((m) => [m[1]!, m[2]!]));
@@ -548,12 +548,12 @@ export function runAudit(seedText: string, repoRoot: string): AuditReport {
     else if (h === "Limit") rows.push(...limitRows(schemas, spec, table, lists));
     else rows.push({ section: table.section, row: `table "${table.header.join(" | ")}"`, line: table.line, table: "field", findings: [{ statement: "a reader for this table", ok: false, detail: "the audit does not know this table's layout" }], spec: [], schema: [] });
   }
-  // Field lists written as prose, where the spec marks a shape with `seedList: "<section> <label>"`.
+  // Field lists written as prose, where the spec marks a shape with `sourceList: "<section> <label>"`.
   for (const [mark, shapes] of [...spec.listHomes].sort(([a], [b]) => a.localeCompare(b))) {
     const [, section, label] = /^(\S+) (.*)$/.exec(mark)!;
     const found = listRows(seedText, section!, label!, lists);
     if (!found) {
-      rows.push({ section: section!, row: label!, line: 0, table: "list", findings: [{ statement: `the list "${label}" in section ${section}`, ok: false, detail: `seedList "${mark}" names a list the specification does not have` }], spec: [], schema: [] });
+      rows.push({ section: section!, row: label!, line: 0, table: "list", findings: [{ statement: `the list "${label}" in section ${section}`, ok: false, detail: `sourceList "${mark}" names a list the specification does not have` }], spec: [], schema: [] });
       continue;
     }
     rows.push(...found.map((r) => fieldRowResult(schemas, spec, r, shapes)));

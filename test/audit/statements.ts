@@ -187,7 +187,7 @@ export function fieldRows(table: SeedTable, lists: SeedLists, inherit: (section:
         else if (!hasType) checks.push(...notesChecks(typeCell, lists));
         const ref = /same rules as (\w+)|as in (2\.\d+)/.exec(notes);
         const inherited = ref ? (ref[2] ? inherit(ref[2], name) : earlier(ref[1]!)) : undefined;
-        if (ref && !inherited) throw new Error(`seed ${table.section} line ${row.line}: "${ref[0]}" names a row the audit cannot find`);
+        if (ref && !inherited) throw new Error(`section ${table.section} line ${row.line}: "${ref[0]}" names a row the audit cannot find`);
         if (inherited) checks.push(...inherited);
         const nested = nestedStatements(notes, lists);
         // "roles below": the roles are listed after the table ("Stakeholder roles for both: `a` (...), ...").

@@ -19,15 +19,15 @@ const cases: Case[] = [
   {
     name: "YAML that does not parse",
     file: "rules.yaml",
-    from: '  personName:\n    seed: "2.2"',
-    to: '  personName:\n   seed: "2.2"',
+    from: '  personName:\n    source: "2.2"',
+    to: '  personName:\n   source: "2.2"',
     message: "spec/rules.yaml:11:1: error VS101: found invalid YAML (All mapping items must start at the same column); expected well-formed YAML",
   },
   {
     name: "a duplicate key",
     file: "limits.yaml",
-    from: '  acn:\n    seed: "8"',
-    to: '  acn:\n    seed: "8"\n    seed: "8"',
+    from: '  acn:\n    source: "8"',
+    to: '  acn:\n    source: "8"\n    source: "8"',
     message: "spec/limits.yaml:20:5: error VS101: found invalid YAML (Map keys must be unique); expected well-formed YAML",
   },
   {
@@ -35,14 +35,14 @@ const cases: Case[] = [
     file: "rules.yaml",
     from: '    pattern: "^[0-9]{6,13}$"',
     to: '    pattern: "^[0-9]{6,13}$"\n    maxLen: 13',
-    message: "spec/rules.yaml:70:5: error VS202: found an unknown key `maxLen`; expected one of the keys `seed`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `format`, `messages`, `examples`",
+    message: "spec/rules.yaml:70:5: error VS202: found an unknown key `maxLen`; expected one of the keys `source`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `format`, `messages`, `examples`",
   },
   {
     name: "a missing required key",
     file: "rules.yaml",
-    from: '  usPostcode:\n    seed: "2.2"\n',
+    from: '  usPostcode:\n    source: "2.2"\n',
     to: "  usPostcode:\n",
-    message: "spec/rules.yaml:33:5: error VS203: found no key `seed`; expected a key `seed`",
+    message: "spec/rules.yaml:33:5: error VS203: found no key `source`; expected a key `source`",
   },
   {
     name: "a value of the wrong type",
@@ -52,11 +52,11 @@ const cases: Case[] = [
     message: 'spec/errors.yaml:10:17: error VS205: found "474"; expected a value of type integer',
   },
   {
-    name: "a malformed seed section",
+    name: "a malformed section number",
     file: "entities/partnership.yaml",
-    from: 'seed: "2.8"\ninterface',
-    to: 'seed: "two"\ninterface',
-    message: 'spec/entities/partnership.yaml:3:7: error VS205: found "two"; expected a seed section such as "2.7"',
+    from: 'source: "2.8"\ninterface',
+    to: 'source: "two"\ninterface',
+    message: 'spec/entities/partnership.yaml:3:9: error VS205: found "two"; expected a section of the service\'s specification, such as "2.7"',
   },
   {
     name: "a role naming an unknown stakeholder type",
@@ -152,8 +152,8 @@ const cases: Case[] = [
   {
     name: "webhook payloads without the older format",
     file: "webhooks.yaml",
-    from: "  older:\n    seed: \"6.3\"",
-    to: "  legacy:\n    seed: \"6.3\"",
+    from: "  older:\n    source: \"6.3\"",
+    to: "  legacy:\n    source: \"6.3\"",
     message: "spec/webhooks.yaml:36:1: error VS419: found payloads `v5`, `legacy`; expected a `v5` and an `older` payload",
   },
   {

@@ -130,7 +130,7 @@ describe("tables and rules", () => {
       "Maximum number or length of tags: not shown",
       "Identifier schemes and required documents for other types and countries: not shown",
     ]) expect(texts).toContain(fragment);
-    expect(model.unknowns.every((u) => u.seed !== "")).toBe(true);
+    expect(model.unknowns.every((u) => u.source !== "")).toBe(true);
   });
 
   it("models the follow-up request with no path (seed 4.4)", () => {
