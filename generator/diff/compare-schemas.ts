@@ -5,6 +5,7 @@ import type { SourcePos } from "../diagnostics.js";
 import type { Field, JsonType, Model, ValueSet } from "../model/types.js";
 import type { CheckId } from "./catalog.js";
 import type { Emit, Location } from "./finding.js";
+import { acceptsAll } from "./pattern-subset.js";
 
 export type Direction = "request" | "response";
 
@@ -62,6 +63,8 @@ function isRequired(f: Field): boolean {
 const minLengthOf = (f: Field) => f.rule?.minLength;
 const maxLengthOf = (f: Field) => f.rule?.maxLength;
 const patternOf = (f: Field) => f.rule?.pattern;
+/** The format a schema states: the field's own, else its rule's. */
+const formatOf = (f: Field) => f.format ?? f.rule?.format;
 
 export function compareField(b: Field, h: Field, path: string, ctx: SchemaContext): void {
   const at = where(ctx, path, b.pos, h.pos);
@@ -134,13 +137,13 @@ function compareConstraints(b: Field, h: Field, at: Location, ctx: SchemaContext
   const n = (v: number) => (v === Infinity ? "none" : String(v));
   if (hmax < bmax) ctx.emit(tight, `maxLength ${n(bmax)} -> ${n(hmax)}`, at);
   if (hmax > bmax) ctx.emit(loose, `maxLength ${n(bmax)} -> ${n(hmax)}`, at);
-  const [bp, hp] = [patternOf(b), patternOf(h)];
-  if (bp === undefined && hp !== undefined) ctx.emit(req ? "request-pattern-added" : "response-constraint-tightened", `pattern added (rule ${h.rule!.name})`, at);
-  else if (bp !== undefined && hp === undefined) ctx.emit(loose, `pattern removed (was rule ${b.rule!.name})`, at);
-  else if (bp !== hp) ctx.emit(req ? "request-pattern-changed" : "response-constraint-relaxed", `pattern changed (rule ${b.rule!.name} -> ${h.rule!.name})`, at);
-  if (b.format !== h.format) {
-    if (h.format !== undefined) ctx.emit(req ? "request-format-added" : "response-constraint-tightened", `format ${b.format ?? "none"} -> ${h.format}`, at);
-    else ctx.emit(loose, `format ${b.format} removed`, at);
+  comparePatterns(b, h, at, ctx);
+  const [bf, hf] = [formatOf(b), formatOf(h)];
+  if (bf !== hf) {
+    // Another format is neither narrower nor wider: it rejects (request) or may carry (response) other values.
+    if (hf === undefined) ctx.emit(loose, `format ${bf} removed`, at);
+    else if (req) ctx.emit("request-format-added", `format ${bf ?? "none"} -> ${hf}`, at);
+    else ctx.emit(bf === undefined ? "response-constraint-tightened" : "response-constraint-relaxed", `format ${bf ?? "none"} -> ${hf}`, at);
   }
   const [bm, hm] = [b.minimum ?? -Infinity, h.minimum ?? -Infinity];
   if (hm > bm) ctx.emit(req ? "request-minimum-raised" : "response-constraint-tightened", `minimum ${b.minimum ?? "none"} -> ${h.minimum}`, at);
@@ -148,6 +151,27 @@ function compareConstraints(b: Field, h: Field, at: Location, ctx: SchemaContext
 }
 
 /** Messages by keyword or id: a code change is breaking for whoever matches on it, a text change a warning. */
+/**
+ * Patterns, old and new shown. A request pattern that changed is breaking unless the new one provably
+ * accepts every value the old one did (pattern-subset.ts); a response pattern that changed is a warning
+ * unless the new one provably carries no value the old one could not.
+ */
+function comparePatterns(b: Field, h: Field, at: Location, ctx: SchemaContext): void {
+  const [bp, hp] = [patternOf(b), patternOf(h)];
+  if (bp === hp) return;
+  const req = ctx.direction === "request";
+  const rule = (f: Field) => ` (rule ${f.rule!.name})`;
+  if (bp === undefined) return ctx.emit(req ? "request-pattern-added" : "response-constraint-tightened", `pattern added: ${json(hp)}${rule(h)}`, at);
+  if (hp === undefined) return ctx.emit(req ? "request-constraint-relaxed" : "response-constraint-relaxed", `pattern removed: was ${json(bp)}${rule(b)}`, at);
+  const rules = b.rule!.name === h.rule!.name ? rule(h) : ` (rule ${b.rule!.name} -> ${h.rule!.name})`;
+  const change = `${json(bp)} -> ${json(hp)}${rules}`;
+  if (req) {
+    if (acceptsAll(hp, bp)) ctx.emit("request-constraint-relaxed", `pattern widened: ${change}`, at);
+    else ctx.emit("request-pattern-changed", `pattern changed, not provably accepting every value it accepted: ${change}`, at);
+  } else if (acceptsAll(bp, hp)) ctx.emit("response-constraint-tightened", `pattern narrowed: ${change}`, at);
+  else ctx.emit("response-constraint-relaxed", `pattern changed, may carry values it could not: ${change}`, at);
+}
+
 export function compareMessages(
   b: Readonly<Record<string, { readonly code: string; readonly message: string }>>,
   h: Readonly<Record<string, { readonly code: string; readonly message: string }>>,

@@ -219,9 +219,24 @@ describe("outputs", () => {
   });
 });
 
-describe("README", () => {
+describe("a tightened request pattern (nzbn 6 to 13 digits -> 13)", () => {
+  const NZBN: Edit[] = [set("rules.yaml", ["rules", "nzbn", "pattern"], "^[0-9]{13}$")];
+  const both = '"^[0-9]{6,13}$" -> "^[0-9]{13}$" (rule nzbn)';
+  it("is breaking (exit 1) and every format shows the old and the new pattern", async () => {
+    const head = specWith(NZBN);
+    const text = await run([REAL_SPEC, head], temp);
+    expect(text.code).toBe(1);
+    expect(text.out).toMatch(/BREAKING[\s\S]*request-pattern-changed {2}pattern changed, not provably accepting every value it accepted: "\^\[0-9\]\{6,13\}\$" -> "\^\[0-9\]\{13\}\$" \(rule nzbn\)/);
+    const json = JSON.parse((await run([REAL_SPEC, head, "--format", "json"], temp)).out) as { findings: { id: string; severity: string; message: string }[] };
+    expect(json.findings.find((f) => f.id === "request-pattern-changed")).toMatchObject({ severity: "breaking", message: expect.stringContaining(both) });
+    const markdown = (await run([REAL_SPEC, head, "--format", "markdown"], temp)).out;
+    expect(markdown.slice(markdown.indexOf("### Breaking changes"))).toContain(both);
+  });
+});
+
+describe("docs/diff-change-kinds.md", () => {
   it("lists every check id with its default severity and audience", () => {
-    const readme = readFileSync(join(REAL_SPEC, "..", "README.md"), "utf8");
-    for (const [id, c] of Object.entries(CHECKS)) expect(readme).toContain(`| \`${id}\` | ${c.severity} | ${c.audience} | ${c.summary} |`);
+    const page = readFileSync(join(REAL_SPEC, "..", "docs", "diff-change-kinds.md"), "utf8");
+    for (const [id, c] of Object.entries(CHECKS)) expect(page).toContain(`| \`${id}\` | ${c.severity} | ${c.audience} | ${c.summary} |`);
   });
 });
