@@ -1,26 +1,25 @@
-// Delivers the outbox: claims due rows (on a shared Postgres: FOR UPDATE SKIP LOCKED, then a lease), signs
-// each body with the webhook runtime's signWebhook, POSTs it, and records the answers together (group
-// commit). On an exclusive store (PGlite) a new verification's rows are handed over once committed and go
-// out without a claim; the claim skips rows in flight, so no row goes out twice at once.
+// Delivers the outbox: finds due rows (store/outbox.ts: on a shared Postgres an atomic claim with a
+// lease), signs each body with the webhook runtime's signWebhook, POSTs it, and records its answer as soon
+// as it arrives. On an exclusive store (PGlite) a new verification's rows are handed over once committed
+// and go out without a claim; the claim skips rows in flight, so no row goes out twice at once.
 // Per verification and receiver, rows go out in order: a row waits while an earlier one of the same trace
 // is still queued. A non-2xx answer or a timeout is retried after the next delay of the policy; the same
 // body, timestamp and deliveryId. Several instances on one Postgres never deliver a row twice: the claim
 // is one atomic UPDATE.
+//
+// Crashes (docs/engineering/delivery-soak.md): a row is in flight from its POST until its answer is
+// committed, and at most `concurrency` rows are in flight. A row stays queued in the database until its
+// answer is committed, so after kill -9 the rows in flight then are sent again (same deliveryId): at
+// least once, and a duplicate only for a delivery in flight at the crash, at most `concurrency` per crash.
 import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Group } from "./store/group.js";
-import type { Db, Row } from "./store/index.js";
+import type { Db } from "./store/index.js";
+import { claimDue, recordOutcomes, releaseLeases, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
 
-/** The outbox columns a delivery reads: a claim's rows, and a hand-over's. */
-export interface QueuedRow extends Row {
-  readonly id: unknown;
-  readonly delivery_id: unknown;
-  readonly url: unknown;
-  readonly body: unknown;
-  readonly signature_version: unknown;
-  readonly tries: unknown;
-}
+export type { QueuedRow } from "./store/outbox.js";
 
 export interface DispatcherOptions {
   readonly db: Db;
@@ -30,6 +29,8 @@ export interface DispatcherOptions {
   readonly delaysMs: readonly number[];
   /** How often to look for due rows when nothing wakes the dispatcher. */
   readonly pollMs?: number;
+  /** Deliveries in flight at most (default DELIVERY_CONCURRENCY). */
+  readonly concurrency?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -40,45 +41,59 @@ export interface DeliveryAttempt {
   readonly durationMs: number;
 }
 
-/** Rows per claim: one pass delivers them concurrently and records their answers in one statement. */
-const CLAIM_LIMIT = 100;
+/**
+ * Deliveries in flight at most: the bound on what one crash can send twice. 64 keeps a receiver on the
+ * same machine busy (a delivery takes about a millisecond there) while the sandbox answers creates.
+ */
+export const DELIVERY_CONCURRENCY = 64;
 
-/** One delivery's answer and the row's next state. `nextAt` is the retry time, or the delivery time when delivered. */
-interface Outcome {
-  readonly id: number;
-  readonly at: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-  readonly tries: number;
-  readonly state: "delivered" | "queued" | "failed";
-  readonly nextAt: number;
+/** What the dispatcher reports as it works (tests wait on these instead of sleeping). */
+export interface DispatcherEvents {
+  /** A claim returned: how many rows it took. */
+  claimed: [rows: number];
+  /** Answers committed: the outbox ids. */
+  recorded: [ids: readonly number[]];
+}
+
+/** Whether anything can still happen: a pass running, deliveries in flight, a pass scheduled. */
+export interface DispatcherActivity {
+  readonly passRunning: boolean;
+  readonly inFlight: number;
+  readonly passScheduled: boolean;
 }
 
 export class Dispatcher {
   readonly owner = randomUUID();
+  readonly events = new EventEmitter<DispatcherEvents>();
+  readonly concurrency: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
   private readonly httpAgent = new HttpAgent({ keepAlive: true });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
-  /** Rows being delivered (claimed or handed over), by id: neither path takes one the other holds. */
+  /** Rows from their POST until their answer is committed, by id: neither path takes one the other holds. */
   private readonly inFlight = new Set<number>();
-  /** Hand-overs being delivered, awaited by stop(). */
-  private readonly handOvers = new Set<Promise<void>>();
-  /** A claim ran while hand-overs were in flight: a later row of their trace may be waiting for them. */
-  private claimAfterHandOver = false;
+  /** The deliveries in flight, awaited by stop(). */
+  private readonly deliveries = new Set<Promise<void>>();
+  /** Claims finished so far: a hand-over that saw one finish while it was in flight runs another after it. */
+  private claimsEnded = 0;
+  /** Due rows were left for want of a free slot: each finished delivery runs a claim. */
+  private backlog = false;
+  /** Answers committed as they arrive; answers arriving while a commit runs share the next one. */
   private readonly recorder = new Group<Outcome, void>(async (outcomes) => {
-    await this.record(outcomes);
+    await recordOutcomes(this.o.db, outcomes, this.o.db.exclusive ? null : this.owner);
+    this.events.emit("recorded", outcomes.map((o) => o.id));
     return outcomes.map(() => undefined);
   });
 
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly o: DispatcherOptions) {
+    this.concurrency = o.concurrency ?? DELIVERY_CONCURRENCY;
+  }
 
   /** Starts polling. With an exclusive store (PGlite) leases of an earlier run are taken back first. */
   async start(): Promise<void> {
-    if (this.o.db.exclusive) await this.o.db.query("UPDATE outbox SET lease_owner = NULL, lease_until = NULL WHERE state = 'queued' AND lease_owner IS NOT NULL");
+    if (this.o.db.exclusive) await releaseLeases(this.o.db);
     this.schedule(0);
   }
 
@@ -89,62 +104,75 @@ export class Dispatcher {
     else this.schedule(0);
   }
 
+  activity(): DispatcherActivity {
+    return { passRunning: this.running !== undefined, inFlight: this.inFlight.size, passScheduled: this.timer !== undefined };
+  }
+
   /**
-   * Rows just committed, each the first of its trace and due now, delivered without a claim. Only on an
-   * exclusive store: on a shared Postgres another instance may claim them, so they wait for a leased claim.
+   * Rows just committed, each the first of its trace and due now, delivered without a claim as far as
+   * slots are free (the rest wait for a claim). Only on an exclusive store: on a shared Postgres another
+   * instance may claim them, so they wait for a leased claim.
    */
   handOver(rows: readonly QueuedRow[]): void {
     if (!this.o.db.exclusive) return this.wake();
     if (this.stopped) return;
-    const mine = this.take(rows);
-    if (!mine.length) return;
-    const job = this.deliverAll(mine).catch((err: Error) => {
-      if (!this.stopped) this.o.log?.(`dispatcher: ${err.message}`);
-    });
-    this.handOvers.add(job);
-    void job.finally(() => {
-      this.handOvers.delete(job);
-      if (this.claimAfterHandOver && !this.handOvers.size) {
-        this.claimAfterHandOver = false;
-        this.wake();
+    const fresh = rows.filter((r) => !this.inFlight.has(Number(r.id)));
+    const mine = fresh.slice(0, Math.max(0, this.concurrency - this.inFlight.size));
+    if (mine.length < fresh.length) this.backlog = true;
+    const seen = this.claimsEnded;
+    for (const row of mine) this.launch(row, () => this.backlog || this.claimsEnded !== seen);
+  }
+
+  /**
+   * Delivers one row and records its answer; the row leaves the in-flight set once recorded. Then, when
+   * `wakeAfter()` says so, a claim runs: a slot is free, and a later row of the trace may be due now.
+   */
+  private launch(row: QueuedRow, wakeAfter: () => boolean): void {
+    const id = Number(row.id);
+    this.inFlight.add(id);
+    const job = (async () => {
+      try {
+        const outcome = await this.deliver(row);
+        if (outcome) await this.recorder.add(outcome);
+      } catch (err) {
+        if (!this.stopped) this.o.log?.(`dispatcher: ${(err as Error).message}`);
+      } finally {
+        this.inFlight.delete(id);
       }
-    });
-  }
-
-  /** The rows no other path is delivering, marked as in flight. */
-  private take(rows: readonly QueuedRow[]): QueuedRow[] {
-    const mine = rows.filter((r) => !this.inFlight.has(Number(r.id)));
-    for (const r of mine) this.inFlight.add(Number(r.id));
-    return mine;
-  }
-
-  /** Delivers rows concurrently, then records their answers; the rows leave the in-flight set once recorded. */
-  private async deliverAll(rows: readonly QueuedRow[]): Promise<void> {
-    try {
-      const outcomes = (await Promise.all(rows.map((row) => this.deliver(row)))).filter((o) => o !== undefined);
-      await Promise.all(outcomes.map((o) => this.recorder.add(o)));
-    } finally {
-      for (const r of rows) this.inFlight.delete(Number(r.id));
-    }
+      if (wakeAfter()) this.wake();
+    })();
+    this.deliveries.add(job);
+    void job.finally(() => this.deliveries.delete(job));
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.pass(), ms);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.pass();
+    }, ms);
     this.timer.unref?.();
   }
 
+  /** Claims as many due rows as there are free slots, again while woken or while every slot was filled. */
   private async pass(): Promise<void> {
     if (this.running || this.stopped) return;
     this.running = (async () => {
       try {
         do {
           this.again = false;
-          if (this.handOvers.size) this.claimAfterHandOver = true;
-          const claimed = this.take(await this.claim());
-          await this.deliverAll(claimed);
-          if (claimed.length) this.again = true;
+          const free = this.concurrency - this.inFlight.size;
+          if (free <= 0) {
+            this.backlog = true; // each finished delivery runs the claim again
+            break;
+          }
+          const claimed = await this.claim(free);
+          this.claimsEnded++;
+          this.backlog = claimed.length >= free;
+          this.events.emit("claimed", claimed.length);
+          if (this.stopped) break; // a lease lapses; an exclusive store keeps the rows queued
+          for (const row of claimed) if (!this.inFlight.has(Number(row.id))) this.launch(row, () => true);
         } while (this.again && !this.stopped);
       } catch (err) {
         if (!this.stopped) this.o.log?.(`dispatcher: ${(err as Error).message}`);
@@ -155,25 +183,10 @@ export class Dispatcher {
     this.schedule(this.o.pollMs ?? 200);
   }
 
-  /**
-   * Due rows, oldest first, with no earlier queued row of the same trace and receiver (that keeps each
-   * verification's webhooks in order); the partial indexes of migration 2 make it an index scan that stops
-   * at the LIMIT. On a shared Postgres the claim is one atomic UPDATE taking a lease (FOR UPDATE SKIP
-   * LOCKED), so two instances never take one row. An exclusive store (PGlite) has one dispatcher, whose
-   * passes never overlap: a plain SELECT that skips the rows in flight, and no lease to write and clear.
-   */
-  private async claim(): Promise<QueuedRow[]> {
+  private claim(limit: number): Promise<QueuedRow[]> {
     const now = Date.now();
-    const due = (skip: string) => `SELECT o.id, o.delivery_id, o.url, o.body, o.signature_version, o.tries FROM outbox o
-       WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)${skip}
-         AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.trace = o.trace AND p.url = o.url AND p.state = 'queued' AND p.id < o.id)
-       ORDER BY o.id LIMIT ${CLAIM_LIMIT}`;
-    if (this.o.db.exclusive) return this.o.db.query(due(" AND o.id <> ALL($2::bigint[])"), [now, [...this.inFlight]]);
-    return this.o.db.query(
-      `UPDATE outbox SET lease_owner = $2, lease_until = $3 WHERE id IN (SELECT id FROM (${due("")} FOR UPDATE OF o SKIP LOCKED) c)
-       RETURNING id, delivery_id, url, body, signature_version, tries`,
-      [now, this.owner, now + this.o.timeoutMs * 2 + 1000],
-    );
+    if (this.o.db.exclusive) return selectDue(this.o.db, now, limit, [...this.inFlight]);
+    return claimDue(this.o.db, now, limit, this.owner, now + this.o.timeoutMs * 2 + 1000);
   }
 
   /** POSTs one row; its answer, or undefined when the dispatcher is stopping (the lease lapses and the row stays queued). */
@@ -221,28 +234,13 @@ export class Dispatcher {
     });
   }
 
-  /** Every answer of a pass in one statement: the attempts, and each row's new state while the lease is still ours (no lease: exclusive store). */
-  private async record(outcomes: readonly Outcome[]): Promise<void> {
-    if (!outcomes.length) return;
-    const col = <K extends keyof Outcome>(k: K) => outcomes.map((o) => o[k]);
-    await this.o.db.query(
-      `WITH r AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::bigint[])
-                    AS r(id, at, status_code, error, duration_ms, tries, state, next_at)),
-       a AS (INSERT INTO delivery_attempts (outbox_id, at, status_code, error, duration_ms) SELECT id, at, status_code, error, duration_ms FROM r)
-       UPDATE outbox o SET state = r.state, tries = r.tries, last_status = r.status_code, last_error = r.error,
-         next_at = CASE WHEN r.state = 'queued' THEN r.next_at ELSE o.next_at END,
-         delivered_at = CASE WHEN r.state = 'delivered' THEN r.next_at ELSE o.delivered_at END, lease_owner = NULL, lease_until = NULL
-         FROM r WHERE o.id = r.id AND o.lease_owner IS NOT DISTINCT FROM $9`,
-      [col("id"), col("at"), col("statusCode"), col("error"), col("durationMs"), col("tries"), col("state"), col("nextAt"), this.o.db.exclusive ? null : this.owner],
-    );
-  }
-
-  /** Stops polling; waits for the current pass (in-flight deliveries finish or time out). */
+  /** Stops polling; waits for the current pass and the deliveries in flight (they finish or time out, and their answers are recorded). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
     await this.running;
-    await Promise.all(this.handOvers);
+    while (this.deliveries.size) await Promise.all(this.deliveries);
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }

@@ -2,9 +2,10 @@
 // memory, receivers on 127.0.0.1): signed bodies and the deliveryId header, order per verification and
 // receiver, the retry policy's delays, timeouts, failed rows, the manual re-send (same bytes, timestamp and
 // deliveryId), leases, and the listing of the control API.
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
-import { Dispatcher, listDeliveries, resend } from "../../templates/sandbox/dispatcher.js";
+import { Dispatcher, listDeliveries, resend, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
 import { binding, harness, memoryDb, outbox } from "./inprocess.js";
@@ -208,6 +209,36 @@ describe("delivery", () => {
   });
 });
 
+describe("recording answers", () => {
+  it("records each answer as soon as it arrives, while another delivery of the same claim is still unanswered", async () => {
+    let hung = 0;
+    const rx = await startReceiver((d) => (JSON.parse(d.body).name === "Unanswered Person" ? (hung++, "hang") : 200));
+    const quiet = await harness(db, { webhookUrls: [rx.url], dispatch: false });
+    const slow = await quiet.service.createV5(v5Individual("Unanswered Person"));
+    const quick = await quiet.service.createV5(v5Individual("Answered Person"));
+    await quiet.close();
+    const d = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 60_000, delaysMs: [] });
+    const recorded: number[] = [];
+    d.events.on("recorded", (ids) => recorded.push(...ids));
+    await d.start();
+    try {
+      // One claim took both rows; the answered one is committed without waiting for the other's answer.
+      await until(async () => (await states(quick.trace))[0] === "delivered", "the answered delivery recorded", 5000);
+      const [quickRow] = await outbox(db, quick.trace);
+      const [slowRow] = await outbox(db, slow.trace);
+      expect(recorded).toContain(Number(quickRow!.id));
+      expect(recorded).not.toContain(Number(slowRow!.id));
+      expect(hung).toBe(1);
+      expect([slowRow!.state, Number(slowRow!.tries)]).toEqual(["queued", 0]);
+      expect(d.activity().inFlight).toBe(1);
+    } finally {
+      await rx.close(); // the unanswered request fails, so stop() does not wait for the timeout
+      await d.stop();
+    }
+    expect(d.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: false });
+  });
+});
+
 describe("the dispatcher's lifecycle", () => {
   it("with an exclusive store, start takes back an earlier run's leases; after stop nothing is delivered", async () => {
     const rx = await receiver();
@@ -218,6 +249,7 @@ describe("the dispatcher's lifecycle", () => {
     const stopped = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [] });
     await stopped.stop();
     stopped.wake();
+    expect(stopped.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: false });
     const d = new Dispatcher({
       db, sign: (v, body) => binding.signWebhook({ version: v, rawBody: body, secret: SIGNING_SECRET }), deliveryIdHeader: "X-Other-Id", timeoutMs: 1000, delaysMs: [],
     });
@@ -236,7 +268,9 @@ describe("the dispatcher's lifecycle", () => {
     try {
       const late = await after.service.createV5(v5Individual("After Stop"));
       d.wake();
-      await new Promise((r) => setTimeout(r, 100));
+      d.handOver((await outbox(db, late.trace)) as QueuedRow[]);
+      // Stopped: no pass running or scheduled and nothing in flight, so nothing can be delivered later.
+      expect(d.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: false });
       expect(await states(late.trace)).toEqual(["queued"]);
     } finally {
       await after.close();
@@ -253,9 +287,10 @@ describe("the dispatcher's lifecycle", () => {
     const until1 = Date.now() + 3_600_000;
     await db.query("UPDATE outbox SET lease_owner = 'other', lease_until = $2 WHERE trace = $1", [trace, until1]);
     const d = new Dispatcher({ db: shared, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 20 });
+    const firstClaim = once(d.events, "claimed");
     await d.start();
     try {
-      await new Promise((r) => setTimeout(r, 150));
+      await firstClaim; // a claim ran after the lease was written, and left the row alone
       const [held] = await outbox(db, trace);
       expect([held!.state, held!.lease_owner, Number(held!.lease_until)]).toEqual(["queued", "other", until1]);
       await db.query("UPDATE outbox SET lease_until = $2 WHERE trace = $1", [trace, Date.now() - 1]);

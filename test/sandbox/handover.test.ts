@@ -1,6 +1,8 @@
 // The dispatcher's hand-over (rows of new verifications sent without a claim) racing its own claims on
-// the embedded store: every row goes out exactly once and is recorded delivered, and a later row of a
-// handed-over trace waits for it and still goes out. Runs the store and the dispatcher in this process.
+// the embedded store: every row goes out exactly once and is recorded delivered, a later row of a
+// handed-over trace waits for it and still goes out, and neither path puts more than the dispatcher's
+// concurrency in flight. Runs the store and the dispatcher in this process.
+import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,8 +61,9 @@ describe("dispatcher hand-over on the embedded store", () => {
       dispatcher.handOver(rows);
       dispatcher.handOver(rows.slice(0, 3));
     }
-    await until(() => received.length >= bodies.length, "every delivery", 20_000);
-    await new Promise((r) => setTimeout(r, 100));
+    const delivered = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE state = 'delivered'"))[0]!.n;
+    await until(async () => (await delivered()) === bodies.length, "every row recorded delivered", 20_000);
+    // stop() waits for every delivery in flight: whatever was sent is in `received` now.
     await dispatcher.stop();
     expect([...received].sort()).toEqual([...bodies].sort());
     const states = await db.query<{ state: string; n: number }>("SELECT state, count(*)::int AS n FROM outbox GROUP BY state");
@@ -72,8 +75,10 @@ describe("dispatcher hand-over on the embedded store", () => {
   it("a later row of a trace whose first row is handed over goes out after it", async () => {
     received.length = 0;
     const dispatcher = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Delivery", timeoutMs: 5000, delaysMs: [10], pollMs: 60_000 });
+    const firstClaim = once(dispatcher.events, "claimed");
     await dispatcher.start();
-    await new Promise((r) => setTimeout(r, 200)); // the start's pass is over; the next poll is a minute away
+    await firstClaim;
+    await until(() => !dispatcher.activity().passRunning, "the start's pass over (the next poll is a minute away)");
     slow.add("t9#1");
     const [first] = await queue(["t9#1"]);
     await queue(["t9#2"]);
@@ -84,5 +89,50 @@ describe("dispatcher hand-over on the embedded store", () => {
     await until(() => received.length === 2, "the later row", 10_000);
     expect(received).toEqual(["t9#1", "t9#2"]);
     await dispatcher.stop();
+  }, 30_000);
+
+  it("never has more deliveries in flight than its concurrency: a hand-over beyond the free slots waits for a claim", async () => {
+    const held: (() => void)[] = [];
+    let open = 0;
+    let most = 0;
+    const holding = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        most = Math.max(most, ++open);
+        held.push(() => {
+          open--;
+          res.writeHead(200).end();
+        });
+      });
+    });
+    await new Promise<void>((resolve) => holding.listen(0, "127.0.0.1", resolve));
+    const target = `http://127.0.0.1:${(holding.address() as AddressInfo).port}/hook`;
+    const dispatcher = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Delivery", timeoutMs: 30_000, delaysMs: [], pollMs: 60_000, concurrency: 3 });
+    const firstClaim = once(dispatcher.events, "claimed");
+    await dispatcher.start();
+    await firstClaim;
+    try {
+      const now = Date.now();
+      const rows = await db.query<QueuedRow>(
+        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+         SELECT 'c' || i, 'c' || i, $1, 'v5', '2', '{}', $2, 'queued', $2, $2 FROM generate_series(1, 8) AS i
+         RETURNING id, delivery_id, url, body, signature_version, tries`,
+        [target, now],
+      );
+      dispatcher.handOver(rows);
+      expect(dispatcher.activity().inFlight).toBe(3);
+      // Answer one held delivery at a time: each frees a slot, and a claim fills it with a waiting row.
+      for (let answered = 0; answered < rows.length; answered++) {
+        await until(() => held.length > answered && open === Math.min(3, rows.length - answered), `${Math.min(3, rows.length - answered)} held`);
+        held[answered]!();
+      }
+      await until(async () => (await db.query("SELECT 1 FROM outbox WHERE delivery_id LIKE 'c%' AND state = 'queued'")).length === 0, "all recorded");
+      expect(held).toHaveLength(rows.length);
+      expect(most).toBe(3);
+    } finally {
+      await dispatcher.stop();
+      holding.closeAllConnections();
+      await new Promise((resolve) => holding.close(resolve));
+    }
   }, 30_000);
 });

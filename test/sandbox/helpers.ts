@@ -41,7 +41,8 @@ export async function startSandbox(args: readonly string[], env: Record<string, 
   child.stderr!.on("data", (c: Buffer) => (state.stderr += c.toString("utf8")));
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${state.stderr}`)), 30_000);
+    // Generous: on a loaded shared machine a start from the sources took 26 s.
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${state.stderr}`)), 120_000);
     const check = () => {
       const m = READY.exec(state.stdout);
       if (m) {

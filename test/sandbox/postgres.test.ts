@@ -1,60 +1,70 @@
-// --db postgres://...: the same SQL on a real Postgres server (started here on 127.0.0.1), and two sandbox
-// instances on one database never deliver one webhook twice nor complete one verification twice.
-import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// --db postgres://...: the same SQL on a real Postgres server (started here on 127.0.0.1). Two claims held
+// open at once never take one row; two sandbox instances on one database never deliver one webhook twice
+// nor complete one verification twice; and with kill -9 of one instance during bursts (the delivery soak,
+// bench/delivery-soak.ts, a few kills) no webhook is lost and a kill's duplicates stay within the bound.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { soak } from "../../bench/delivery-soak.js";
 import { createClient } from "../../generated/index.js";
-import { needFound, onPath } from "../support/services.js";
+import { claimDue, type QueuedRow } from "../../templates/sandbox/store/outbox.js";
+import { openStore, type Db } from "../../templates/sandbox/store/index.js";
+import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
+import { needFound } from "../support/services.js";
 import { CREDENTIALS, startReceiver, startSandbox, until, v5Individual, webhookErrors, type Sandbox } from "./helpers.js";
 
-/** Debian's postgresql keeps the server's tools in /usr/lib/postgresql/<version>/bin, off PATH. */
-function serverTool(name: string): string | undefined {
-  const listed = onPath(name);
-  if (listed) return listed;
-  const base = "/usr/lib/postgresql";
-  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
-  return versions.map((v) => join(base, v, "bin", name)).find((p) => existsSync(p));
-}
-const INSTALL = "apt-get install -y postgresql";
-const initdb = needFound("initdb", serverTool("initdb"), INSTALL);
+const initdb = needFound("initdb", serverTool("initdb"), POSTGRES_INSTALL);
 // One package holds both: when initdb is missing, one line says so, not two.
-const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), INSTALL) : initdb;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), POSTGRES_INSTALL) : initdb;
 
 describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
-  // As root the server runs as the postgres user, who cannot reach below the run's own 0700 TMPDIR.
-  const dir = mkdtempSync(join(process.getuid?.() === 0 ? "/tmp" : tmpdir(), "verispec-pg-"));
-  const asRoot = process.getuid?.() === 0;
-  // initdb refuses root: run the server's tools as the postgres user, in a directory it owns.
-  const run = (bin: string, args: string[]) => execFileSync(asRoot ? "runuser" : bin, asRoot ? ["-u", "postgres", "--", bin, ...args] : args, { stdio: "pipe" });
+  let server: LocalPostgres | undefined;
   let url = "";
+  let db: Db;
 
   beforeAll(async () => {
-    if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
-    const port = await freePort();
-    run(initdb.path, ["-D", join(dir, "data"), "-A", "trust", "-U", "verispec"]);
-    run(pgCtl.path, ["-D", join(dir, "data"), "-o", `-p ${port} -k ${dir} -h 127.0.0.1`, "-l", join(dir, "log"), "-w", "start"]);
-    url = `postgres://verispec@127.0.0.1:${port}/postgres`;
+    server = await startPostgres({ initdb: initdb.path, pgCtl: pgCtl.path });
+    url = server.url;
+    db = await openStore(url, process.cwd());
   }, 120_000);
 
-  afterAll(() => {
-    try {
-      run(pgCtl.path, ["-D", join(dir, "data"), "-m", "fast", "-w", "stop"]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  afterAll(async () => {
+    await db?.close();
+    server?.stop();
   });
+
+  it("two claims at once on two connections: the second skips the rows the first holds instead of waiting and taking them too", async () => {
+    const now = Date.now();
+    const ids = (rows: readonly QueuedRow[]) => rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const queued = ids(await db.query<QueuedRow>(
+      `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+       SELECT 'race-' || i, 'race-' || i, 'http://127.0.0.1:9/race', 'v5', '2', '{}', $1, 'queued', $1, $1 FROM generate_series(1, 4) AS i
+       RETURNING id, delivery_id, url, body, signature_version, tries`,
+      [now],
+    ));
+    // The first claim takes two rows in a transaction that stays open until released.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let first: QueuedRow[] | undefined;
+    const firstDone = db.transaction(async (tx) => {
+      first = await claimDue(tx, now, 2, "first", now + 60_000);
+      await released;
+    });
+    await until(() => first, "the first claim, held open");
+    // The second claim, on another connection of the pool, while the first's transaction holds its rows.
+    let secondReturned = false;
+    const second = claimDue(db, now, 10, "second", now + 60_000).finally(() => (secondReturned = true));
+    const waitsOnLock = async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).length > 0;
+    await until(async () => secondReturned || (await waitsOnLock()), "the second claim to return or to wait on the first's locks");
+    const returnedWhileFirstOpen = secondReturned;
+    release();
+    await firstDone;
+    const secondRows = await second;
+    expect(ids(first!)).toEqual(queued.slice(0, 2));
+    expect(returnedWhileFirstOpen).toBe(true);
+    expect(ids(secondRows)).toEqual(queued.slice(2));
+    const owners = await db.query("SELECT lease_owner FROM outbox WHERE delivery_id LIKE 'race-%' ORDER BY id");
+    expect(owners.map((r) => r.lease_owner)).toEqual(["first", "first", "second", "second"]);
+    await db.query("DELETE FROM outbox WHERE delivery_id LIKE 'race-%'");
+  }, 60_000);
 
   it("two instances on one database: every webhook delivered exactly once, every verification completed once", async () => {
     const receiver = await startReceiver();
@@ -69,7 +79,9 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
       expect((await clients[1]!.v5.getVerification(traces[0]!)).data).toMatchObject({ trace: traces[0] });
       const per = (t: string) => receiver.deliveries.filter((d) => JSON.parse(d.body).trace === t);
       await until(() => traces.every((t) => per(t).length >= 2), "pending and outcome webhooks of all 40", 60_000);
-      await new Promise((r) => setTimeout(r, 1500)); // let any duplicate arrive
+      await until(async () => (await db.query("SELECT 1 FROM outbox WHERE state = 'queued'")).length === 0, "no queued row");
+      // A clean stop waits for every delivery in flight: after it, the receiver has all it will ever get.
+      for (const s of sandboxes.splice(0)) expect(await s.stop()).toBe(0);
       for (const t of traces) {
         expect(per(t).map((d) => JSON.parse(d.body).verificationStatus)).toEqual(["pending", t === traces[0] ? "rejected" : expect.any(String)]);
       }
@@ -77,9 +89,22 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids.length).toBe(80);
       expect(receiver.deliveries.map((d) => webhookErrors(d.body)).filter((e) => e.length)).toEqual([]);
+      // One attempt recorded per row: no instance sent a row another had sent.
+      const attempts = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM delivery_attempts");
+      expect(attempts[0]!.n).toBe(80);
     } finally {
       for (const s of sandboxes) expect(await s.stop()).toBe(0);
       await receiver.close();
     }
   }, 180_000);
+
+  it("kill -9 of one of two instances during bursts: no answered create's webhook lost, at most the dispatcher's concurrency sent again per kill", async () => {
+    await db.query("TRUNCATE outbox, delivery_attempts, verifications, history");
+    const r = await soak({ store: "postgres", postgresUrl: url, kills: 2, burst: 40, deliveryTimeoutMs: 1000 });
+    expect(r.kills).toBe(2);
+    expect(r.answered).toBeGreaterThan(0);
+    expect(r.lost).toBe(0);
+    for (const k of r.perKill) expect(k.duplicates).toBeLessThanOrEqual(r.bound);
+    expect(r.deliveries).toBeGreaterThanOrEqual(r.answered * 2);
+  }, 240_000);
 });
