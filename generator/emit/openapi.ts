@@ -130,7 +130,7 @@ function infoDescription(model: Model): string {
   const notShown = model.unknowns.map((u) => `- (the service's specification, section ${u.source}) ${u.text}`);
   return [
     "Verification service for individuals (KYC) and entities with their stakeholders (KYB): the older form-based interface (`/verify`, `/idform`, `/getVerificationStatus`, the follow-up request; envelope fields prefixed `metadata_`, version `4`) and the current one (`/v5/verifications`, HTTP Basic, JSON envelope), with signed webhooks (signature versions 1 and 2).",
-    `All paths are appended to \`{base_url}\`. This document is ${BANNER}.`,
+    `All paths are appended to \`{base_url}\`. Interface version: \`${model.versions.webhookVersion}\` (\`x-interface-version\`); \`info.version\` is the version of this document, the spec's \`specVersion\`. This document is ${BANNER}.`,
     `## Stakeholders (the service's specification, section 2.1)\n${model.stakeholderGuidance}`,
     statusTable(model),
     `## Not shown in the service's specification\nThese facts are not shown in the service's specification; verispec models them as unknown instead of guessing.\n\n${notShown.join("\n")}`,
@@ -177,8 +177,11 @@ export function buildOpenApi(model: Model): OpenAPIObject {
   return {
     openapi: "3.1.0",
     info: {
-      title: "Verification service (KYC and KYB)",
-      version: model.versions.webhookVersion,
+      // `version` is the document's own version (OpenAPI tools compare it across releases): the spec's
+      // specVersion. The service's interface version (`v5`) is in the title and `x-interface-version`.
+      title: `Verification service (KYC and KYB), interface ${model.versions.webhookVersion}`,
+      version: model.versions.specVersion ?? "0.0.0",
+      "x-interface-version": model.versions.webhookVersion,
       summary: "Identity verification of individuals and business verification of entities and their stakeholders.",
       description: infoDescription(model),
       license: { name: "MIT", identifier: "MIT" },
