@@ -3,6 +3,6 @@
 declare function addVerispecVocabulary<A extends { addVocabulary(definitions: string[]): unknown }>(ajv: A): A;
 declare namespace addVerispecVocabulary {
   /** The vendor keywords of verispec's JSON Schemas. */
-  const keywords: readonly "x-spec-section" | "x-not-shown" | "x-verispec-errors"[];
+  const keywords: readonly ("x-spec-section" | "x-not-shown" | "x-verispec-errors")[];
 }
 export = addVerispecVocabulary;

@@ -1,4 +1,4 @@
-// `npm run build` (run by `prepare` after `npm ci` and by `prepack`): compiles generator/, templates/
+// `npm run build` (run by `prepack`, and by the test setup when dist/ is stale): compiles generator/, templates/
 // and generated/ to dist/ with tsc (tsconfig.build.json), copies the generated validators (JavaScript
 // already), bundles their runtime for the compiled CLI, and records a hash of its inputs in dist/.inputs
 // so that a test run can tell a stale dist/.

@@ -78,7 +78,7 @@ module.exports = addVerispecVocabulary;
 declare function addVerispecVocabulary<A extends { addVocabulary(definitions: string[]): unknown }>(ajv: A): A;
 declare namespace addVerispecVocabulary {
   /** The vendor keywords of verispec's JSON Schemas. */
-  const keywords: readonly ${VENDOR_KEYWORDS.map((k) => JSON.stringify(k)).join(" | ")}[];
+  const keywords: readonly (${VENDOR_KEYWORDS.map((k) => JSON.stringify(k)).join(" | ")})[];
 }
 export = addVerispecVocabulary;
 `;

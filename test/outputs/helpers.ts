@@ -43,14 +43,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The text between README.md's `<!-- name:start -->` and `<!-- name:end -->` markers. */
+/** The text between `<!-- name:start -->` and `<!-- name:end -->` in README.md or a guide under docs/. */
 export async function readmeSection(name: string): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  const text = await readFile(join(ROOT, "README.md"), "utf8");
-  const start = text.indexOf(`<!-- ${name}:start -->`);
-  const end = text.indexOf(`<!-- ${name}:end -->`);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${name} markers`);
-  return text.slice(start, end);
+  const { docSection } = await import("../support/docs.js");
+  return docSection(name);
 }
 
 /**

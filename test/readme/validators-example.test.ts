@@ -1,17 +1,14 @@
-// The README's validators example shows real output: the call and its commented result are read from the
+// The validators guide's example (docs/validators.md) shows real output: the call and its commented result are read from the
 // README and the result is compared with what the generated validator returns.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as validators from "../../generated/validators/index.js";
+import { docSection } from "../support/docs.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const section = readme.slice(readme.indexOf("<!-- validators:start -->"), readme.indexOf("<!-- validators:end -->"));
+const section = docSection("validators");
 
-/** The first `fn(args);` line of the section's js block and the `// ...` lines right after it. */
+/** The first `fn(args);` line of the section's ts block and the `// ...` lines right after it. */
 function example(): { fn: string; args: string; result: string } {
-  const block = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+  const block = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
   const lines = block.split("\n");
   const i = lines.findIndex((l) => /^validate\w*\(.*\);$/.test(l));
   const [, fn, args] = /^(validate\w*)\((.*)\);$/.exec(lines[i]!)!;

@@ -85,11 +85,11 @@ describe("verispec sandbox: credentials", () => {
   }, 60_000);
 });
 
-describe("README: the sandbox's documented choices", () => {
+describe("docs/sandbox.md: the sandbox's documented choices", () => {
   it("lists every choice of spec/sandbox.yaml with its text and the not-shown it answers", async () => {
     const { readFileSync } = await import("node:fs");
     const { sandboxSpec } = await import("../../generated/sandbox.js");
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const readme = (await import("../support/docs.js")).allDocs();
     for (const [name, c] of Object.entries(sandboxSpec.choices)) {
       const answers = "answers" in c && c.answers ? c.answers : "(no gap of the specification: a sandbox-only choice)";
       expect(readme, name).toContain(`| \`${name}\` | ${c.choice.replace(/\|/g, "\\|")} | ${answers} |`);

@@ -71,12 +71,12 @@ describe("receiver example", () => {
   });
 });
 
-describe("the README shows this receiver as written", () => {
-  it("README.md's receiver block is receiver-example.ts with the package import", async () => {
+describe("docs/webhooks.md shows this receiver as written", () => {
+  it("the guide's receiver block is receiver-example.ts with the package import", async () => {
     const { readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const root = join(import.meta.dirname, "..", "..");
-    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const readme = (await import("../support/docs.js")).allDocs(root);
     const example = readFileSync(join(import.meta.dirname, "receiver-example.ts"), "utf8").replace('"../../generated/webhooks.js"', '"verispec/webhooks"');
     expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
   });
