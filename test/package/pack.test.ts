@@ -89,6 +89,7 @@ console.log(JSON.stringify({
     });
   });
 
+  // Every entry point, without skipLibCheck: the package's own declarations are checked too.
   it("a TypeScript consumer type-checks with tsc against the installed package", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
@@ -99,6 +100,11 @@ console.log(JSON.stringify({
       `import { createClient, ValidationError, type v4, type v5 } from "verispec";
 import { validate } from "verispec/validators";
 import { verifyWebhook } from "verispec/webhooks";
+import addVerispecVocabulary from "verispec/ajv-vocabulary";
+import openapi from "verispec/openapi.json" with { type: "json" };
+
+export const keywords: readonly string[] = addVerispecVocabulary({ addVocabulary: (d: string[]) => d }).addVocabulary([...addVerispecVocabulary.keywords]) as string[];
+export const documentVersion: string = openapi.info.version;
 
 const client = createClient({ baseUrl: "https://api.example.test", serviceUid: "u", secret: "s" });
 export async function go(body: v4.VerifyBody): Promise<string | undefined> {
@@ -132,23 +138,28 @@ export async function go(body: v4.VerifyBody): Promise<string | undefined> {
     writeFileSync(join(cjs, "package.json"), JSON.stringify({ name: "cjs-consumer", private: true, type: "commonjs" }));
     writeFileSync(
       join(cjs, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "Node16", moduleResolution: "Node16", target: "ES2022", strict: true, outDir: "out", types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }),
+      JSON.stringify({ compilerOptions: { module: "Node16", moduleResolution: "Node16", target: "ES2022", strict: true, skipLibCheck: false, outDir: "out", types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }),
     );
     writeFileSync(
       join(cjs, "consumer.ts"),
       `import type { v4 } from "verispec" with { "resolution-mode": "import" };
+import type { WebhookPayload } from "verispec/webhooks" with { "resolution-mode": "import" };
+import addVerispecVocabulary = require("verispec/ajv-vocabulary");
 
 export async function check(): Promise<string> {
   const { validate, isValid } = await import("verispec/validators");
+  const { interpretWebhook } = await import("verispec/webhooks");
   const gender: unknown = "female";
   const typed: v4.Gender | undefined = isValid("v4.Gender", gender) ? gender : undefined;
-  return JSON.stringify({ typed, verdict: validate("v4.Gender", "unknown").valid, commonjs: typeof module === "object" });
+  const outcome = (p: WebhookPayload) => interpretWebhook(p).outcome;
+  void outcome;
+  return JSON.stringify({ typed, verdict: validate("v4.Gender", "unknown").valid, commonjs: typeof module === "object", keywords: addVerispecVocabulary.keywords.length });
 }
 `,
     );
     run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], cjs);
     const out = run(process.execPath, ["-e", `require("./out/consumer.js").check().then((r) => console.log(r))`], cjs);
-    expect(JSON.parse(out)).toEqual({ typed: "female", verdict: false, commonjs: true });
+    expect(JSON.parse(out)).toEqual({ typed: "female", verdict: false, commonjs: true, keywords: 3 });
   }, 180_000);
 
   it("npm ls --omit=dev --all lists neither typescript nor tsx (lean install)", () => {
