@@ -10,7 +10,9 @@ import { hash } from "node:crypto";
  * so the same bytes are one delivery whatever signature version (1 or 2) or signing key (old or new,
  * during a rotation) signed them, and whatever the header spelling. The service's specification does
  * not say where a delivery id would be carried, so the bytes are the identity: a re-delivery has the
- * same bytes. A shared store sees only the digest, never the body.
+ * same bytes. An older payload that embeds its `signature` object is identified by the text without
+ * it, whether headers or the body carried the signature (`verify.ts`). A shared store sees only the
+ * digest, never the body.
  */
 export function deliveryKey(signedBytes: string | Uint8Array): string {
   // crypto.hash: the one-shot form, about a quarter faster than createHash on a 2 kB body (Node >= 20.12).

@@ -81,7 +81,7 @@ type JsonObject = Record<string, unknown>;
 interface Authenticated {
   readonly version: SignatureVersion;
   readonly payload: JsonObject;
-  /** Identifies the delivery for the replay store: a digest of the signed bytes (`deliveryKey`). */
+  /** Identifies the delivery for the replay store (`deliveryKey`): see `headerFormReplayKey`. */
   readonly replayKey: string;
   /** The key verispec 0.1 used: signature version + the digest computed with the matching key. */
   readonly legacyKey: string;
@@ -117,13 +117,29 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
     throw new WebhookVerificationError("missing_signature", "no X-Svc-Signature or X-Svc-Signature-SHA/-KECCAK header");
   }
   const version = signatureVersion(headers);
-  if (version === "2") {
-    const legacyKey = checkV2(secrets, input.rawBody, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"));
-    return { version, payload: parseJsonObject(input.rawBody), replayKey: deliveryKey(input.rawBody), legacyKey };
-  }
-  const expected = v1Digests(headers);
-  const legacyKey = checkV1(secrets, input.rawBody, expected);
-  return { version, payload: parseJsonObject(input.rawBody), replayKey: deliveryKey(input.rawBody), legacyKey };
+  const legacyKey =
+    version === "2"
+      ? checkV2(secrets, input.rawBody, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"))
+      : checkV1(secrets, input.rawBody, v1Digests(headers));
+  const payload = parseJsonObject(input.rawBody);
+  return { version, payload, replayKey: headerFormReplayKey(input.rawBody, payload), legacyKey };
+}
+
+/**
+ * One delivery has one replay identity whatever carried its signature. An older payload can embed its
+ * own `signature` object (the service's specification, sections 6.3, 6.4) and also arrive with headers:
+ * its identity is then the text the body variant hashes (`unsignedText`), so the same delivery with
+ * its headers stripped (accepted through `allowBodySignature`) is a replay, and the reverse. Any other
+ * body is identified by its bytes: no re-serialisation on the common path.
+ */
+function headerFormReplayKey(rawBody: RawBody, payload: JsonObject): string {
+  return Object.hasOwn(payload, "signature") ? deliveryKey(unsignedText(payload)) : deliveryKey(rawBody);
+}
+
+/** The payload without its top-level `signature`, as compact JSON (key order as received). */
+function unsignedText(payload: JsonObject): string {
+  const { signature: _omitted, ...unsigned } = payload;
+  return JSON.stringify(unsigned);
 }
 
 /**
@@ -224,9 +240,9 @@ export function verifyBodySignature(rawBody: RawBody, secrets: readonly SigningS
     throw new WebhookVerificationError("unsupported_version", "the body's signature.version is not 1");
   }
   const { signature: _omitted, ...unsigned } = parsed;
-  const signed = JSON.stringify(unsigned);
+  const signed = unsignedText(parsed);
   const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
-  // The signed text: the same delivery sent with headers (compact JSON) has the same key.
+  // The signed text: the same delivery sent with headers (with or without its signature object) has the same key.
   return { version: "1", payload: unsigned, replayKey: deliveryKey(signed), legacyKey };
 }
 

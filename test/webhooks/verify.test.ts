@@ -373,6 +373,21 @@ describe("replay (seed: 6.4)", () => {
     await expectReason(verify({ ...signed("2", JSON.stringify(rest)), replayStore: store }), "replayed");
   });
 
+  it("an older delivery carrying its signature object is one delivery with its headers and with them stripped, either order", async () => {
+    // The vector's body embeds a valid body signature; headers sign the same bytes, signature object included.
+    const { body } = vectors.bodySignature;
+    const now = (JSON.parse(body) as { timestamp: number }).timestamp * 1000;
+    for (const version of ["1", "2"] as const) {
+      const withHeaders = { ...signed(version, body), now };
+      const stripped = { rawBody: body, headers: {}, allowBodySignature: true, now };
+      for (const [first, second] of [[withHeaders, stripped], [stripped, withHeaders]]) {
+        const store = new MemoryReplayStore();
+        await verify({ ...first!, allowBodySignature: true, replayStore: store });
+        await expectReason(verify({ ...second!, allowBodySignature: true, replayStore: store }), "replayed");
+      }
+    }
+  });
+
   it("different bytes are different deliveries; the key is a body digest, not the secret", async () => {
     const keys: string[] = [];
     const spy: ReplayStore = { addIfAbsent: (key) => (keys.push(key), true) };
