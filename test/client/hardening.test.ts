@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { propertyRuns } from "../support/runs.js";
 import {
   createClientCore,
+  NetworkError,
   RedirectError,
   ResponseFormatError,
   ResponseTooLargeError,
@@ -172,6 +173,17 @@ describe("a 2xx must be JSON where the operation answers JSON", () => {
     expect(err).toMatchObject({ status: 200, message: `HTTP 200: response is ${what}`, body: text.replace(SECRET, "[redacted]") });
   });
 
+  it.each(["null", "42", '"ok"', "true", "[]", "[{}]"])("JSON that is not an object (%s): ResponseFormatError, not a success", async (text) => {
+    service.handle((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(text));
+    for (const op of [ops.create, ops.get, ops.verify]) {
+      const err = await caught(client().call(op, op.method == "GET" ? { pathParams: { trace: "t" } } : { body: {} }));
+      expect(err).toBeInstanceOf(ResponseFormatError);
+      expect(err).toMatchObject({ status: 200, message: "HTTP 200: response is not a JSON object", body: text });
+    }
+    // The follow-up request's response is not shown in the specification: whatever JSON it is, it is returned.
+    await expect(client().call(ops.followUp, { body: {}, path: "/f" })).resolves.toEqual(JSON.parse(text));
+  });
+
   it("an excerpt is at most 4096 characters", async () => {
     service.handle((_req, res) => res.end("x".repeat(10_000)));
     const err = await caught(client().call(ops.create, { body: {} }));
@@ -259,6 +271,7 @@ describe("response size limit", () => {
 });
 
 // Independent encoders (not the client's own): what a server might do with a value it echoes.
+const unicodeEscape = (c: string) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
 const htmlEscape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 const ENCODINGS: Record<string, (s: string) => string> = {
   raw: (s) => s,
@@ -270,6 +283,16 @@ const ENCODINGS: Record<string, (s: string) => string> = {
   querystring: qsEscape,
   urlLowerHex: (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
   jsonEscapedSlash: (s) => JSON.stringify(s).slice(1, -1).replace(/\//g, "\\/"), // PHP's json_encode
+  jsonAscii: (s) => JSON.stringify(s).slice(1, -1).replace(/[^\x20-\x7e]/g, unicodeEscape), // Python's json.dumps
+  jsonAllEscaped: (s) => s.replace(/[^]/g, unicodeEscape),
+  jsonAllEscapedUpper: (s) => s.replace(/[^]/g, (c) => unicodeEscape(c).toUpperCase().replace("\\U", "\\u")),
+  urlTwice: (s) => encodeURIComponent(encodeURIComponent(s)),
+  urlTwiceLowerHex: (s) => encodeURIComponent(encodeURIComponent(s)).replace(/%25[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+  formTwice: (s) => new URLSearchParams({ k: new URLSearchParams({ k: s }).toString().slice(2) }).toString().slice(2),
+  base64: (s) => Buffer.from(s, "utf8").toString("base64"),
+  base64url: (s) => Buffer.from(s, "utf8").toString("base64url"),
+  hex: (s) => Buffer.from(s, "utf8").toString("hex"),
+  hexUpper: (s) => Buffer.from(s, "utf8").toString("hex").toUpperCase(),
 };
 
 describe("redaction holds in every encoding (property-based)", () => {
@@ -280,10 +303,27 @@ describe("redaction holds in every encoding (property-based)", () => {
     expect(err.body).toBe("[redacted]|[redacted]");
   });
 
-  const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 6, maxLength: 40 });
+  const ascii = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
+  // Mostly printable ASCII, sometimes a character of two, three or four UTF-8 bytes (a surrogate pair in JSON).
+  const printable = fc.string({ unit: fc.oneof({ arbitrary: ascii, weight: 9 }, { arbitrary: fc.constantFrom("é", "€", "😀"), weight: 1 }), minLength: 6, maxLength: 40 });
   const specials = fc.string({ unit: fc.constantFrom(...`"\\<&>%+/=' `), minLength: 1, maxLength: 6 });
   const secretArb = fc.tuple(printable, specials, printable).map(([a, b, c]) => a + b + c);
   const answer = fc.constantFrom("text-401", "json-422", "html-200");
+
+  it("each encoding of a fixed secret is replaced whole, in an error body as text and as JSON", async () => {
+    const secret = 'k3y "é€😀" <&> /+%=';
+    const c = createClientCore({ baseUrl: service.url, serviceUid: UID, secret, retry: false }, constants, async () => () => ({ valid: true }));
+    // base64's padding carries nothing of the secret and is left.
+    const replaced = /^<\[redacted\]=*>$/;
+    for (const [name, encode] of Object.entries(ENCODINGS)) {
+      service.handle((_req, res) => res.writeHead(401, { "content-type": "text/plain" }).end(`<${encode(secret)}>`));
+      expect((await caught(c.call(ops.create, { body: {} }))).body, name).toMatch(replaced);
+      service.handle((_req, res) => res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ message: `<${encode(secret)}>` })));
+      const err = await caught(c.call(ops.create, { body: {} }));
+      expect(err.body.message, name).toMatch(replaced);
+      expect(err.message, name).toMatch(/^HTTP 400: <\[redacted\]=*>$/);
+    }
+  });
 
   it("a random secret echoed by the server never appears in message, body, JSON, inspect or stack", async () => {
     await fc.assert(
@@ -308,3 +348,41 @@ describe("redaction holds in every encoding (property-based)", () => {
   }, 60_000);
 });
 
+
+describe("a network error's cause", () => {
+  it("keeps the class, name, message, code and cause chain, and none of the request a custom fetch attached", async () => {
+    const secret = "sk_live_NETWORK_9c1f";
+    const token = Buffer.from(`${UID}:${secret}`).toString("base64");
+    class FetchFailure extends Error {
+      override name = "FetchFailure";
+    }
+    const failingFetch: typeof fetch = async (url, init) => {
+      const request = new Request(url, { method: init?.method, headers: init?.headers, body: init?.body });
+      const socket = Object.assign(new Error(`socket hang up after sending ${secret}`), { code: "ECONNRESET", config: { headers: { authorization: `Basic ${token}` } } });
+      throw Object.assign(new FetchFailure(`request to ${url} failed`, { cause: socket }), { request, init, body: init?.body });
+    };
+    const c = (secret_: string, op: OperationSpec) =>
+      caught(createClientCore({ baseUrl: service.url, serviceUid: UID, secret: secret_, fetch: failingFetch, retry: false }, constants, async () => () => ({ valid: true })).call(op, { body: {} }));
+    for (const op of [ops.create, ops.verify]) {
+      const err = await c(secret, op);
+      expect(err).toBeInstanceOf(NetworkError);
+      expect(err.cause).toBeInstanceOf(FetchFailure);
+      expect(err.cause).toMatchObject({ name: "FetchFailure", message: `request to ${service.url}${op.path} failed` });
+      expect(err.cause.cause).toMatchObject({ code: "ECONNRESET", message: "socket hang up after sending [redacted]" });
+      const outputs = [inspect(err, { depth: Infinity, showHidden: true }), JSON.stringify(err), String(err.cause.stack), String(err.cause.cause.stack)];
+      for (const out of outputs) {
+        for (const form of [secret, token, encodeURIComponent(secret), Buffer.from(secret).toString("base64")]) expect(out).not.toContain(form);
+        expect(out).not.toMatch(/authorization|metadata_secretKey/i);
+      }
+    }
+  });
+
+  it("Node's own fetch failure keeps its TypeError and the system error's code", async () => {
+    const s = await serve();
+    await s.close();
+    const err = await caught(createClientCore({ baseUrl: s.url, serviceUid: UID, secret: SECRET, retry: false }, constants, async () => () => ({ valid: true })).call(ops.create, { body: {} }));
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.cause).toBeInstanceOf(TypeError);
+    expect(err.cause.cause).toMatchObject({ code: "ECONNREFUSED" });
+  });
+});

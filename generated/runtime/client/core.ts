@@ -135,12 +135,12 @@ export function createClientCore(
       } catch (e) {
         if (signal?.aborted || e instanceof VerispecError) throw e; // the caller's abort stays the caller's AbortError
         if (timeout.aborted) throw new TimeoutError(`Timeout ${ms} ms`);
-        if (attempt >= attempts) throw new NetworkError("Network error", { cause: e });
+        if (attempt >= attempts) throw new NetworkError("Network error", { cause: scrub(e, redact) });
       }
       if (res?.ok) {
-        // An operation with a response schema answers JSON: HTML, text or nothing is not a success.
-        if (op.responseSchema && (text === "" || data === text))
-          throw new ResponseFormatError(`HTTP ${res.status}: response is ${text ? "not JSON" : "empty"}`, {
+        // An operation with a response schema answers a JSON object: HTML, text, nothing, null, 42 or [] is not a success.
+        if (op.responseSchema && (Object(data) !== data || Array.isArray(data)))
+          throw new ResponseFormatError(`HTTP ${res.status}: response is ${text ? (data === text ? "not JSON" : "not a JSON object") : "empty"}`, {
             status: res.status,
             body: redact(text).slice(0, 4096), // redacted first: a cut must not split a secret
           });
@@ -153,6 +153,24 @@ export function createClientCore(
   }
 
   return { call };
+}
+
+/**
+ * A copy of a fetch error and its causes with only its class, name, message, stack and `code`, redacted:
+ * a custom fetch's error may hold the request, its Authorization header and body, which `util.inspect`
+ * and `JSON.stringify` would print. No constructor runs: the prototype keeps `instanceof TypeError`.
+ */
+export function scrub(e: unknown, redact: <T>(v: T) => T, depth = 0): unknown {
+  if (!(e instanceof Error)) return typeof e == "string" ? redact(e) : typeof e;
+  const { name, message, stack, code, cause } = e as Error & { code?: string };
+  const copy = Object.create(Object.getPrototypeOf(e));
+  return Object.assign(
+    copy,
+    { message: redact(message), stack: redact(stack) },
+    copy.name != name && { name: redact(name) },
+    code && { code: redact(code) },
+    depth < 4 && cause !== undefined && { cause: scrub(cause, redact, depth + 1) },
+  );
 }
 
 /** The body as text, refusing (before or while reading) one larger than `max` bytes. */

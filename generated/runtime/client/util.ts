@@ -35,27 +35,45 @@ export const backoffMs = (attempt: number, baseMs: number, maxMs: number, random
 
 const REDACTED = "[redacted]";
 
+const hex = (n: number, digits = 2) => n.toString(16).padStart(digits, "0");
 const htmlEscape = (s: string, apos: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? apos);
+/** `\uXXXX` for each UTF-16 unit `which` matches. */
+const unicodeEscaped = (s: string, which: RegExp) => s.replace(which, (c) => "\\u" + hex(c.charCodeAt(0), 4));
 
 /**
- * A secret as a response body may echo it: as written; JSON-escaped (also with "\/"); HTML-escaped
- * (&amp; &lt; &gt; &quot;, and &#39; or &#x27;); URL-encoded as a component (encodeURIComponent) and
- * as a form value (URLSearchParams), with upper- or lower-case hex.
+ * A secret as a response body may echo it: as written; JSON-escaped (also with "\/", also with every
+ * non-ASCII or every character as `\u` escapes); HTML-escaped (&amp; &lt; &gt; &quot;, and &#39; or
+ * &#x27;); URL-encoded as a component (encodeURIComponent) and as a form
+ * value (URLSearchParams), once or twice; the hex, base64 and base64url of its UTF-8 bytes (padding
+ * left: it carries nothing of the secret). Hex digits in either case, each form as one piece: exact
+ * needles, no regex to compile per client.
  */
 export function encodings(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
-  const urls = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
+  const urls = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)].flatMap(bothCases);
+  const hexForm = [...new TextEncoder().encode(secret)].map((b) => hex(b)).join("");
+  const base64 = base64Utf8(secret).replace(/=+$/, "");
   return [
     secret,
     json,
     json.replace(/\//g, "\\/"),
+    ...bothCases(unicodeEscaped(json, /[^ -~]/g)),
+    ...bothCases(unicodeEscaped(secret, /[^]/g)),
     htmlEscape(secret, "&#39;"),
     htmlEscape(secret, "&#x27;"),
     ...urls,
-    ...urls.map((u) => u.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())),
+    ...urls.map(encodeURIComponent),
+    hexForm,
+    hexForm.toUpperCase(),
+    base64,
+    base64.replace(/\+/g, "-").replace(/\//g, "_"),
   ];
 }
+
+const flip = (c: string) => (c < "a" ? c.toLowerCase() : c.toUpperCase());
+/** The form, and the form with the other case of the hex digits of its escapes: %2F %2f, \u00e9 \u00E9. */
+const bothCases = (form: string) => [form, form.replace(/%[\da-f]{2}|\\u[\da-f]{4}/gi, (e) => e.replace(/[a-f]/gi, flip))];
 
 /**
  * Returns a deep-copying redaction: every occurrence of the given secrets, in any of their
