@@ -213,6 +213,6 @@ export const canTransition = kit.canTransition;
 
 export {
   createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
-  WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
+  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
 } from "./runtime/webhooks/index.js";
 export type * from "./runtime/webhooks/index.js";

@@ -141,16 +141,8 @@ export function indexText(): string {
   return `// ${BANNER}
 // The package root (\`verispec\`): the client, its error classes and every type.
 export { createClient, operations, specConstants, type RequestOptions, type VerispecClient } from "./client.js";
-export {
-  HttpError,
-  NetworkError,
-  ResponseValidationError,
-  SubmissionConflictError,
-  TimeoutError,
-  TooManyAttemptsError,
-  ValidationError,
-  VerispecError,
-} from "./runtime/client/index.js";
+// Every error class the client can throw: the runtime's errors module holds nothing else.
+export * from "./runtime/client/errors.js";
 export type { ClientOptions, RetryOptions, ServiceIssue } from "./runtime/client/index.js";
 export type * from "./types.js";
 `;

@@ -76,7 +76,7 @@ export const canTransition = kit.canTransition;
 
 export {
   createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
-  WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
+  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
 } from "./runtime/webhooks/index.js";
 export type * from "./runtime/webhooks/index.js";
 `;
