@@ -8,7 +8,8 @@ export interface Io {
   readonly stderr: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
-  readonly stdin: () => Promise<string>;
+  /** Standard input as UTF-8; with `maxBytes`, reading stops once more than that has arrived. */
+  readonly stdin: (maxBytes?: number) => Promise<string>;
 }
 
 /** The directories of one command call, absolute. */
@@ -31,9 +32,13 @@ export const processIo: Io = {
   stderr: (t) => void process.stderr.write(t),
   env: process.env,
   cwd: process.cwd(),
-  stdin: async () => {
+  stdin: async (maxBytes = Infinity) => {
     const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
+    let size = 0;
+    for await (const c of process.stdin) {
+      chunks.push(c as Buffer);
+      if ((size += (c as Buffer).length) > maxBytes) break; // the rest is never read
+    }
     return Buffer.concat(chunks).toString("utf8");
   },
 };

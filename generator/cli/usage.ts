@@ -25,7 +25,9 @@ export const VALIDATE_USAGE = `Usage: verispec validate <schemaId> <file|-> [--o
 
 Validates a JSON document (a file, or standard input with '-') against a schema id.
 Prints {"valid":true} and exits 0, or {"valid":false,"errors":[{message,code,path}]} and exits 1.
-An unknown schema id, a missing file or text that is not JSON: one line on stderr and exit 2.
+An unknown schema id, a missing file, text that is not JSON (the line and column where parsing failed;
+the text is never quoted) or a document larger than 10 MiB (10,485,760 bytes; not read past that):
+one line on stderr and exit 2. A leading UTF-8 byte order mark is ignored.
 Uses <out>/validators when --out is given or ./generated/validators exists, else the package's own.`;
 
 export const DOCS_USAGE = `Usage: verispec docs [--out <dir>]

@@ -88,12 +88,13 @@ describe("CLI failures are one line and exit 2", () => {
 });
 
 describe("validate escapes what it quotes", () => {
-  it("terminal escape sequences in a non-JSON input come out as \\x escapes", async () => {
-    writeFileSync(join(temp, "evil.json"), "\u001b[2J\u001b]0;owned\u0007\u009b31m");
-    const { code, err } = await run(["validate", "v5.Envelope", "evil.json", "--out", join(ROOT, "generated")]);
+  it("a non-JSON input is not quoted at all; terminal escape sequences in its name come out as \\x escapes", async () => {
+    const name = "evil\u001b[2J.json";
+    writeFileSync(join(temp, name), "\u001b]0;owned\u0007\u009b31m");
+    const { code, err } = await run(["validate", "v5.Envelope", name, "--out", join(ROOT, "generated")]);
     expect(code).toBe(2);
-    expect(err).toContain("\\x1b[2J");
-    expect(err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(err).toBe("verispec: evil\\x1b[2J.json is not JSON: expected a value at line 1, column 1\n");
+    expect(err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]|owned/);
   });
 
   it("escapeControl keeps printable text and escapes C0, DEL, C1 and bidirectional overrides", () => {

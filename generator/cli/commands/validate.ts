@@ -1,10 +1,11 @@
 // `verispec validate <schemaId> <file|->`: the generated validators on one JSON document (the service's specification, section 7).
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Dirs, Io } from "../../context.js";
 import { escapeControl } from "../../diagnostics.js";
 import { OWN_GENERATED } from "../../package-root.js";
+import { locateJsonSyntaxError } from "../json-syntax.js";
 import type { CommandCall } from "../table.js";
 
 interface ValidatorsModule {
@@ -18,15 +19,59 @@ function fail(io: Io, message: string): number {
   return 2;
 }
 
+/**
+ * The largest document read: 10 MiB, the client's default `maxResponseBytes`. The service's
+ * specification does not show a maximum request size (section 8); a verification request is a few kB,
+ * so this is far above any real one and keeps parsing and validation within a few hundred MB of memory.
+ */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+const tooLarge = (name: string) =>
+  ({ error: `${name} is larger than ${MAX_DOCUMENT_BYTES.toLocaleString("en-US")} bytes (10 MiB), the most 'verispec validate' reads` });
+
+/** The document's text (a leading UTF-8 byte order mark removed), or why it cannot be checked. */
 async function readDocument(io: Io, file: string): Promise<string | { error: string }> {
-  if (file === "-") return io.stdin();
+  if (file === "-") {
+    const text = await io.stdin(MAX_DOCUMENT_BYTES);
+    return Buffer.byteLength(text) > MAX_DOCUMENT_BYTES ? tooLarge("standard input") : withoutBom(text);
+  }
   const path = resolve(io.cwd, file);
   if (!existsSync(path)) return { error: `no such file: ${file}` };
   try {
-    return readFileSync(path, "utf8");
+    const bytes = readAtMost(path, MAX_DOCUMENT_BYTES);
+    return bytes === undefined ? tooLarge(file) : withoutBom(bytes.toString("utf8"));
   } catch (err) {
     return { error: `cannot read ${file}: ${(err as Error).message}` };
   }
+}
+
+/** The file's bytes, or undefined when it has more than `max`: a regular file by its size, anything else (a pipe) once `max` is passed. */
+function readAtMost(path: string, max: number): Buffer | undefined {
+  const fd = openSync(path, "r");
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.size > max) return undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) return Buffer.concat(chunks);
+      chunks.push(chunk.subarray(0, read));
+      if ((size += read) > max) return undefined;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A UTF-8 byte order mark (some editors write one) is not part of the JSON text. */
+const withoutBom = (text: string) => (text.startsWith("\uFEFF") ? text.slice(1) : text);
+
+/** Where parsing failed, never what the text holds: a secret file passed by mistake must not be printed. */
+function notJson(name: string, text: string): string {
+  const at = locateJsonSyntaxError(text);
+  return at === undefined ? `${name} is not JSON` : `${name} is not JSON: ${at.problem} at line ${at.line}, column ${at.column}`;
 }
 
 /** <out>/validators when --out was given or ./generated/validators exists; else the package's own. */
@@ -47,8 +92,8 @@ export async function validate({ dirs, io, positionals }: CommandCall): Promise<
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch (err) {
-    return fail(io, `${file === "-" ? "standard input" : file} is not JSON: ${(err as Error).message.split("\n")[0]}`);
+  } catch {
+    return fail(io, notJson(file === "-" ? "standard input" : file, text));
   }
   const result = validators.validate(id, data);
   io.stdout(`${JSON.stringify(result)}\n`);
