@@ -1,5 +1,6 @@
 // The emitters, in one plain list. Each is a pure function from the model to files under generated/.
 import { emitClient } from "./emit/client.js";
+import { emitConformance } from "./emit/conformance/index.js";
 import { emitDiagram } from "./emit/diagram.js";
 import { emitJsonSchemas } from "./emit/json-schemas.js";
 import { emitOpenApi } from "./emit/openapi.js";
@@ -14,4 +15,4 @@ import type { EmitContext } from "./context.js";
 
 export type Emitter = (model: Model, ctx: EmitContext) => OutputFile[];
 
-export const EMITTERS: readonly Emitter[] = [emitJsonSchemas, emitOpenApi, emitValidators, emitTypes, emitClient, emitWebhooks, emitSandbox, emitRuntime, emitDiagram];
+export const EMITTERS: readonly Emitter[] = [emitJsonSchemas, emitOpenApi, emitValidators, emitTypes, emitClient, emitWebhooks, emitSandbox, emitRuntime, emitDiagram, emitConformance];

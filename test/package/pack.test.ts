@@ -48,7 +48,7 @@ describe("npm pack", () => {
   it("ships the built entry points, the schemas and the OpenAPI document, and no tests", () => {
     const files = packed.files.map((f) => f.path);
     const d = "dist/generated/";
-    for (const f of [`${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "package.json", "README.md"])
+    for (const f of [`${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "package.json", "README.md"])
       expect(files, f).toContain(f);
     expect(files.filter((f) => f.startsWith("test/") || /\.test\.[jt]s$/.test(f) || f.startsWith("generator/"))).toEqual([]);
   });
@@ -61,6 +61,7 @@ import * as validators from "verispec/validators";
 import * as webhooks from "verispec/webhooks";
 import openapi from "verispec/openapi.json" with { type: "json" };
 import schema from "verispec/schemas/v4.VerifyRequest.json" with { type: "json" };
+import vectors from "verispec/conformance/lifecycle.json" with { type: "json" };
 const client = root.createClient({ baseUrl: "http://127.0.0.1:9", serviceUid: "u", secret: "s" });
 console.log(JSON.stringify({
   createClient: typeof root.createClient,
@@ -72,6 +73,7 @@ console.log(JSON.stringify({
   verifyWebhook: typeof webhooks.verifyWebhook,
   openapi: openapi.openapi,
   schemaId: schema.$id,
+  vectors: vectors.format,
 }));
 `,
     );
@@ -86,6 +88,7 @@ console.log(JSON.stringify({
       verifyWebhook: "function",
       openapi: expect.stringMatching(/^3\.1/),
       schemaId: "https://verispec.dev/schemas/v4.VerifyRequest.json",
+      vectors: "verispec-conformance-lifecycle",
     });
   });
 
