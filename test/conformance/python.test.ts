@@ -1,0 +1,50 @@
+// Issue 27: an independent Python runner (test/python/run_conformance.py: standard library + jsonschema,
+// its own Keccak-256) agrees with every conformance vector it can decide: the verdict of every request
+// case against generated/schemas/, and the verdict and reason of every webhook case and replay step.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT, run } from "../outputs/helpers.js";
+import { needPython } from "../support/services.js";
+
+const python = needPython(["jsonschema"], "apt-get install -y python3-jsonschema");
+const SCRIPT = join(ROOT, "test", "python", "run_conformance.py");
+
+interface Part {
+  total: number;
+  agreed: number;
+  disagreed: string[];
+}
+
+describe.skipIf(!python.found)("conformance vectors in Python", () => {
+  it("agrees on every request verdict and every webhook vector", async () => {
+    const r = await run(python.path, [SCRIPT, "--json"]);
+    expect(r.stderr).toBe("");
+    const report = JSON.parse(r.stdout.trim().split("\n").pop()!) as { requests: Part; webhooks: Part };
+    const file = (name: string) => JSON.parse(readFileSync(join(ROOT, "generated", "conformance", `${name}.json`), "utf8")) as { cases: unknown[]; sequences?: { steps: unknown[] }[] };
+    const webhooks = file("webhooks");
+    expect(report.requests).toEqual({ total: file("requests").cases.length, agreed: file("requests").cases.length, disagreed: [] });
+    const deliveries = webhooks.cases.length + webhooks.sequences!.reduce((n, s) => n + s.steps.length, 0);
+    expect(report.webhooks).toEqual({ total: deliveries, agreed: deliveries, disagreed: [] });
+    expect(r.code).toBe(0);
+  }, 120_000);
+
+  it("disagrees, and says where, when a vector is wrong", async () => {
+    // A copy of the package tree whose webhooks file claims a tampered body is accepted.
+    const dir = mkdtempSync(join(tmpdir(), "verispec-conformance-"));
+    try {
+      mkdirSync(join(dir, "generated", "conformance"), { recursive: true });
+      cpSync(join(ROOT, "generated", "schemas"), join(dir, "generated", "schemas"), { recursive: true });
+      cpSync(join(ROOT, "generated", "conformance", "requests.json"), join(dir, "generated", "conformance", "requests.json"));
+      const webhooks = JSON.parse(readFileSync(join(ROOT, "generated", "conformance", "webhooks.json"), "utf8")) as { cases: { id: string; expect: unknown }[] };
+      webhooks.cases.find((c) => c.id === "v1/tamper/body")!.expect = { verdict: "accept" };
+      writeFileSync(join(dir, "generated", "conformance", "webhooks.json"), JSON.stringify(webhooks));
+      const r = await run(python.path, [SCRIPT, "--root", dir]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("DISAGREE v1/tamper/body");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
