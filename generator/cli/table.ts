@@ -6,7 +6,7 @@
 // the help text, option parsing, --help, usage errors (exit 2) and spec errors come from main.ts.
 import type { ParseArgsConfig } from "node:util";
 import type { Dirs, Io } from "../context.js";
-import { CHECK_USAGE, DIFF_USAGE, DOCS_USAGE, GENERATE_USAGE, SANDBOX_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
+import { CHECK_USAGE, CONFORM_USAGE, DIFF_USAGE, DOCS_USAGE, GENERATE_USAGE, SANDBOX_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
 
 /** What a command's `run` receives: the parsed call. */
 export interface CommandCall {
@@ -85,6 +85,17 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     usage: DOCS_USAGE,
     options: { ...out },
     run: async (c) => (await import("./commands/docs.js")).docs(c),
+  },
+  conform: {
+    synopsis: "conform <base-url>",
+    summary: "Check a server claiming to be the service against the spec (vectors, life cycle, webhooks)",
+    usage: CONFORM_USAGE,
+    options: {
+      ...spec, format: { type: "string" }, "max-requests": { type: "string" }, rate: { type: "string" }, "receive-on": { type: "string" },
+      "webhook-wait-ms": { type: "string" }, "timeout-ms": { type: "string" }, "requested-actions-path": { type: "string" }, "allow-http": { type: "boolean" },
+    },
+    positionals: { count: 1, message: "conform takes the base URL of the server" },
+    run: async (c) => (await import("./commands/conform.js")).conform(c),
   },
   sandbox: {
     synopsis: "sandbox",

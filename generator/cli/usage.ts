@@ -108,3 +108,30 @@ where it is (spec file:line on both sides, schema id and JSON Pointer, operation
   --checks              list every check id with its default severity and audience
 
 Exit 0 when nothing reaches --fail-on, 1 when something does, 2 on a usage or spec error.`;
+
+export const CONFORM_USAGE = `Usage: verispec conform <base-url> [--format text|json|junit] [--max-requests <n>] [--rate <n>]
+                        [--receive-on <host:port>] [--webhook-wait-ms <n>] [--timeout-ms <n>]
+                        [--requested-actions-path <path>] [--allow-http] [--spec <dir>]
+
+Checks a server that claims to be the service, black-box, against the spec: the conformance vectors of
+every operation (valid payloads answered 200 with a body valid against the response schema; invalid ones
+answered 422 with exactly the vector's issues), GET by trace (the detail matches what was sent), the
+attempt cycle (474 after the cap, 475 while pending) where the server has a control API (the sandbox's;
+otherwise skipped, with the reason), and with --receive-on the webhooks it sends (each verified, its
+payload valid, its order per trace).
+
+Credentials come from the environment, never from arguments, and are never printed:
+  VERISPEC_CONFORM_SERVICE_UID, VERISPEC_CONFORM_SECRET   the service UID and API secret
+  VERISPEC_SIGNING_SECRET                                 the webhook signing key (with --receive-on)
+
+Safe by default: at most --max-requests requests (default 100; checks past it are skipped and counted), at
+most --rate requests a second (default 10), every created verification named "verispec conform test data",
+and https required for any host but this machine unless --allow-http.
+
+  --format <f>               text (default: one line per failed check, then a summary), json or junit
+  --receive-on <host:port>   receive webhooks here (configure the server to send them to this address)
+  --webhook-wait-ms <n>      how long to wait for the webhooks of created verifications (default 5000)
+  --timeout-ms <n>           per request (default 10000)
+  --requested-actions-path   where the server serves the follow-up request (its path is not shown)
+
+Exit 0 when every check held, 1 when a check failed, 2 on a usage or connection error.`;

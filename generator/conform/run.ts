@@ -1,0 +1,337 @@
+// `verispec conform`: the conformance vectors and the behaviour around them, run black-box against a server
+// that claims to be the service. Every check reads its expectation from the model (the spec) or from the
+// vectors built from it (generator/emit/conformance/); nothing here restates a rule.
+import type { Endpoint, Model } from "../model/types.js";
+import { canonicalIssues, requestCases, type RequestCase } from "../emit/conformance/requests.js";
+import { lifecycleCases, type LifecycleCase } from "../emit/conformance/lifecycle.js";
+import { BudgetExhausted, Client, type Answer } from "./http.js";
+import type { Receiver } from "./receiver.js";
+import type { CheckResult } from "./report.js";
+
+/** What conform needs of the generated runtime (the package's own validators and webhook kit). */
+export interface Runtime {
+  readonly validate: (id: string, data: unknown) => { valid: true } | { valid: false; errors: readonly { message: string; code: string; path: readonly (string | number)[] }[] };
+  readonly verifyWebhook: (input: { rawBody: Uint8Array; headers: Record<string, string | string[] | undefined>; secret: string; now: number; replayStore: { addIfAbsent(): boolean } }) => Promise<{ payload: unknown }>;
+}
+
+export interface ConformOptions {
+  readonly client: Client;
+  readonly receiver?: Receiver;
+  readonly signingSecret?: string;
+  readonly serviceUid: string;
+  readonly secret: string;
+  readonly webhookWaitMs: number;
+  /** Where the follow-up request is served (its path is not shown in the specification, section 4.4). */
+  readonly requestedActionsPath?: string;
+  /** A run id, written into every created verification's name and userId. */
+  readonly runId: string;
+  readonly progress?: (done: number, planned: number) => void;
+}
+
+/** Written into the name of every verification conform creates: it is test data. */
+export const TEST_DATA_MARK = "verispec conform test data";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const brief = (v: unknown, max = 300) => {
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s === undefined ? "nothing" : s.length > max ? `${s.slice(0, max)}…` : s;
+};
+const equal = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+export async function runConform(model: Model, rt: Runtime, o: ConformOptions): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const c = o.client;
+  const endpoint = (id: string) => model.endpoints.find((e) => e.operationId === id)!;
+  const create = endpoint("createVerification");
+  const get = endpoint("getVerification");
+  const validation = model.errorTypes.find((e) => e.type === "validation_error")!;
+  const createdMessage = model.shapes[create.responses["200"]!]?.properties?.["message"]?.examples?.[0] as string | undefined;
+  const vectors = requestCases(model);
+  let budgetHit = false;
+  const budgetReason = () => `request budget reached (--max-requests ${c.o.maxRequests})`;
+  let planned = vectors.length + 12;
+
+  const held = (id: string, operation: string, expected: string) => results.push({ id, operation, outcome: "held", expected });
+  const failed = (id: string, operation: string, expected: string, got: string) => results.push({ id, operation, outcome: "failed", expected, got });
+  const skipped = (id: string, operation: string, reason: string) => results.push({ id, operation, outcome: "skipped", reason });
+  const check = (id: string, operation: string, ok: boolean, expected: string, got: string) => (ok ? held(id, operation, expected) : failed(id, operation, expected, got));
+  const tick = () => o.progress?.(results.length, Math.max(planned, results.length));
+  /** Sends, or records the check as skipped once the budget is spent. */
+  const send = async (id: string, operation: string, method: "GET" | "POST", path: string, body?: unknown, auth: "basic" | "none" = "basic"): Promise<Answer | undefined> => {
+    if (budgetHit) return void skipped(id, operation, budgetReason());
+    try {
+      return await c.send(method, path, body, auth);
+    } catch (e) {
+      if (!(e instanceof BudgetExhausted)) throw e;
+      budgetHit = true;
+      return void skipped(id, operation, budgetReason());
+    }
+  };
+  const schemaCheck = (id: string, operation: string, schema: string, body: unknown) => {
+    const r = rt.validate(schema, body);
+    check(id, operation, r.valid, `a body valid against ${schema}`, r.valid ? "" : r.errors.slice(0, 3).map((e) => `${e.path.join(".") || "(root)"}: ${e.message}`).join("; "));
+  };
+
+  // ---- payloads as sent: test data marked, credentials and real lookup keys filled in ------------------
+  const created: { trace: string; sent: Obj; vector: string }[] = [];
+  const older: { trace?: string; userId?: string } = {};
+  const credentialFields = new Set(["metadata_serviceUid", "metadata_secretKey"]);
+  const touches = (v: RequestCase, ...path: string[]) => v.changed !== undefined && path.every((p, i) => v.changed![i] === p);
+  const mark = (v: RequestCase, payload: Obj): Obj => {
+    const p = clone(payload);
+    const markIn = (holder: Obj, key: string, at: string[]) => {
+      if (touches(v, ...at)) {
+        const value = holder[key];
+        if (typeof value === "string" && value.length >= TEST_DATA_MARK.length && /^[A-Za-z ]*$/.test(value.slice(0, TEST_DATA_MARK.length))) holder[key] = TEST_DATA_MARK + value.slice(TEST_DATA_MARK.length);
+      } else if (key in holder) holder[key] = TEST_DATA_MARK;
+    };
+    if (create.request === v.schema) {
+      if (!touches(v, "name")) p["name"] = TEST_DATA_MARK;
+      else markIn(p, "name", ["name"]);
+    } else if (isObj(p["fields"])) {
+      markIn(p["fields"], "name", ["fields", "name"]);
+      markIn(p["fields"], "lastName", ["fields", "lastName"]);
+    }
+    return p;
+  };
+  const prepare = (v: RequestCase): { path: string; body: Obj; auth: "basic" | "none" } | { skip: string } => {
+    const e = endpoint(v.operation);
+    const path = e.path ?? (e.operationId === "submitRequestedActions" ? o.requestedActionsPath : undefined);
+    if (path === undefined) return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.seed}); give --requested-actions-path to run it` };
+    if (v.changed && credentialFields.has(String(v.changed[0]))) return { skip: "the answer to failed authentication is not shown (the service's specification, section 7)" };
+    const body = mark(v, v.payload as Obj);
+    if (e.auth === "body") {
+      for (const [k, value] of [["metadata_serviceUid", o.serviceUid], ["metadata_secretKey", o.secret]] as const) if (k in body) body[k] = value;
+      if (v.valid && e.operationId === "getVerificationStatus") {
+        if ("trace" in body) {
+          if (older.trace === undefined) return { skip: "no verification of this run to look up by trace" };
+          body["trace"] = older.trace;
+        }
+        if ("userId" in body) {
+          if (older.userId === undefined) return { skip: "no verification of this run to look up by userId" };
+          body["userId"] = older.userId;
+        }
+      }
+      if (v.valid && e.operationId === "submitRequestedActions") return { skip: "a valid follow-up needs a verification in status info" };
+      if (v.valid && "metadata_userId" in body) body["metadata_userId"] = `${o.runId}-${created.length + results.length}`;
+    }
+    return { path, body, auth: e.auth === "basic" ? "basic" : "none" };
+  };
+
+  // ---- one request vector: status, body schema, and the exact issues -------------------------------
+  const done = new Set<string>();
+  const runVector = async (v: RequestCase) => {
+    if (done.has(v.id)) return;
+    done.add(v.id);
+    const id = `vector:${v.id}`;
+    const e = endpoint(v.operation);
+    const p = prepare(v);
+    if ("skip" in p) return void skipped(id, e.operationId, p.skip);
+    const a = await send(id, e.operationId, e.method, p.path, p.body, p.auth);
+    if (!a) return;
+    if (v.valid) {
+      check(`${id}#status`, e.operationId, a.status === 200, "HTTP 200 for a valid payload", `HTTP ${a.status}: ${brief(a.text, 200)}`);
+      if (a.status !== 200) return;
+      schemaCheck(`${id}#body`, e.operationId, e.responses["200"]!, a.json);
+      if (e === create) {
+        const body = isObj(a.json) ? a.json : {};
+        if (createdMessage !== undefined) check(`${id}#message`, e.operationId, body["message"] === createdMessage, `message ${JSON.stringify(createdMessage)}`, brief(body["message"]));
+        check(`${id}#envelope`, e.operationId, body["status"] === "success" && body["data"] === null && body["error"] === null, "status success, data null, error null", `status ${brief(body["status"])}, data ${brief(body["data"])}, error ${brief(body["error"])}`);
+        check(`${id}#trace`, e.operationId, typeof body["trace"] === "string" && body["trace"] !== "", "a trace naming the new verification", brief(body["trace"]));
+        if (typeof body["trace"] === "string" && body["trace"] !== "") created.push({ trace: body["trace"], sent: p.body, vector: v.id });
+      }
+      if (e.operationId === "verify" && isObj(a.json)) {
+        if (typeof a.json["trace"] === "string") older.trace ??= a.json["trace"];
+        if (typeof p.body["metadata_userId"] === "string") older.userId ??= p.body["metadata_userId"];
+      }
+      return;
+    }
+    const expected = `HTTP ${validation.httpStatus} ${validation.type} with ${JSON.stringify(v.errors)}`;
+    check(`${id}#status`, e.operationId, a.status === validation.httpStatus, `HTTP ${validation.httpStatus} for an invalid payload`, `HTTP ${a.status}: ${brief(a.text, 200)}`);
+    if (a.status !== validation.httpStatus) return;
+    const body = isObj(a.json) ? a.json : {};
+    let details: unknown;
+    if (e.auth === "basic") {
+      schemaCheck(`${id}#body`, e.operationId, e.errorBody, a.json);
+      const error = isObj(body["error"]) ? body["error"] : {};
+      check(`${id}#type`, e.operationId, error["type"] === validation.type && (validation.message === undefined || body["message"] === validation.message), `error.type ${validation.type}, message ${JSON.stringify(validation.message)}`, `error.type ${brief(error["type"])}, message ${brief(body["message"])}`);
+      details = error["details"];
+    } else {
+      // The older error body's shape is not shown (section 7): its issues are compared where it lists them.
+      details = body["details"];
+      if (!Array.isArray(details)) return void skipped(`${id}#errors`, e.operationId, "the older interface's error body is not shown (the service's specification, section 7) and this one lists no details");
+    }
+    const got = Array.isArray(details) ? canonicalIssues(details as RequestCase["errors"]) : details;
+    check(`${id}#errors`, e.operationId, equal(got, v.errors), expected, brief(got, 600));
+  };
+
+  // ---- GET by trace: the detail of each created verification matches what was sent ----------------------
+  const checkGet = async (x: { trace: string; sent: Obj; vector: string }) => {
+    const id = `get:${x.vector}`;
+    const path = get.path!.replace("{trace}", encodeURIComponent(x.trace));
+    const a = await send(id, get.operationId, "GET", path);
+    if (!a) return;
+    check(`${id}#status`, get.operationId, a.status === 200, "HTTP 200 for a created verification", `HTTP ${a.status}: ${brief(a.text, 200)}`);
+    if (a.status !== 200) return;
+    schemaCheck(`${id}#body`, get.operationId, get.responses["200"]!, a.json);
+    const data = isObj(a.json) && isObj(a.json["data"]) ? a.json["data"] : {};
+    check(`${id}#trace`, get.operationId, data["trace"] === x.trace, `data.trace ${x.trace}`, brief(data["trace"]));
+    const detail = model.shapes[get.responses["200"]!]?.properties?.["data"];
+    const keys = Object.keys(model.shapes[detail?.ref ?? ""]?.properties ?? {}).filter((k) => k in x.sent && k !== "trace");
+    const differ = keys.filter((k) => !equal(data[k], x.sent[k]));
+    check(`${id}#matches-request`, get.operationId, differ.length === 0, `${keys.join(", ")} as sent`, differ.map((k) => `${k}: sent ${brief(x.sent[k], 80)}, got ${brief(data[k], 80)}`).join("; "));
+  };
+
+  // ---- the attempt cycle, driven through a control API where the server has one ------------------------
+  const lifecycle = lifecycleCases(model);
+  const control = await send("control:detect", "control", "POST", "/_sandbox/clock", { advanceMs: 0 });
+  const hasControl = control !== undefined && control.status === 200 && isObj(control.json) && typeof control.json["now"] === "number";
+  const attemptCycle = async () => {
+    const ids = lifecycle.filter((l) => l.event === "resubmit" && l.given.type === "individual");
+    if (!hasControl) {
+      for (const l of ids) skipped(`lifecycle:${l.id}`, create.operationId, "the server offers no way to drive a verification's status (no control API found at /_sandbox)");
+      return;
+    }
+    const userId = `${o.runId}-attempts`;
+    const base: Obj = { ...(clone((vectors.find((v) => v.schema === create.request && v.valid)!.payload) as Obj)), name: TEST_DATA_MARK, type: "individual", subType: "data", userId };
+    delete base["documents"];
+    delete base["stakeholders"];
+    const first = await send("lifecycle:submit/new", create.operationId, "POST", create.path!, base);
+    if (!first) return;
+    const trace = isObj(first.json) ? String(first.json["trace"]) : "";
+    if (first.status !== 200 || !trace) return void failed("lifecycle:submit/new", create.operationId, "HTTP 200 and a trace for a new individual (subType data)", `HTTP ${first.status}: ${brief(first.text, 200)}`);
+    created.push({ trace, sent: base, vector: "lifecycle-individual" });
+    const detail = async (id: string) => {
+      const a = await send(id, get.operationId, "GET", get.path!.replace("{trace}", encodeURIComponent(trace)));
+      return a && isObj(a.json) && isObj(a.json["data"]) ? a.json["data"] : undefined;
+    };
+    const state = (d: Obj | undefined) => ({ verificationStatus: d?.["verificationStatus"] ?? null, submissionStatus: d?.["submissionStatus"] ?? null, attempt: d?.["attempt"] ?? null });
+    const start = await detail("lifecycle:submit/new#state");
+    const submit = lifecycle.find((l) => l.event === "submit")!;
+    if (submit.expect.outcome === "transition") check(`lifecycle:${submit.id}`, create.operationId, equal(state(start), submit.expect.state), brief(submit.expect.state), brief(state(start)));
+    const cap = start?.["maxAttempts"];
+    if (typeof cap !== "number") return void skipped("lifecycle:resubmit", create.operationId, "the created individual carries no maxAttempts: its rejections are final");
+    /** A resubmission against a vector: its answer, then the state the server reports. */
+    const resubmit = async (l: LifecycleCase) => {
+      const id = `lifecycle:${l.id}`;
+      const a = await send(id, create.operationId, "POST", create.path!, base);
+      if (!a) return;
+      const after = state(await detail(`${id}#state`));
+      const x = l.expect;
+      if (x.outcome === "error") {
+        const type = isObj(a.json) && isObj(a.json["error"]) ? a.json["error"]["type"] : undefined;
+        check(id, create.operationId, a.status === x.httpStatus && type === x.error && equal(after, x.state), `HTTP ${x.httpStatus} ${x.error}, then ${brief(x.state)}`, `HTTP ${a.status} ${brief(type)}, then ${brief(after)}`);
+      } else if (x.outcome === "transition") {
+        check(id, create.operationId, a.status === 200 && equal(after, x.state), `HTTP 200, then ${brief(x.state)}`, `HTTP ${a.status}, then ${brief(after)}`);
+      }
+    };
+    const reject = async (id: string) => {
+      const a = await send(`${id}#control`, "control", "POST", `/_sandbox/verifications/${encodeURIComponent(trace)}/status`, { verificationStatus: "rejected" });
+      return a?.status === 200;
+    };
+    const vector = (prefix: string) => lifecycle.find((l) => l.id.startsWith(prefix));
+    const inFlight = vector("resubmit/pending/in-flight");
+    if (inFlight) await resubmit({ ...inFlight, expect: inFlight.expect.outcome === "error" ? { ...inFlight.expect, state: { ...inFlight.expect.state, attempt: start?.["attempt"] as number } } : inFlight.expect });
+    for (let attempt = model.attempts.startsAt; attempt <= cap; attempt++) {
+      const l = vector(`resubmit/rejected/attempt-${attempt}-of-${cap}`);
+      if (!l) return void skipped("lifecycle:resubmit", create.operationId, `the server's cap (${cap}) is not the spec's observed default; no vector for it`);
+      if (!(await reject(`lifecycle:${l.id}`))) return void failed(`lifecycle:${l.id}#control`, "control", "the control API sets rejected", "it refused");
+      await resubmit(l);
+    }
+    const again = vector("resubmit/rejected/already-locked-at-cap");
+    if (again) await resubmit(again);
+  };
+
+  // ---- the plan: what names a deviation first (under a small budget), then everything else --------------
+  const byOperation = new Map<string, RequestCase[]>();
+  for (const v of vectors) byOperation.set(v.operation, [...(byOperation.get(v.operation) ?? []), v]);
+  const core = (op: string) => {
+    const list = byOperation.get(op) ?? [];
+    const seen = new Set<string>();
+    return list.filter((v) => {
+      const key = v.valid ? "valid" : v.errors.map((e) => e.code).join(",");
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  };
+  const olderOps = model.endpoints.filter((e) => e.auth === "body" && e.request).map((e) => e.operationId);
+  planned = vectors.length + lifecycle.length + 10;
+  for (const v of core(create.operationId)) {
+    await runVector(v);
+    tick();
+  }
+  if (created[0]) await checkGet(created[0]);
+  await attemptCycle();
+  tick();
+  for (const op of olderOps) for (const v of core(op)) {
+    await runVector(v);
+    tick();
+  }
+  for (const v of vectors) {
+    await runVector(v);
+    tick();
+  }
+  for (const x of created.slice(1)) await checkGet(x);
+
+  // ---- webhooks: every delivery verified, its payload valid, its order per trace ----------------------
+  await checkWebhooks(model, rt, o, created.map((x) => x.trace), results);
+  tick();
+  return results;
+}
+
+async function checkWebhooks(model: Model, rt: Runtime, o: ConformOptions, traces: readonly string[], results: CheckResult[]): Promise<void> {
+  const op = "webhook";
+  if (!o.receiver || o.signingSecret === undefined) {
+    results.push({ id: "webhook:deliveries", operation: op, outcome: "skipped", reason: "no --receive-on: webhooks are not checked" });
+    return;
+  }
+  const r = o.receiver;
+  const traceOf = (body: Buffer) => {
+    try {
+      const p = JSON.parse(body.toString("utf8")) as Obj;
+      return typeof p["trace"] === "string" ? p["trace"] : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const missing = () => traces.filter((t) => !r.deliveries.some((d) => traceOf(d.body) === t));
+  await r.until(() => missing().length === 0, o.webhookWaitMs);
+  const lost = missing();
+  results.push(lost.length === 0
+    ? { id: "webhook:each-creation-delivered", operation: op, outcome: "held", expected: `a delivery for each of ${traces.length} created verifications` }
+    : { id: "webhook:each-creation-delivered", operation: op, outcome: "failed", expected: `a delivery for each of ${traces.length} created verifications within ${o.webhookWaitMs} ms`, got: `${lost.length} without one` });
+  const byTrace = new Map<string, Obj[]>();
+  for (const [i, d] of r.deliveries.entries()) {
+    const id = `webhook:delivery-${i + 1}`;
+    try {
+      const headers = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, v]));
+      const { payload } = await rt.verifyWebhook({ rawBody: d.body, headers, secret: o.signingSecret, now: d.at, replayStore: { addIfAbsent: () => true } });
+      results.push({ id: `${id}#verified`, operation: op, outcome: "held", expected: "signature, payload and timestamp verified" });
+      const p = payload as Obj;
+      if (typeof p["trace"] === "string") byTrace.set(p["trace"], [...(byTrace.get(p["trace"]) ?? []), p]);
+    } catch (e) {
+      const reason = (e as { reason?: string }).reason;
+      if (reason === undefined) throw e;
+      const issues = (e as { errors?: readonly { path: readonly unknown[]; message: string }[] }).errors;
+      results.push({ id: `${id}#verified`, operation: op, outcome: "failed", expected: "signature, payload and timestamp verified with the signing key of VERISPEC_SIGNING_SECRET", got: `${reason}${issues?.length ? `: ${issues.slice(0, 2).map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}` : ""}` });
+    }
+  }
+  // Section 6.1: for a verification, timestamp always increases; a re-delivery keeps it. The attempt never goes back.
+  for (const [trace, list] of byTrace) {
+    const bad: string[] = [];
+    for (let i = 1; i < list.length; i++) {
+      const [a, b] = [list[i - 1]!, list[i]!];
+      if (typeof a["timestamp"] === "number" && typeof b["timestamp"] === "number" && b["timestamp"] < a["timestamp"]) bad.push(`timestamp ${b["timestamp"]} after ${a["timestamp"]}`);
+      if (typeof a["attempt"] === "number" && typeof b["attempt"] === "number" && b["attempt"] < a["attempt"]) bad.push(`attempt ${b["attempt"]} after ${a["attempt"]}`);
+    }
+    results.push(bad.length === 0
+      ? { id: `webhook:order:${trace}`, operation: op, outcome: "held", expected: "timestamps and attempts never decrease (section 6.1)" }
+      : { id: `webhook:order:${trace}`, operation: op, outcome: "failed", expected: "timestamps and attempts never decrease (section 6.1)", got: bad.slice(0, 3).join("; ") });
+  }
+  void model;
+}
+
+export type { Endpoint };
