@@ -96,7 +96,7 @@ export async function conform({ io, dirs, positionals, values }: CommandCall): P
     return summary.failed > 0 ? 1 : 0;
   } catch (e) {
     if (e instanceof ConnectionFailed) {
-      io.stderr(`verispec conform: cannot reach ${base.origin}: ${e.message}\n`);
+      io.stderr(`verispec conform: ${/refused the credentials/.test(e.message) ? "" : `cannot reach ${base.origin}: `}${e.message}\n`);
       return 2;
     }
     throw e;
