@@ -120,7 +120,7 @@ export async function runConform(model: Model, rt: Runtime, o: ConformOptions): 
   const prepare = (v: RequestCase): { path: string; body: Obj; auth: "basic" | "none" } | { skip: string } => {
     const e = endpoint(v.operation);
     const path = e.path ?? (e.operationId === "submitRequestedActions" ? o.requestedActionsPath : undefined);
-    if (path === undefined) return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.seed}); give --requested-actions-path to run it` };
+    if (path === undefined) return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.source}); give --requested-actions-path to run it` };
     if (v.changed && credentialFields.has(String(v.changed[0]))) return { skip: "the answer to failed authentication is not shown (the service's specification, section 7)" };
     const body = mark(v, v.payload as Obj);
     if (body === undefined) return { skip: "a valid case that sets the name itself, too short to carry the test-data mark, is not sent" };

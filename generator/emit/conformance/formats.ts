@@ -41,12 +41,12 @@ export const REQUESTS_FORMAT: Schema = header(
   {
     type: "object",
     additionalProperties: false,
-    required: ["id", "schema", "operation", "seed", "title", "payload", "valid", "errors"],
+    required: ["id", "schema", "operation", "source", "title", "payload", "valid", "errors"],
     properties: {
       id: str,
       schema: { ...str, description: "The request schema id (generated/schemas/<id>.json)." },
       operation: { ...str, description: "The endpoint's operationId (createVerification, verify, idForm, getVerificationStatus, submitRequestedActions)." },
-      seed: { ...str, description: "The section of the service's specification the operation is described in." },
+      source: { ...str, description: "The section of the service's specification the operation is described in." },
       title: str,
       payload: { description: "The request body (credentials of the older interface are placeholders: a runner sending it replaces them)." },
       valid: { type: "boolean" },
@@ -94,11 +94,11 @@ export const LIFECYCLE_FORMAT: Schema = header(
   {
     type: "object",
     additionalProperties: false,
-    required: ["id", "title", "seed", "given", "event", "expect"],
+    required: ["id", "title", "source", "given", "event", "expect"],
     properties: {
       id: str,
       title: str,
-      seed: str,
+      source: str,
       given: {
         type: "object",
         additionalProperties: false,

@@ -25,7 +25,7 @@ export type LifecycleExpect =
 export interface LifecycleCase {
   readonly id: string;
   readonly title: string;
-  readonly seed: string;
+  readonly source: string;
   readonly given: LifecycleState;
   /** A transition's trigger, named by its row id (submit, complete, resubmit, remove, followUp). */
   readonly event: string;
@@ -51,7 +51,7 @@ export function lifecycleCases(model: Model): LifecycleCase[] {
   const locked = model.submissionStatuses.find((s) => s.locksResubmission)!.value;
 
   const submit = row("submit");
-  out.push({ id: "submit/new", title: "a submission starts pending at the first attempt", seed: submit.seed, given: individual(null, null, null, null), event: "submit", expect: { outcome: "transition", transition: submit.id!, state: { verificationStatus: submit.to[0]!, submissionStatus: submitted, attempt: start } } });
+  out.push({ id: "submit/new", title: "a submission starts pending at the first attempt", source: submit.source, given: individual(null, null, null, null), event: "submit", expect: { outcome: "transition", transition: submit.id!, state: { verificationStatus: submit.to[0]!, submissionStatus: submitted, attempt: start } } });
 
   // A status may be only for some subjects (`info`: legal entities only): tried with an individual and an entity.
   const allowedFor = (to: string, s: LifecycleState) => {
@@ -63,11 +63,11 @@ export function lifecycleCases(model: Model): LifecycleCase[] {
   for (const to of complete.to) {
     for (const [who, given] of [["individual", individual(complete.from, start, cap, submitted)], ["entity", entity(complete.from)]] as const) {
       const expect: LifecycleExpect = allowedFor(to, given) ? { outcome: "transition", transition: complete.id!, state: { verificationStatus: to, submissionStatus: submitted, attempt: start } } : { outcome: "refused", why: `${to} is not a status of an ${who}` };
-      out.push({ id: `complete/${to}/${who}`, title: `processing of an ${who} completes with ${to}`, seed: complete.seed, given, event: `complete:${to}`, expect });
+      out.push({ id: `complete/${to}/${who}`, title: `processing of an ${who} completes with ${to}`, source: complete.source, given, event: `complete:${to}`, expect });
     }
   }
   for (const from of model.verificationStatuses.map((s) => s.value).filter((s) => s !== complete.from)) {
-    out.push({ id: `complete/from-${from}`, title: `processing cannot complete from ${from}`, seed: complete.seed, given: individual(from, start, cap, submitted), event: `complete:${complete.to[0]}`, expect: { outcome: "refused", why: `no row of the table leads from ${from} by "${complete.trigger}"` } });
+    out.push({ id: `complete/from-${from}`, title: `processing cannot complete from ${from}`, source: complete.source, given: individual(from, start, cap, submitted), event: `complete:${complete.to[0]}`, expect: { outcome: "refused", why: `no row of the table leads from ${from} by "${complete.trigger}"` } });
   }
 
   // Resubmission of a rejected individual: retry while the condition holds, else the lock and its 474;
@@ -92,16 +92,16 @@ export function lifecycleCases(model: Model): LifecycleCase[] {
   resubmissions.push([`rejected/already-locked-at-cap`, individual(retry.from, cap, cap, locked)]);
   resubmissions.push(["pending/in-flight", individual(complete.from, 2, cap, submitted)]);
   for (const s of model.verificationStatuses.map((v) => v.value).filter((v) => v !== retry.from && v !== complete.from && v !== "removed")) resubmissions.push([`${s}/not-rejected`, individual(s, start, cap, submitted)]);
-  for (const [name, given] of resubmissions) out.push({ id: `resubmit/${name}`, title: `a resubmission: ${name.replace(/[/-]/g, " ")}`, seed: retry.seed, given, event: "resubmit", expect: resubmit(given) });
+  for (const [name, given] of resubmissions) out.push({ id: `resubmit/${name}`, title: `a resubmission: ${name.replace(/[/-]/g, " ")}`, source: retry.source, given, event: "resubmit", expect: resubmit(given) });
 
   // Removal applies to an individual in an entity only.
   const remove = row("remove");
   const stakeholder = { ...individual("verified", start, null, submitted), stakeholder: true };
-  out.push({ id: "remove/stakeholder", title: "an individual in an entity marked as removed", seed: remove.seed, given: stakeholder, event: "remove", expect: { outcome: "transition", transition: remove.id!, state: { verificationStatus: remove.to[0]!, submissionStatus: submitted, attempt: start } } });
+  out.push({ id: "remove/stakeholder", title: "an individual in an entity marked as removed", source: remove.source, given: stakeholder, event: "remove", expect: { outcome: "transition", transition: remove.id!, state: { verificationStatus: remove.to[0]!, submissionStatus: submitted, attempt: start } } });
   const alone = individual("verified", start, null, submitted);
-  out.push({ id: "remove/not-a-stakeholder", title: "removal of an individual who is not in an entity", seed: remove.seed, given: alone, event: "remove", expect: holds(remove, alone) ? { outcome: "transition", transition: remove.id!, state: { verificationStatus: remove.to[0]!, submissionStatus: submitted, attempt: start } } : { outcome: "refused", why: "only an individual in an entity can be removed" } });
+  out.push({ id: "remove/not-a-stakeholder", title: "removal of an individual who is not in an entity", source: remove.source, given: alone, event: "remove", expect: holds(remove, alone) ? { outcome: "transition", transition: remove.id!, state: { verificationStatus: remove.to[0]!, submissionStatus: submitted, attempt: start } } : { outcome: "refused", why: "only an individual in an entity can be removed" } });
 
   const followUp = row("followUp");
-  out.push({ id: "followUp/info", title: "a follow-up answers the requested actions; its target state is not shown", seed: followUp.seed, given: { ...individual(followUp.from, start, null, submitted), type: "trust", subType: null }, event: "followUp", expect: { outcome: "transition", transition: followUp.id!, state: { verificationStatus: null, submissionStatus: submitted, attempt: start }, targets: followUp.to } });
+  out.push({ id: "followUp/info", title: "a follow-up answers the requested actions; its target state is not shown", source: followUp.source, given: { ...individual(followUp.from, start, null, submitted), type: "trust", subType: null }, event: "followUp", expect: { outcome: "transition", transition: followUp.id!, state: { verificationStatus: null, submissionStatus: submitted, attempt: start }, targets: followUp.to } });
   return out;
 }

@@ -10,7 +10,7 @@ export interface RequestCase {
   readonly id: string;
   readonly schema: string;
   readonly operation: string;
-  readonly seed: string;
+  readonly source: string;
   readonly title: string;
   readonly payload: Json;
   readonly valid: boolean;
@@ -47,12 +47,12 @@ export const canonicalIssues = (issues: readonly Issue[]): Issue[] => {
 interface Target {
   readonly schema: string;
   readonly operation: string;
-  readonly seed: string;
+  readonly source: string;
 }
 
 function caseOf(t: Target, id: string, title: string, payload: Json, errors: readonly Issue[], changed?: Path): RequestCase {
   const issues = canonicalIssues(errors);
-  return { id: `${t.schema}/${id}`, schema: t.schema, operation: t.operation, seed: t.seed, title, payload, valid: issues.length === 0, errors: issues, ...(changed ? { changed } : {}) };
+  return { id: `${t.schema}/${id}`, schema: t.schema, operation: t.operation, source: t.source, title, payload, valid: issues.length === 0, errors: issues, ...(changed ? { changed } : {}) };
 }
 
 function mutationCases(t: Target, prefix: string, base: Json, mutations: readonly Mutation[]): RequestCase[] {
@@ -278,7 +278,7 @@ export function requestCases(model: Model): RequestCase[] {
   const out: RequestCase[] = [];
   for (const e of model.endpoints) {
     if (!e.request) continue;
-    const t: Target = { schema: e.request, operation: e.operationId, seed: e.seed };
+    const t: Target = { schema: e.request, operation: e.operationId, source: e.source };
     const entity = model.entityRequests.find((r) => r.id === e.request);
     if (entity) out.push(...entityCases(model, t, entity));
     else if (model.shapes[e.request]?.requirements) out.push(...v5Cases(model, t));
