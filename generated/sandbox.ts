@@ -11,7 +11,7 @@ export const sandboxSpec = {
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
-      "choice": "Wrong or missing credentials (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey in the body of the older endpoints) are answered 401 in the interface's error shape; v5 adds `WWW-Authenticate: Basic realm=\"verispec sandbox\"`.",
+      "choice": "Wrong or missing credentials (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey in the body of the older endpoints) are answered 401 in the interface's error shape; v5 adds `WWW-Authenticate: Basic realm=\"verispec sandbox\"`. A v5 envelope's `serviceUid` is the one the caller sent in HTTP Basic (left out when it sent none), never the configured one: a caller without credentials does not learn the account id.",
       "httpStatus": 401,
       "code": "unauthorized",
       "message": "Authentication failed: wrong or missing credentials."
@@ -90,9 +90,44 @@ export const sandboxSpec = {
       "maxBodyBytes": 10485760,
       "message": "The request body is larger than {limit} bytes."
     },
-    "requestBody": {
-      "choice": "A JSON endpoint answers 415 to another Content-Type, 400 to a body that is not JSON or not a JSON object, each in the interface's error shape (the specification shows none of these); the hosted form's POST wants application/x-www-form-urlencoded. The messages are verispec's wording and never quote the body (the older endpoints' bodies carry the secret key).",
+    "requestUrl": {
+      "choice": "A path or query with a malformed percent-escape (`%` without two hex digits, or escapes that are not UTF-8) is answered 400 in the interface's error shape, before authentication.",
+      "code": "bad_request",
+      "message": "The request path or query has a malformed percent-escape."
+    },
+    "nulCharacter": {
+      "choice": "Text holding the character U+0000 (NUL) cannot be stored (Postgres text refuses it): a body field, path parameter or query parameter holding it is answered 422 `validation_error` at its path, as the validators report any other bad character. The specification shows no such rule; the generated validators accept it.",
+      "code": "invalid_format",
+      "message": "Invalid string: must not contain the NUL character (U+0000)"
+    },
+    "internalError": {
+      "choice": "An unexpected error is answered 500 in the interface's error shape with a request id (the v5 envelope's `trace`, in the message too), logged as one line with that id (its stack only with --debug); the sandbox keeps serving.",
+      "code": "internal_error",
+      "message": "Internal sandbox error (request id {requestId})."
+    },
+    "controlApi": {
+      "choice": "The control API refuses values outside its bounds with 400: the sandbox clock runs at most 100 years ahead of real time (inside JavaScript's date range and the payloads' timestamps), maxAttempts is an integer from 1 to 2147483647 (the store's 32-bit column). A stored clock offset outside the bound stops the start with one line naming --reset-clock.",
+      "maxClockOffsetMs": 3155760000000,
+      "maxAttempts": 2147483647,
       "messages": {
+        "verificationStatus": "verificationStatus (a string) is required.",
+        "maxAttempts": "maxAttempts must be an integer from 1 to {max}.",
+        "trigger": "trigger must be a transition id.",
+        "advanceMs": "advanceMs must be an integer from 0 to {max}: the sandbox clock runs at most 100 years ahead of real time."
+      }
+    },
+    "storedRequest": {
+      "choice": "Requests are stored without the older endpoints' credentials (`metadata_serviceUid`, `metadata_secretKey`): they are checked and dropped, and appear in no table.",
+      "omit": [
+        "metadata_serviceUid",
+        "metadata_secretKey"
+      ]
+    },
+    "requestBody": {
+      "choice": "A JSON endpoint answers 415 to another Content-Type, 400 to a body that is not JSON, not a JSON object or nested deeper than 64 levels, each in the interface's error shape (the specification shows none of these); the hosted form's POST wants application/x-www-form-urlencoded. The messages are verispec's wording and never quote the body (the older endpoints' bodies carry the secret key).",
+      "maxDepth": 64,
+      "messages": {
+        "tooDeep": "The request body is nested deeper than {max} levels.",
         "notJsonType": "The request body must be JSON (Content-Type: application/json).",
         "notFormType": "The form posts application/x-www-form-urlencoded.",
         "notJson": "The request body is not valid JSON.",

@@ -105,6 +105,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       spec: { type: "string" }, host: { type: "string" }, port: { type: "string" }, db: { type: "string" }, "webhook-url": { type: "string", multiple: true },
       "signature-version": { type: "string" }, "processing-ms": { type: "string" }, "requested-actions-path": { type: "string" },
       "max-body": { type: "string" }, "delivery-timeout-ms": { type: "string" }, "retry-delays": { type: "string" },
+      debug: { type: "boolean" }, "reset-clock": { type: "boolean" },
     },
     run: async (c) => (await import("./commands/sandbox.js")).sandbox(c),
   },

@@ -57,7 +57,7 @@ Usage errors exit 2.
 export const SANDBOX_USAGE = `Usage: verispec sandbox [--spec <dir>] [--host 127.0.0.1] [--port 4010] [--db <dir>|memory|<postgres url>]
                         [--webhook-url <url>]... [--signature-version 2|1] [--processing-ms <n>|manual]
                         [--requested-actions-path <path>] [--max-body <bytes>]
-                        [--delivery-timeout-ms <n>] [--retry-delays <ms,ms,...>]
+                        [--delivery-timeout-ms <n>] [--retry-delays <ms,ms,...>] [--reset-clock] [--debug]
 
 Runs the verification service on this machine: every endpoint of the specification (section 4) with its
 authentication, states and transitions from spec/statuses.yaml, attempts, 474/475, hosted forms with
@@ -80,6 +80,8 @@ a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox
   --max-body <bytes>              largest request body (default 10485760; larger: 413)
   --delivery-timeout-ms <n>       a webhook delivery without an answer in n ms is retried (default 5000)
   --retry-delays <ms,...>         delays between delivery retries (default 1000,5000,30000,120000,600000)
+  --reset-clock                   set the stored sandbox clock back to real time before starting
+  --debug                         log internal errors with their stack
 
 Credentials come from the environment: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET (HTTP
 Basic on /v5 and /_sandbox, metadata_serviceUid/metadata_secretKey on the older endpoints) and

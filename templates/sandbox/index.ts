@@ -8,7 +8,7 @@ import { SandboxClock } from "./clock.js";
 import { Dispatcher } from "./dispatcher.js";
 import { createHandler, type Credentials } from "./server.js";
 import { SandboxService } from "./service.js";
-import { openStore, type Db } from "./store/index.js";
+import { describeDb, openStore, type Db } from "./store/index.js";
 
 export interface SandboxOptions {
   readonly binding: SandboxBinding;
@@ -27,6 +27,29 @@ export interface SandboxOptions {
   readonly deliveryTimeoutMs: number;
   readonly retryDelaysMs: readonly number[];
   readonly log: (line: string) => void;
+  /** Internal errors are logged with their stack. */
+  readonly debug?: boolean;
+  /** Sets a stored clock offset back to 0 (real time) before starting. */
+  readonly resetClock?: boolean;
+}
+
+/** Why the sandbox did not start, in one line for its user (the CLI prints it and exits 2). */
+export class StartError extends Error {
+  constructor(message: string, readonly code: "VERISPEC_LISTEN" | "VERISPEC_CLOCK_RANGE", readonly cause?: unknown) {
+    super(message);
+    this.name = "StartError";
+  }
+}
+
+/** Why a listen failed, in words (the error's code stays beside them). */
+function listenCause(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case "EADDRINUSE": return "the port is in use";
+    case "EADDRNOTAVAIL": return "the address is not one of this machine's";
+    case "EACCES": return "permission denied (a port below 1024 needs privileges)";
+    case "ENOTFOUND": case "EAI_AGAIN": case "EAI_NONAME": return "the host name does not resolve";
+    default: return err.message;
+  }
 }
 
 export interface RunningSandbox {
@@ -37,11 +60,21 @@ export interface RunningSandbox {
 
 export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const db = await openStore(o.db, o.cwd);
-  const clock = new SandboxClock();
+  const clock = new SandboxClock(0, choice<number>(o.binding.spec, "controlApi", "maxClockOffsetMs"));
   const service = new SandboxService({
     binding: o.binding, db, clock, webhookUrls: o.webhookUrls, signatureVersion: o.signatureVersion, processingMs: o.processingMs, signingSecret: o.signingSecret,
   });
-  clock.set(await service.loadClockOffset());
+  try {
+    if (o.resetClock) await service.setClockOffset(0);
+    const stored = await service.loadClockOffset();
+    if (!clock.allows(stored)) {
+      throw new StartError(`the sandbox clock stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`, "VERISPEC_CLOCK_RANGE");
+    }
+    clock.set(stored);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
   const dispatcher = new Dispatcher({
     db,
     sign: (version, body) => o.binding.signWebhook({ version, rawBody: body, secret: o.signingSecret }),
@@ -66,18 +99,31 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const handler = createHandler({
     binding: o.binding, service, db, clock, credentials: o.credentials, maxBodyBytes: o.maxBodyBytes, requestedActionsPath: o.requestedActionsPath,
     baseUrl: () => address,
+    log: (line) => o.log(line),
+    debug: o.debug,
     onClockAdvanced: () => {
       process();
       dispatcher.wake();
     },
   });
   await dispatcher.start();
-  server = createServer((req, res) => void handler(req, res));
+  // The handler answers every error itself; a rejection reaching here is logged, never left unhandled.
+  server = createServer((req, res) => void handler(req, res).catch((err: Error) => o.log(`internal error: ${err?.message}`)));
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server!.once("error", reject);
-    server!.listen(o.port, o.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server!.once("error", reject);
+      server!.listen(o.port, o.host, () => resolve());
+    });
+  } catch (err) {
+    // Nothing may keep the process alive after a failed start: the loops and the database are stopped.
+    clearInterval(tick);
+    await dispatcher.stop().catch(() => {});
+    await db.close().catch(() => {});
+    const e = err as NodeJS.ErrnoException;
+    const where = o.host.includes(":") ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`;
+    throw new StartError(`cannot listen on ${where}: ${listenCause(e)} (${e.code ?? e.name})`, "VERISPEC_LISTEN", err);
+  }
   const { port } = server.address() as AddressInfo;
   address = `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`;
 

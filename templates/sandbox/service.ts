@@ -94,6 +94,11 @@ export function subjectOf(v: Verification): Record<string, unknown> {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** A request as stored: without the keys the binding names (spec/sandbox.yaml storedRequest: the older endpoints' credentials). */
+export function withoutCredentials(body: Record<string, unknown>, omit: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => !omit.includes(k)));
+}
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 export class SandboxService {
@@ -420,6 +425,10 @@ export class SandboxService {
 
   // ---- older endpoints ---------------------------------------------------------------------------
 
+  private storable(body: Record<string, unknown>): Record<string, unknown> {
+    return withoutCredentials(body, choice<string[]>(this.b.spec, "storedRequest", "omit"));
+  }
+
   private olderName(body: Record<string, unknown>): { name: string; testText: string | undefined } {
     const fields = obj(body.fields);
     const tv = this.b.spec.testValues.fields;
@@ -443,7 +452,7 @@ export class SandboxService {
     const fields = obj(body.fields);
     const v = this.newVerification("older", {
       ...(form ? { trace: form.id, formId: form.id, maxAttempts: form.maxAttempts } : {}), userId: str(body.metadata_userId) ?? null, type: String(body.type), name,
-      country: str(fields.country) ?? null, request: body, outcome: testText ?? "",
+      country: str(fields.country) ?? null, request: this.storable(body), outcome: testText ?? "",
     }, this.clock.now());
     // Entities: submissionId is the trace (the service's specification, section 6.3).
     return body.type === "individual" ? v : { ...v, submissionId: v.trace };
@@ -553,7 +562,7 @@ export class SandboxService {
 
   async createForm(body: Record<string, unknown>): Promise<string> {
     const id = randomUUID();
-    await this.db.query("INSERT INTO forms (id, request, created_at) VALUES ($1, $2, $3)", [id, json(body), this.clock.now()]);
+    await this.db.query("INSERT INTO forms (id, request, created_at) VALUES ($1, $2, $3)", [id, json(this.storable(body)), this.clock.now()]);
     return id;
   }
 

@@ -214,15 +214,20 @@ describe("v5 over HTTP", () => {
     }
   });
 
-  it("an internal error is 500 internal_error, logged to stderr", async () => {
+  it("an unexpected error is 500 internal_error naming a request id, one line on stderr without its stack; the sandbox keeps serving", async () => {
     const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const get = vi.spyOn(h.service, "get").mockRejectedValueOnce(new TypeError("boom\n    at a stack line"));
     try {
-      const r = await authed("GET", "/v5/verifications/%E0%A4%A");
+      const r = await authed("GET", "/v5/verifications/some-trace");
       expect(r.status).toBe(500);
-      expect(r.body.error).toEqual({ code: "internal_error", message: "Internal sandbox error.", help: null });
-      expect(r.body.statusCode).toBe(500);
-      expect(String(write.mock.calls[0]?.[0])).toMatch(/^verispec sandbox: internal error on GET \/v5\/verifications\/%E0%A4%A: URIError/);
+      const id = r.body.trace as string;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const message = `Internal sandbox error (request id ${id}).`;
+      expect(r.body).toMatchObject({ statusCode: 500, message, error: { code: "internal_error", message, help: null } });
+      expect(write.mock.calls.map((c) => String(c[0]))).toEqual([`verispec sandbox: internal error ${id} on GET /v5/verifications/some-trace: TypeError: boom\n`]);
+      expect((await authed("GET", "/v5/verifications/some-trace")).status).toBe(404);
     } finally {
+      get.mockRestore();
       write.mockRestore();
     }
   });
@@ -366,9 +371,10 @@ describe("the control API over HTTP", () => {
     const cases: [unknown, string][] = [
       [{}, "verificationStatus (a string) is required."],
       [{ verificationStatus: 3 }, "verificationStatus (a string) is required."],
-      [{ verificationStatus: "rejected", maxAttempts: 0 }, "maxAttempts must be a positive integer."],
-      [{ verificationStatus: "rejected", maxAttempts: 1.5 }, "maxAttempts must be a positive integer."],
-      [{ verificationStatus: "rejected", maxAttempts: "3" }, "maxAttempts must be a positive integer."],
+      [{ verificationStatus: "rejected", maxAttempts: 0 }, "maxAttempts must be an integer from 1 to 2147483647."],
+      [{ verificationStatus: "rejected", maxAttempts: 1.5 }, "maxAttempts must be an integer from 1 to 2147483647."],
+      [{ verificationStatus: "rejected", maxAttempts: "3" }, "maxAttempts must be an integer from 1 to 2147483647."],
+      [{ verificationStatus: "rejected", maxAttempts: 3_000_000_000 }, "maxAttempts must be an integer from 1 to 2147483647."],
       [{ verificationStatus: "rejected", trigger: 1 }, "trigger must be a transition id."],
     ];
     for (const [body, message] of cases) {
@@ -388,10 +394,11 @@ describe("the control API over HTTP", () => {
   });
 
   it("POST clock: 400 unless advanceMs is a non-negative integer; advances, stores the offset and answers it", async () => {
-    for (const body of [{}, { advanceMs: -1 }, { advanceMs: 1.5 }, { advanceMs: "5" }]) {
+    const room = 3_155_760_000_000 - h.clock.offset;
+    for (const body of [{}, { advanceMs: -1 }, { advanceMs: 1.5 }, { advanceMs: "5" }, { advanceMs: room + 1 }]) {
       const r = await authed("POST", "/_sandbox/clock", body);
       expect(r.status).toBe(400);
-      expect(r.body.message).toBe("advanceMs must be a non-negative integer.");
+      expect(r.body.message).toBe(`advanceMs must be an integer from 0 to ${room}: the sandbox clock runs at most 100 years ahead of real time.`);
     }
     const offset = h.clock.offset;
     const before = Date.now();

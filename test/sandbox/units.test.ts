@@ -8,7 +8,7 @@ import { describeDb } from "../../templates/sandbox/store/index.js";
 import { binding } from "./inprocess.js";
 
 describe("SandboxClock", () => {
-  it("is real time plus the offset; advance adds, set replaces; a negative or fractional advance is a RangeError", () => {
+  it("is real time plus the offset; advance adds, set replaces; a negative, fractional or out-of-bound offset is a RangeError", () => {
     const now = vi.spyOn(Date, "now").mockReturnValue(1_000_000);
     try {
       const clock = new SandboxClock();
@@ -16,11 +16,19 @@ describe("SandboxClock", () => {
       expect(clock.advance(500)).toBe(500);
       expect(clock.advance(0)).toBe(500);
       expect([clock.now(), clock.offset]).toEqual([1_000_500, 500]);
-      for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) expect(() => clock.advance(bad)).toThrow(new RangeError("advanceMs must be a non-negative integer"));
+      for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) expect(() => clock.advance(bad)).toThrow(RangeError);
       expect(clock.offset).toBe(500);
       clock.set(42);
       expect(clock.now()).toBe(1_000_042);
       expect(new SandboxClock(7).now()).toBe(1_000_007);
+      // Bounded: the offset stays within 0..max, whether advanced or set.
+      const bounded = new SandboxClock(0, 1000);
+      expect(bounded.advance(1000)).toBe(1000);
+      expect(() => bounded.advance(1)).toThrow(new RangeError("advanceMs must be an integer from 0 to 0"));
+      expect(bounded.offset).toBe(1000);
+      for (const bad of [-1, 1001, 0.5, Number.NaN]) expect(() => bounded.set(bad)).toThrow(new RangeError("a clock offset must be an integer from 0 to 1000"));
+      bounded.set(0);
+      expect([bounded.allows(0), bounded.allows(1000), bounded.allows(1001), bounded.allows("5"), bounded.allows(-1)]).toEqual([true, true, false, false, false]);
     } finally {
       now.mockRestore();
     }

@@ -19,6 +19,8 @@ export interface SandboxArgs {
   readonly maxBodyBytes: number | undefined;
   readonly deliveryTimeoutMs: number | undefined;
   readonly retryDelaysMs: readonly number[] | undefined;
+  readonly debug: boolean;
+  readonly resetClock: boolean;
 }
 
 const integer = (name: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
@@ -60,6 +62,8 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     maxBodyBytes: integer("max-body", s("max-body"), 1),
     deliveryTimeoutMs: integer("delivery-timeout-ms", s("delivery-timeout-ms"), 1),
     retryDelaysMs: delays === undefined ? undefined : delays === "" ? [] : delays.split(",").map(Number),
+    debug: values.debug === true,
+    resetClock: values["reset-clock"] === true,
   };
 }
 
@@ -97,10 +101,12 @@ export async function sandbox(call: CommandCall): Promise<number> {
       deliveryTimeoutMs: args.deliveryTimeoutMs ?? choice<number>(spec, "retryPolicy", "timeoutMs"),
       retryDelaysMs: args.retryDelaysMs ?? choice<number[]>(spec, "retryPolicy", "delaysMs"),
       log: (line) => io.stderr(`verispec sandbox: ${line}\n`),
+      debug: args.debug,
+      resetClock: args.resetClock,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === "EADDRINUSE" || e.code === "EACCES" || e.code === "EADDRNOTAVAIL") throw new UsageError(`cannot listen on ${args.host}:${args.port} (${e.code})`);
+    if (e.code === "VERISPEC_LISTEN" || e.code === "VERISPEC_CLOCK_RANGE") throw new UsageError(e.message); // index.ts StartError
     if (e.code === "ERR_MODULE_NOT_FOUND" && /pglite|'pg'/.test(e.message)) {
       throw new UsageError(`the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`);
     }
@@ -108,6 +114,13 @@ export async function sandbox(call: CommandCall): Promise<number> {
     if (e.code === "VERISPEC_DB_OPEN") throw new UsageError(e.message); // store/pglite.ts OPEN_FAILED
     throw err;
   }
+  // The last guard: an error no request handler caught is one line (its stack with --debug); the sandbox keeps serving.
+  const unexpected = (err: unknown) => {
+    const e = err instanceof Error ? err : new Error(String(err));
+    io.stderr(`verispec sandbox: internal error: ${args.debug ? (e.stack ?? e.message) : `${e.name}: ${e.message.split("\n")[0]}`}\n`);
+  };
+  process.on("unhandledRejection", unexpected);
+  process.on("uncaughtException", unexpected);
   // Handlers first: a caller may send SIGTERM the moment it reads the ready line.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
@@ -127,5 +140,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
   for (const [name, c] of shown) if (c.generated) io.stdout(`test value ${name}=${c.value}\n`);
   await stopped;
   await running.close();
+  process.off("unhandledRejection", unexpected);
+  process.off("uncaughtException", unexpected);
   return 0;
 }
