@@ -1,10 +1,10 @@
 // Output directory safety: verispec writes only into a directory that is absent, empty or its own;
 // a refused directory is left byte for byte; a killed run is recovered at the next start.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listFiles, MANIFEST, OutputError, recoverInterrupted, WORK_DIR, writeAtomically } from "../../generator/write.js";
+import { isVerispecOutput, listFiles, MANIFEST, OutputError, recoverInterrupted, WORK_DIR, writeAtomically } from "../../generator/write.js";
 
 let dir: string;
 beforeEach(() => {
@@ -136,15 +136,36 @@ describe("a write that fails part-way", () => {
 });
 
 describe("recovery", () => {
-  it("a next run cleans folders left by older versions beside the output", () => {
+  it("folders beside the output merely named like leftovers are the user's: left as they are", () => {
     const out = join(dir, "generated");
     mkdirSync(join(dir, ".generated.tmp-1-2"));
     writeFileSync(join(dir, ".generated.tmp-1-2", "a.json"), "half\n");
     mkdirSync(join(dir, ".generated.old-1-2"));
     writeFileSync(join(dir, ".generated.old-1-2", "a.json"), "old\n");
+    const before = snapshot(dir);
     recoverInterrupted(out);
-    expect(readdirSync(dir)).toEqual(["generated"]);
-    expect(readFileSync(join(out, "a.json"), "utf8")).toBe("old\n");
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it("issue 23: .user.old-backup/ beside a refused --out user stays; .newout.old-mine/ is not renamed to newout", async () => {
+    const { main } = await import("../../generator/cli/main.js");
+    const project = join(dir, "project");
+    mkdirSync(join(project, "user"), { recursive: true });
+    writeFileSync(join(project, "user", "notes.txt"), "mine\n");
+    for (const leftover of [".user.old-backup", ".newout.old-mine", join(WORK_DIR, "user.old-backup"), join(WORK_DIR, "newout.old-mine")]) {
+      mkdirSync(join(project, leftover), { recursive: true });
+      writeFileSync(join(project, leftover, "keep.txt"), "mine\n");
+    }
+    const io = { stdout: () => undefined, stderr: () => undefined, env: {}, cwd: project, stdin: async () => "" };
+    const spec = join(import.meta.dirname, "..", "..", "spec");
+    const before = snapshot(project);
+    expect(await main(["generate", "--spec", spec, "--out", "user"], io)).toBe(2);
+    expect(snapshot(project)).toEqual(before);
+    expect(await main(["generate", "--spec", spec, "--out", "newout"], io)).toBe(0);
+    for (const leftover of [".user.old-backup", ".newout.old-mine", join(WORK_DIR, "user.old-backup"), join(WORK_DIR, "newout.old-mine")])
+      expect(readFileSync(join(project, leftover, "keep.txt"), "utf8")).toBe("mine\n");
+    expect(existsSync(join(project, "newout", "keep.txt"))).toBe(false);
+    expect(isVerispecOutput(join(project, "newout"))).toBe(true);
   });
 
   it("temporary folders ignore themselves for git", () => {

@@ -9,9 +9,11 @@ import {
   compareWithDisk,
   hasDrift,
   isVerispecOutput,
+  LEFTOVER_MARKER,
   MANIFEST,
   MANIFEST_BANNER,
   manifestFile,
+  MARKER_TEXT,
   OutputError,
   recoverInterrupted,
   shortDiff,
@@ -171,12 +173,17 @@ describe("a write", () => {
 
 describe("recovery of a killed run", () => {
   const work = () => join(dir, WORK_DIR);
+  /** A folder as a killed run leaves it: marked as verispec's. */
+  const leftover = (name: string, file: string, contents: string) => {
+    put(join(work(), name, file), contents);
+    writeFileSync(join(work(), name, LEFTOVER_MARKER), MARKER_TEXT);
+  };
 
   it("removes a lone temporary folder and a lone moved-aside one while the output is in place", () => {
     const out = join(dir, "out");
     writeAtomically(out, files, { cwd: dir });
-    put(join(work(), "out.tmp-000000000000001-1", "z.ts"), "half\n");
-    put(join(work(), "out.old-000000000000002-1", "z.ts"), "old\n");
+    leftover("out.tmp-000000000000001-1", "z.ts", "half\n");
+    leftover("out.old-000000000000002-1", "z.ts", "old\n");
     recoverInterrupted(out);
     expect(existsSync(work())).toBe(false);
     expect(readFileSync(join(out, "z.ts"), "utf8")).toBe(files[0]!.contents);
@@ -184,13 +191,34 @@ describe("recovery of a killed run", () => {
 
   it("puts the newest moved-aside output back when the output is missing, with docs/ from its temporary folder", () => {
     const out = join(dir, "out");
-    put(join(work(), "out.old-000000000000001-1", "z.ts"), "older\n");
-    put(join(work(), "out.old-000000000000002-1", "z.ts"), "newest\n");
-    put(join(work(), "out.tmp-000000000000002-1", "docs", "index.html"), "<p>docs</p>\n");
+    leftover("out.old-000000000000001-1", "z.ts", "older\n");
+    leftover("out.old-000000000000002-1", "z.ts", "newest\n");
+    leftover("out.tmp-000000000000002-1", "docs/index.html", "<p>docs</p>\n");
     recoverInterrupted(out);
     expect(readFileSync(join(out, "z.ts"), "utf8")).toBe("newest\n");
     expect(readFileSync(join(out, "docs", "index.html"), "utf8")).toBe("<p>docs</p>\n");
+    expect(existsSync(join(out, LEFTOVER_MARKER))).toBe(false); // the restored output is not a leftover
     expect(existsSync(work())).toBe(false);
+  });
+
+  it("touches no folder without verispec's marker, whatever its name: not renamed into place, not removed", () => {
+    const out = join(dir, "out");
+    put(join(work(), "out.old-000000000000003-1", "z.ts"), "the user's\n");
+    put(join(work(), "out.tmp-000000000000003-1", "z.ts"), "the user's\n");
+    put(join(work(), "out.old-000000000000004-1", LEFTOVER_MARKER), "some other text\n");
+    recoverInterrupted(out);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(work()).sort()).toEqual(["out.old-000000000000003-1", "out.old-000000000000004-1", "out.tmp-000000000000003-1"]);
+  });
+
+  it("a marker left in the output (killed just before it was moved aside) is not a foreign file, and is removed", () => {
+    const out = join(dir, "out");
+    writeAtomically(out, files, { cwd: dir });
+    writeFileSync(join(out, LEFTOVER_MARKER), MARKER_TEXT);
+    writeAtomically(out, files, { cwd: dir });
+    expect(existsSync(join(out, LEFTOVER_MARKER))).toBe(false);
+    writeFileSync(join(out, LEFTOVER_MARKER), "the user's own file of that name\n");
+    expect(failure(() => writeAtomically(out, files, { cwd: dir })).message).toContain(`(${LEFTOVER_MARKER})`);
   });
 
   it("leaves folders whose names only end like a leftover", () => {
