@@ -58,6 +58,7 @@ export const SANDBOX_USAGE = `Usage: verispec sandbox [--spec <dir>] [--host 127
                         [--webhook-url <url>]... [--signature-version 2|1] [--processing-ms <n>|manual]
                         [--requested-actions-path <path>] [--max-body <bytes>]
                         [--delivery-timeout-ms <n>] [--retry-delays <ms,ms,...>] [--reset-clock] [--debug]
+                        [--log-format text|json] [--shutdown-timeout-ms <n>]
 
 Runs the verification service on this machine: every endpoint of the specification (section 4) with its
 authentication, states and transitions from spec/statuses.yaml, attempts, 474/475, hosted forms with
@@ -82,6 +83,10 @@ a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox
   --retry-delays <ms,...>         delays between delivery retries (default 1000,5000,30000,120000,600000)
   --reset-clock                   set the stored sandbox clock back to real time before starting
   --debug                         log internal errors with their stack
+  --log-format text|json          text lines (default), or JSON lines on stderr with one per request
+                                  (time, level, requestId, method, route, status, durationMs); needs pino
+  --shutdown-timeout-ms <n>       on SIGTERM, how long in-flight requests and deliveries may take (default
+                                  10000); then the remaining connections are closed and it exits 0
 
 Credentials come from the environment: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET (HTTP
 Basic on /v5 and /_sandbox, metadata_serviceUid/metadata_secretKey on the older endpoints) and
@@ -91,7 +96,9 @@ start; a value from the environment is never printed.
 At start, prints 'verispec sandbox serving <spec dir> (specVersion <v>)'; when ready,
 'verispec sandbox listening on http://<host>:<port>'. Control API (same credentials):
 POST /_sandbox/verifications/:trace/status, POST /_sandbox/clock, GET /_sandbox/deliveries?trace=,
-POST /_sandbox/deliveries/:deliveryId/resend; the page GET /_sandbox. SIGINT/SIGTERM stop it cleanly.`;
+POST /_sandbox/deliveries/:deliveryId/resend; the page GET /_sandbox. Without credentials: GET /healthz,
+GET /readyz (database reachable, migrations applied) and GET /metrics (Prometheus; needs prom-client).
+SIGINT/SIGTERM stop it cleanly. Operating one for a team: docs/operating-a-shared-sandbox.md.`;
 
 export const DIFF_USAGE = `Usage: verispec diff <base> [<head>] [--format text|json|markdown] [--fail-on breaking|warning]
                     [--config <file>] [--spec <dir>] [--checks]

@@ -1,11 +1,17 @@
 // Starts the sandbox: opens the store (migrations applied), restores the clock, starts the processing
-// loop and the dispatcher, then listens. `close()` stops accepting, lets in-flight requests finish, stops
-// the loops and closes the database.
+// loop and the dispatcher, then listens, with the operator's routes, metrics and request log in front
+// (ops.ts). `close()` (SIGTERM) drains: readiness turns 503, nothing new is accepted, in-flight requests,
+// processing and deliveries finish within `shutdownTimeoutMs` (then the remaining connections are cut),
+// the loops stop and the database closes.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { choice, type SandboxBinding } from "./binding.js";
 import { SandboxClock } from "./clock.js";
 import { Dispatcher } from "./dispatcher.js";
+import { textLogger, type SandboxLogger } from "./logging.js";
+import { createMetrics, type SandboxMetrics } from "./metrics.js";
+import { createOps } from "./ops.js";
+import { routeNamer } from "./routes.js";
 import { createHandler, type Credentials } from "./server.js";
 import { SandboxService } from "./service.js";
 import { describeDb, openStore, type Db } from "./store/index.js";
@@ -31,6 +37,12 @@ export interface SandboxOptions {
   readonly debug?: boolean;
   /** Sets a stored clock offset back to 0 (real time) before starting. */
   readonly resetClock?: boolean;
+  /** Events and request lines (default: events as `log` lines, requests not logged). */
+  readonly logger?: SandboxLogger;
+  /** Serve Prometheus metrics at /metrics (default true; needs prom-client, else /metrics answers 404). */
+  readonly metrics?: boolean;
+  /** How long close() waits for in-flight requests, processing and deliveries (default 10,000 ms). */
+  readonly shutdownTimeoutMs?: number;
 }
 
 /** Why the sandbox did not start, in one line for its user (the CLI prints it and exits 2). */
@@ -52,6 +64,19 @@ function listenCause(err: NodeJS.ErrnoException): string {
   }
 }
 
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** prom-client's metrics, or undefined (logged once) when it is not installed. */
+async function loadMetrics(db: Db, logger: SandboxLogger): Promise<SandboxMetrics | undefined> {
+  try {
+    return await createMetrics(db, Date.now);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
+    logger.event("warn", "metrics off: prom-client is not installed (npm install prom-client)");
+    return undefined;
+  }
+}
+
 export interface RunningSandbox {
   readonly url: string;
   readonly db: Db;
@@ -61,6 +86,7 @@ export interface RunningSandbox {
 export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const db = await openStore(o.db, o.cwd);
   const clock = new SandboxClock(0, choice<number>(o.binding.spec, "controlApi", "maxClockOffsetMs"));
+  const logger = o.logger ?? { event: (_level, message) => o.log(message), request: () => {} };
   const service = new SandboxService({
     binding: o.binding, db, clock, webhookUrls: o.webhookUrls, signatureVersion: o.signatureVersion, processingMs: o.processingMs, signingSecret: o.signingSecret,
   });
@@ -81,7 +107,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     deliveryIdHeader: choice<string>(o.binding.spec, "deliveryId", "header"),
     timeoutMs: o.deliveryTimeoutMs,
     delaysMs: o.retryDelaysMs,
-    log: o.log,
+    log: (line) => logger.event("warn", line),
   });
   service.onChange = () => dispatcher.wake();
   service.onQueued = (rows) => dispatcher.handOver(rows);
@@ -89,7 +115,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   let processing: Promise<unknown> | undefined;
   const process = () => {
     if (processing) return;
-    processing = service.processDue().catch((err: Error) => o.log(`processing: ${err.message}`)).finally(() => (processing = undefined));
+    processing = service.processDue().catch((err: Error) => logger.event("error", `processing: ${err.message}`)).finally(() => (processing = undefined));
   };
   const tick = setInterval(process, o.processingMs === "manual" ? 250 : Math.max(10, Math.min(100, o.processingMs / 4)));
   tick.unref();
@@ -106,9 +132,13 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
       dispatcher.wake();
     },
   });
+  const ops = createOps({
+    db, logger, metrics: o.metrics === false ? undefined : await loadMetrics(db, logger), routeOf: routeNamer(o.binding, o.requestedActionsPath),
+  });
+  const serve = ops.wrap(handler);
   await dispatcher.start();
   // The handler answers every error itself; a rejection reaching here is logged, never left unhandled.
-  server = createServer((req, res) => void handler(req, res).catch((err: Error) => o.log(`internal error: ${err?.message}`)));
+  server = createServer((req, res) => void serve(req, res).catch((err: Error) => o.log(`internal error: ${err?.message}`)));
   server.keepAliveTimeout = 5000;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -133,12 +163,23 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     db,
     close: () =>
       (closing ??= (async () => {
+        ops.drain();
         clearInterval(tick);
         const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
         server!.closeIdleConnections();
-        await closed;
-        await processing;
-        await dispatcher.stop();
+        const finished = (async () => {
+          await closed;
+          await processing;
+          await dispatcher.stop();
+        })();
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), o.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS)));
+        if ((await Promise.race([finished, bound])) === "late") {
+          logger.event("warn", "shutdown: work still running after the shutdown timeout; closing its connections");
+          server!.closeAllConnections();
+          await Promise.race([finished, new Promise((r) => setTimeout(r, 1000))]);
+        }
+        clearTimeout(timer);
         await db.close();
       })()),
   };

@@ -21,6 +21,8 @@ export interface SandboxArgs {
   readonly retryDelaysMs: readonly number[] | undefined;
   readonly debug: boolean;
   readonly resetClock: boolean;
+  readonly logFormat: "text" | "json";
+  readonly shutdownTimeoutMs: number | undefined;
 }
 
 const integer = (name: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
@@ -49,6 +51,8 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
   if (path !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(path)) throw new UsageError(`--requested-actions-path must be a path starting with /, not ${JSON.stringify(path)}`);
   const delays = s("retry-delays");
   if (delays !== undefined && !/^\d+(,\d+)*$|^$/.test(delays)) throw new UsageError(`--retry-delays must be milliseconds separated by commas, not ${JSON.stringify(delays)}`);
+  const logFormat = s("log-format") ?? "text";
+  if (logFormat !== "text" && logFormat !== "json") throw new UsageError(`--log-format must be text or json, not ${JSON.stringify(logFormat)}`);
   const db = s("db") ?? ".verispec/sandbox";
   if (db === "") throw new UsageError("--db must be a directory, memory or a postgres:// URL");
   return {
@@ -64,6 +68,8 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     retryDelaysMs: delays === undefined ? undefined : delays === "" ? [] : delays.split(",").map(Number),
     debug: values.debug === true,
     resetClock: values["reset-clock"] === true,
+    logFormat,
+    shutdownTimeoutMs: integer("shutdown-timeout-ms", s("shutdown-timeout-ms"), 0),
   };
 }
 
@@ -71,6 +77,18 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
 function credential(env: NodeJS.ProcessEnv, name: string, make: () => string): { value: string; generated: boolean } {
   const given = env[name];
   return given !== undefined && given !== "" ? { value: given, generated: false } : { value: make(), generated: true };
+}
+
+/** The log of --log-format: text lines through `stderr`, or JSON lines by pino (a UsageError when it is not installed). */
+async function sandboxLogger(format: "text" | "json", stderr: (text: string) => void) {
+  const { textLogger, jsonLogger } = await import("../../../templates/sandbox/logging.js");
+  if (format === "text") return textLogger(stderr);
+  try {
+    return await jsonLogger();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") throw new UsageError("--log-format json needs pino: npm install pino");
+    throw err;
+  }
 }
 
 export async function sandbox(call: CommandCall): Promise<number> {
@@ -83,6 +101,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
   const [{ startSandbox }, { choice }] = await Promise.all([import("../../../templates/sandbox/index.js"), import("../../../templates/sandbox/binding.js")]);
   const spec = served.binding.spec;
   io.stdout(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"})\n`);
+  const logger = await sandboxLogger(args.logFormat, io.stderr);
   let running;
   try {
     running = await startSandbox({
@@ -103,6 +122,8 @@ export async function sandbox(call: CommandCall): Promise<number> {
       log: (line) => io.stderr(`verispec sandbox: ${line}\n`),
       debug: args.debug,
       resetClock: args.resetClock,
+      logger,
+      shutdownTimeoutMs: args.shutdownTimeoutMs,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

@@ -1,0 +1,95 @@
+// What an operator's tools ask of a running sandbox, in front of the service's own routes (server.ts):
+// GET /healthz (the process is up), GET /readyz (the database answers and has every migration this
+// sandbox knows; 503 while shutting down, so a load balancer stops sending), GET /metrics (metrics.ts).
+// None takes credentials and none shows data. Every request gets an id (X-Request-Id: the caller's when it
+// is a plain token, else a new one), is timed, counted and logged by route template when it ends; while
+// the sandbox drains, answers carry Connection: close so kept-alive connections end after their request.
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SandboxLogger } from "./logging.js";
+import type { SandboxMetrics } from "./metrics.js";
+import type { Db } from "./store/index.js";
+import { MIGRATIONS } from "./store/migrations.js";
+
+export interface OpsOptions {
+  readonly db: Db;
+  readonly logger: SandboxLogger;
+  /** Undefined: prom-client is not installed, /metrics answers 404 with a line saying so. */
+  readonly metrics: SandboxMetrics | undefined;
+  readonly routeOf: (method: string, path: string) => { method: string; route: string };
+}
+
+const LATEST_MIGRATION = Math.max(...MIGRATIONS.map((m) => m.version));
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Readiness: the database answers and holds every migration this sandbox knows (or a newer one). */
+export async function readiness(db: Db): Promise<{ ready: boolean; reason?: string }> {
+  try {
+    const rows = await db.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
+    const v = Number(rows[0]?.v ?? 0);
+    return v >= LATEST_MIGRATION ? { ready: true } : { ready: false, reason: `migrations not applied (database at ${v}, sandbox needs ${LATEST_MIGRATION})` };
+  } catch {
+    return { ready: false, reason: "database unreachable" };
+  }
+}
+
+export function createOps(o: OpsOptions) {
+  let draining = false;
+  const plain = (res: ServerResponse, status: number, body: string, type = "application/json; charset=utf-8") => {
+    res.writeHead(status, { "Content-Type": type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store" });
+    res.end(body);
+  };
+
+  /** Answers the operator's routes; false for any other request. */
+  async function operate(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    if (req.method !== "GET" && req.method !== "HEAD") return false;
+    if (path === "/healthz") {
+      plain(res, 200, JSON.stringify({ status: "up" }));
+      return true;
+    }
+    if (path === "/readyz") {
+      const r = draining ? { ready: false, reason: "shutting down" } : await readiness(o.db);
+      plain(res, r.ready ? 200 : 503, JSON.stringify(r.ready ? { status: "ready" } : { status: "not ready", reason: r.reason }));
+      return true;
+    }
+    if (path === "/metrics") {
+      if (!o.metrics) plain(res, 404, JSON.stringify({ status: "error", message: "Metrics need prom-client: npm install prom-client." }));
+      else {
+        const m = await o.metrics.scrape();
+        plain(res, 200, m.body, m.contentType);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** Wraps the service's handler: id, timing, draining, the operator's routes, then metrics and the log line. */
+  const wrap = (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = process.hrtime.bigint();
+    const given = req.headers["x-request-id"];
+    const requestId = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    if (draining) res.setHeader("Connection", "close");
+    const path = (req.url ?? "/").split("?")[0]!;
+    res.once("close", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const { method, route } = o.routeOf(req.method ?? "GET", path);
+      const status = res.writableFinished ? res.statusCode : 0; // 0: the connection closed before the answer ended
+      o.metrics?.observe(method, route, status, seconds);
+      o.logger.request({ requestId, method, route, status, durationMs: Math.round(seconds * 1e6) / 1e3 });
+    });
+    try {
+      if (await operate(req, res, path)) return;
+    } catch {
+      if (!res.headersSent) plain(res, 503, JSON.stringify({ status: "error", message: "Unavailable." }));
+      return;
+    }
+    return handle(req, res);
+  };
+
+  return {
+    wrap,
+    /** From now on: /readyz answers 503 and every answer closes its connection. */
+    drain: () => void (draining = true),
+  };
+}
