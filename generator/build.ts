@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { parse } from "yaml";
@@ -64,7 +65,19 @@ export function build(root = PACKAGE_ROOT): void {
   // The compiled CLI has no bundler: it reads the validators' runtime bundle from here (template-js.ts).
   writeFileSync(join(dist, bundlePath("validators")), templateBundle(root, "validators", RUNTIME_EXPORTS));
   writeFileSync(join(dist, "generator", "check", "meta-schema.compiled.cjs"), compiledMetaSchema(root));
+  writePgliteTemplate(dist);
   writeFileSync(STAMP, `${inputsHash(root)}\n`);
+}
+
+/**
+ * The sandbox's migrated PGlite data directory, dumped to dist/pglite-template/ (templates/sandbox/store/
+ * template.ts): a new sandbox database loads it instead of running initdb. Built by the compiled module
+ * in a child process (PGlite is asynchronous; the build is not).
+ */
+function writePgliteTemplate(dist: string): void {
+  const module = pathToFileURL(join(dist, "templates", "sandbox", "store", "template.js")).href;
+  const script = `const m = await import(${JSON.stringify(module)}); await m.writeTemplate(${JSON.stringify(join(dist, "pglite-template"))});`;
+  execFileSync(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" });
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split(sep).join("/"))) build();

@@ -1,9 +1,8 @@
 // Test support for the in-process sandbox tests: a PGlite database in memory with the migrations applied
-// (loaded from the run's template, test/sandbox/pglite-template.ts), and the sandbox's parts wired as
+// (loaded from a template: memoryDb), and the sandbox's parts wired as
 // startSandbox wires them (service, dispatcher, HTTP handler on 127.0.0.1, port 0) over that database, so
 // Stryker's in-process mutants are exercised. startSandbox itself is driven in index.test.ts.
-import { createHash, randomUUID } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -14,50 +13,24 @@ import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { SandboxService } from "../../templates/sandbox/service.js";
 import { openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
-import { migrate, MIGRATIONS } from "../../templates/sandbox/store/migrations.js";
+import { pgliteDb, pgliteInMemory, readTemplate, templateName, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
 
 export const binding = sandboxBinding as unknown as SandboxBinding;
 
-interface PGliteLike {
-  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
-  transaction<T>(fn: (tx: { query: PGliteLike["query"] }) => Promise<T>): Promise<T>;
-  dumpDataDir(compression: "none"): Promise<Blob>;
-  close(): Promise<void>;
-}
-
-const SETTINGS = ["wal_init_zero=off", "enable_bitmapscan=off"];
-
-async function pglite(loadDataDir?: Blob): Promise<PGliteLike> {
-  const { PGlite } = (await import("@electric-sql/pglite")) as unknown as {
-    PGlite: { defaultStartParams: string[]; create(o: object): Promise<PGliteLike> };
-  };
-  return PGlite.create({ ...(loadDataDir ? { loadDataDir } : {}), startParams: [...PGlite.defaultStartParams, ...SETTINGS.flatMap((s) => ["-c", s])] });
-}
-
-/** The same Db over PGlite as store/pglite.ts makes (exclusive). */
-function asDb(pg: PGliteLike): Db {
-  const wrap = (q: { query: PGliteLike["query"] }) => ({
-    query: async <T extends Row>(text: string, params?: readonly unknown[]) => (await q.query<T>(text, params ? [...params] : [])).rows,
-  });
-  return { kind: "pglite", exclusive: true, query: wrap(pg).query, transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))), close: () => pg.close() };
-}
-
-/** A fresh database in memory with every migration applied. */
+/**
+ * A fresh database in memory with every migration applied: loaded from the package's template
+ * (store/template.ts, built by npm run build) when it holds the current migrations, else from the run's
+ * own dump (test/sandbox/pglite-template.ts), made by the first file that needs it.
+ */
 export async function memoryDb(): Promise<Db> {
+  const shipped = readTemplate();
+  if (shipped) return pgliteDb(await pgliteInMemory(shipped));
   const dir = process.env.VERISPEC_PGLITE_TEMPLATE;
   if (!dir) return openStore("memory", ROOT);
-  const key = createHash("sha256").update(JSON.stringify(MIGRATIONS)).digest("hex").slice(0, 16);
-  const file = join(dir, `pglite-${key}.tar`);
-  if (existsSync(file)) return asDb(await pglite(new Blob([readFileSync(file)])));
-  const pg = await pglite();
-  const db = asDb(pg);
-  await migrate(db);
-  const dump = Buffer.from(await (await pg.dumpDataDir("none")).arrayBuffer());
-  const part = `${file}.${randomUUID()}`;
-  writeFileSync(part, dump);
-  renameSync(part, file);
-  return db;
+  const file = join(dir, templateName());
+  if (!existsSync(file)) await writeTemplate(dir);
+  return pgliteDb(await pgliteInMemory(readTemplate(file)));
 }
 
 export interface HarnessOptions {

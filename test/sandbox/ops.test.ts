@@ -20,13 +20,13 @@ function samples(text: string): Map<string, number> {
   return out;
 }
 
-describe("health, readiness and metrics", () => {
+describe("health, readiness and metrics", { timeout: 120_000 }, () => {
   let sandbox: Sandbox;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
     receiver = await startReceiver();
     sandbox = await startSandbox(["--db", "memory", "--processing-ms", "manual", "--webhook-url", receiver.url]);
-  });
+  }, 120_000);
   afterAll(async () => {
     await sandbox?.stop();
     await receiver?.close();
@@ -72,7 +72,7 @@ describe("health, readiness and metrics", () => {
   });
 });
 
-describe("JSON logs", () => {
+describe("JSON logs", { timeout: 120_000 }, () => {
   it("writes one JSON object a line with time, level, request id, route, status and duration, and never a secret", async () => {
     const secret = CREDENTIALS.secret;
     const sandbox = await startSandbox(["--db", "memory", "--processing-ms", "manual", "--log-format", "json"]);

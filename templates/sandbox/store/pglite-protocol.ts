@@ -6,6 +6,8 @@ export interface WorkerData {
   readonly dir: string | undefined;
   /** Postgres settings, `name=value`. */
   readonly settings: readonly string[];
+  /** The migrated template (template.ts) to load when the database is new, or undefined: initdb. */
+  readonly template: string | undefined;
 }
 
 export type Request =

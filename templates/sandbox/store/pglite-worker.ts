@@ -1,8 +1,11 @@
 // The embedded database's own thread: PGlite (Postgres compiled to WebAssembly) runs here, so its work
 // (about two thirds of a create's CPU) runs beside the sandbox's HTTP thread instead of taking turns with
 // it. pglite.ts is the other end; the messages are `Request`s, each answered once by a `Reply` of its id.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
+import { readTemplate } from "./template.js";
 
 interface PGliteQueryable {
   query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -13,7 +16,7 @@ interface PGliteLike extends PGliteQueryable {
 }
 interface PGliteClass {
   readonly defaultStartParams: readonly string[];
-  create(dataDir: string, options: { startParams: string[] }): Promise<PGliteLike>;
+  create(dataDir: string, options: { startParams: string[]; loadDataDir?: Blob }): Promise<PGliteLike>;
 }
 
 /** An open transaction: its handle, how to end it, and the transaction's own promise (settled once ended). */
@@ -24,7 +27,7 @@ interface OpenTransaction {
 }
 
 const port = parentPort!;
-const { dir, settings } = workerData as WorkerData;
+const { dir, settings, template } = workerData as WorkerData;
 const reply = (r: Reply) => port.postMessage(r);
 const failure = (id: number, err: unknown): Reply => {
   const e = err as { message?: string; code?: string };
@@ -38,7 +41,10 @@ async function main(): Promise<void> {
   let db: PGliteLike;
   try {
     const { PGlite } = (await import("@electric-sql/pglite")) as unknown as { PGlite: PGliteClass };
-    db = await PGlite.create(dir ?? "memory://", { startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])] });
+    // A new database starts from the template; an existing directory is opened as it is.
+    const fresh = dir === undefined || !existsSync(join(dir, "PG_VERSION"));
+    const loadDataDir = fresh ? readTemplate(template) : undefined;
+    db = await PGlite.create(dir ?? "memory://", { startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])], ...(loadDataDir ? { loadDataDir } : {}) });
   } catch (err) {
     reply(failure(0, err));
     return;

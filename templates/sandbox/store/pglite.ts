@@ -7,14 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
 import type { Db, Row, Sql } from "./sql.js";
-
-/**
- * PGlite runs no background workers. wal_init_zero=off: a new 16 MB WAL segment is not filled with zeros
- * first (that blocked the event loop for 60-90 ms every few thousand writes). enable_bitmapscan=off: with
- * no autovacuum, dead index entries stay; a plain index scan marks them dead once and skips them after,
- * where a bitmap scan visits every one again (the dispatcher's claim grew with every row ever delivered).
- */
-const SETTINGS = ["wal_init_zero=off", "enable_bitmapscan=off"];
+import { PGLITE_SETTINGS, templatePath } from "./template.js";
 
 /** The code of a DatabaseError raised when the database cannot be opened. */
 export const OPEN_FAILED = "VERISPEC_DB_OPEN";
@@ -45,7 +38,7 @@ function startWorker(data: WorkerData): Worker {
 /** `dir` undefined: in memory. */
 export async function openPglite(dir: string | undefined): Promise<Db> {
   if (dir !== undefined) mkdirSync(dir, { recursive: true });
-  const worker = startWorker({ dir, settings: SETTINGS });
+  const worker = startWorker({ dir, settings: PGLITE_SETTINGS, template: templatePath() });
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let stopped: Error | undefined;
