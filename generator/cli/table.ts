@@ -106,7 +106,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       "signature-version": { type: "string" }, "processing-ms": { type: "string" }, "requested-actions-path": { type: "string" },
       "max-body": { type: "string" }, "delivery-timeout-ms": { type: "string" }, "retry-delays": { type: "string" },
       debug: { type: "boolean" }, "reset-clock": { type: "boolean" },
-      "log-format": { type: "string" }, "shutdown-timeout-ms": { type: "string" },
+      "log-format": { type: "string" }, "shutdown-timeout-ms": { type: "string" }, "retain-days": { type: "string" },
     },
     run: async (c) => (await import("./commands/sandbox.js")).sandbox(c),
   },

@@ -58,7 +58,7 @@ export const SANDBOX_USAGE = `Usage: verispec sandbox [--spec <dir>] [--host 127
                         [--webhook-url <url>]... [--signature-version 2|1] [--processing-ms <n>|manual]
                         [--requested-actions-path <path>] [--max-body <bytes>]
                         [--delivery-timeout-ms <n>] [--retry-delays <ms,ms,...>] [--reset-clock] [--debug]
-                        [--log-format text|json] [--shutdown-timeout-ms <n>]
+                        [--log-format text|json] [--shutdown-timeout-ms <n>] [--retain-days <n>]
 
 Runs the verification service on this machine: every endpoint of the specification (section 4) with its
 authentication, states and transitions from spec/statuses.yaml, attempts, 474/475, hosted forms with
@@ -87,6 +87,8 @@ a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox
                                   (time, level, requestId, method, route, status, durationMs); needs pino
   --shutdown-timeout-ms <n>       on SIGTERM, how long in-flight requests and deliveries may take (default
                                   10000); then the remaining connections are closed and it exits 0
+  --retain-days <n>               keep verifications, history, finished deliveries and forms for n days
+                                  (default 30; 0 keeps everything); older ones are deleted in small batches
 
 Credentials come from the environment: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET (HTTP
 Basic on /v5 and /_sandbox, metadata_serviceUid/metadata_secretKey on the older endpoints) and
@@ -95,7 +97,8 @@ start; a value from the environment is never printed.
 
 At start, prints 'verispec sandbox serving <spec dir> (specVersion <v>)'; when ready,
 'verispec sandbox listening on http://<host>:<port>'. Control API (same credentials):
-POST /_sandbox/verifications/:trace/status, POST /_sandbox/clock, GET /_sandbox/deliveries?trace=,
+POST /_sandbox/verifications/:trace/status, POST /_sandbox/clock,
+GET /_sandbox/deliveries?trace=&userId=&status=&limit=&cursor= (a page and its nextCursor),
 POST /_sandbox/deliveries/:deliveryId/resend; the page GET /_sandbox. Without credentials: GET /healthz,
 GET /readyz (database reachable, migrations applied) and GET /metrics (Prometheus; needs prom-client).
 SIGINT/SIGTERM stop it cleanly. Operating one for a team: docs/operating-a-shared-sandbox.md.`;

@@ -16,7 +16,7 @@ import { EventEmitter } from "node:events";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Group } from "./store/group.js";
-import type { Db } from "./store/index.js";
+import type { Db, Row } from "./store/index.js";
 import { claimDue, recordOutcomes, releaseLeases, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
 
 export type { QueuedRow } from "./store/outbox.js";
@@ -251,6 +251,11 @@ export async function listDeliveries(db: Db, trace?: string): Promise<Record<str
   const rows = trace
     ? await db.query("SELECT * FROM outbox WHERE trace = $1 ORDER BY id", [trace])
     : await db.query("SELECT * FROM outbox ORDER BY id DESC LIMIT 500");
+  return describeDeliveries(db, rows);
+}
+
+/** Outbox rows as the control API shows them, each with its attempts. */
+export async function describeDeliveries(db: Db, rows: readonly Row[]): Promise<Record<string, unknown>[]> {
   const ids = rows.map((r) => Number(r.id));
   const attempts = ids.length ? await db.query("SELECT * FROM delivery_attempts WHERE outbox_id = ANY($1::bigint[]) ORDER BY id", [ids]) : [];
   return rows.map((r) => ({

@@ -11,6 +11,7 @@ import { Dispatcher } from "./dispatcher.js";
 import { textLogger, type SandboxLogger } from "./logging.js";
 import { createMetrics, type SandboxMetrics } from "./metrics.js";
 import { createOps } from "./ops.js";
+import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
 import { routeNamer } from "./routes.js";
 import { createHandler, type Credentials } from "./server.js";
 import { SandboxService } from "./service.js";
@@ -43,6 +44,8 @@ export interface SandboxOptions {
   readonly metrics?: boolean;
   /** How long close() waits for in-flight requests, processing and deliveries (default 10,000 ms). */
   readonly shutdownTimeoutMs?: number;
+  /** Days stored data is kept (retention.ts; default 30); 0 keeps everything. */
+  readonly retainDays?: number;
 }
 
 /** Why the sandbox did not start, in one line for its user (the CLI prints it and exits 2). */
@@ -63,6 +66,9 @@ function listenCause(err: NodeJS.ErrnoException): string {
     default: return err.message;
   }
 }
+
+/** How often retention looks for old data (it also looks once at start). */
+const RETENTION_EVERY_MS = 3_600_000;
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -154,6 +160,21 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     const where = o.host.includes(":") ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`;
     throw new StartError(`cannot listen on ${where}: ${listenCause(e)} (${e.code ?? e.name})`, "VERISPEC_LISTEN", err);
   }
+  const retainDays = o.retainDays ?? DEFAULT_RETAIN_DAYS;
+  let sweeping: Promise<unknown> | undefined;
+  let stopping = false;
+  const retain = () => {
+    if (sweeping || retainDays === 0 || stopping) return;
+    sweeping = sweep(db, { days: retainDays, now: () => clock.now(), stopped: () => stopping })
+      .then((t) => {
+        if (t.verifications + t.deliveries + t.forms) logger.event("info", `retention: removed ${t.verifications} verifications, ${t.deliveries} deliveries and ${t.forms} forms older than ${retainDays} days`);
+      })
+      .catch((err: Error) => logger.event("error", `retention: ${err.message}`))
+      .finally(() => (sweeping = undefined));
+  };
+  const retention = setInterval(retain, RETENTION_EVERY_MS);
+  retention.unref();
+  retain();
   const { port } = server.address() as AddressInfo;
   address = `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`;
 
@@ -164,12 +185,15 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     close: () =>
       (closing ??= (async () => {
         ops.drain();
+        stopping = true;
         clearInterval(tick);
+        clearInterval(retention);
         const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
         server!.closeIdleConnections();
         const finished = (async () => {
           await closed;
           await processing;
+          await sweeping;
           await dispatcher.stop();
         })();
         let timer: NodeJS.Timeout | undefined;

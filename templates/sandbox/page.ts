@@ -36,15 +36,20 @@ export function formPage(id: string, opened: { request: Record<string, unknown>;
 export function sandboxPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>verispec sandbox</title><style>${STYLE}</style></head>
 <body><h1>verispec sandbox</h1><p id="clock"></p>
-<h2>Verifications</h2><table id="verifications"><thead><tr><th>trace</th><th>type</th><th>name</th><th>status</th><th>attempt</th><th>timeline</th></tr></thead><tbody></tbody></table>
+<form method="get" action="/_sandbox" id="filter"><label>trace <input name="trace"></label><label>userId <input name="userId"></label><label>status <input name="status"></label><button type="submit">Filter</button> <a href="/_sandbox">all</a></form>
+<h2>Verifications</h2><table id="verifications"><thead><tr><th>trace</th><th>type</th><th>name</th><th>status</th><th>attempt</th><th>timeline</th></tr></thead><tbody></tbody></table><p><a id="next" hidden>Older verifications</a></p>
 <h2>Webhook deliveries</h2><table id="deliveries"><thead><tr><th>time</th><th>deliveryId</th><th>trace</th><th>status</th><th>signature</th><th>receiver</th><th>answer</th><th>retries</th></tr></thead><tbody></tbody></table>
 <script>
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
 const time = (ms) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
 async function refresh() {
-  const r = await fetch("/_sandbox/state", { credentials: "same-origin", cache: "no-store" });
+  const r = await fetch("/_sandbox/state" + location.search, { credentials: "same-origin", cache: "no-store" });
   if (!r.ok) return;
   const s = await r.json();
+  const next = document.getElementById("next");
+  const q = new URLSearchParams(location.search);
+  if (s.nextCursor) { q.set("cursor", s.nextCursor); next.href = "/_sandbox?" + q; }
+  next.hidden = !s.nextCursor;
   document.getElementById("clock").textContent = "Sandbox time " + time(s.now) + (s.clockOffsetMs ? " (advanced " + s.clockOffsetMs + " ms)" : "");
   document.querySelector("#verifications tbody").innerHTML = s.verifications.map((v) =>
     "<tr data-trace='" + esc(v.trace) + "'><td><code>" + esc(v.trace) + "</code>" + (v.parentTrace ? "<br>stakeholder of <code>" + esc(v.parentTrace) + "</code>" : "") +
@@ -58,6 +63,7 @@ async function refresh() {
     "</td><td class='" + esc(d.state) + "'>" + esc(d.state) + (d.lastStatus ? " " + esc(d.lastStatus) : "") + (d.lastError ? " " + esc(d.lastError) : "") +
     "</td><td>" + esc(Math.max(0, d.tries - 1)) + "</td></tr>").join("");
 }
+for (const [k, v] of new URLSearchParams(location.search)) { const i = document.querySelector("#filter [name='" + k + "']"); if (i) i.value = v; }
 refresh(); setInterval(refresh, 1000);
 </script></body></html>`;
 }

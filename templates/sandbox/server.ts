@@ -5,9 +5,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
 import { choice, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
-import { listDeliveries, resend } from "./dispatcher.js";
+import { deliveriesPage, parseBrowse, verificationsPage, type Browse } from "./browse.js";
+import { describeDeliveries, resend } from "./dispatcher.js";
 import { formPage, messagePage, sandboxPage } from "./page.js";
-import { ServiceError, type SandboxService } from "./service.js";
+import { ServiceError, toVerification, type SandboxService } from "./service.js";
+
+/** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
+const PAGE_ROWS = 100;
 import type { Db } from "./store/index.js";
 
 export interface Credentials {
@@ -330,14 +334,28 @@ export function createHandler(o: ServerOptions) {
     throw new HttpError(choice<number>(spec, "notFound", "httpStatus"), choice<string>(spec, "notFound", "code"), `No route ${method} ${path}.`);
   }
 
+  /** The filter and cursor of a listing's query (browse.ts), or a 400. */
+  const browseOf = (url: URL, defaultLimit?: number): Browse => {
+    const b = parseBrowse(url.searchParams, defaultLimit);
+    if (typeof b === "string") throw new HttpError(400, "bad_request", b);
+    params({ trace: b.trace, userId: b.userId, status: b.status });
+    return b;
+  };
+  /** Every delivery of these traces (a page's verifications), newest first. */
+  const deliveriesOf = async (traces: readonly string[]) =>
+    traces.length ? describeDeliveries(o.db, await o.db.query("SELECT * FROM outbox WHERE trace = ANY($1::text[]) ORDER BY id DESC LIMIT 500", [traces])) : [];
+
   async function controlApi(req: IncomingMessage, res: ServerResponse, path: string, url: URL, method: string): Promise<void> {
     const json = (status: number, value: unknown) => send(res, status, JSON.stringify(value));
     const refuse = (message: keyof typeof control.messages, max?: number) => new HttpError(400, "bad_request", control.messages[message].replace("{max}", String(max)));
     if (path === "/_sandbox" && method === "GET") return send(res, 200, sandboxPage(), "text/html; charset=utf-8");
     if (path === "/_sandbox/state" && method === "GET") {
-      const vs = await o.service.list();
-      const verifications = await Promise.all(vs.map(async (v) => ({ ...o.service.detail(v), api: v.api, userId: v.userId, history: await o.service.historyOf(v.trace) })));
-      return json(200, { now: o.clock.now(), clockOffsetMs: o.clock.offset, verifications, deliveries: await listDeliveries(o.db) });
+      // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.
+      const b = browseOf(url, PAGE_ROWS);
+      const vs = await verificationsPage(o.db, b);
+      const verifications = await Promise.all(vs.items.map(toVerification).map(async (v) => ({ ...o.service.detail(v), api: v.api, userId: v.userId, history: await o.service.historyOf(v.trace) })));
+      const deliveries = b.trace || b.userId || b.status || b.after ? await deliveriesOf(vs.items.map((v) => String(v.trace))) : (await deliveriesPage(o.db, { limit: PAGE_ROWS })).items;
+      return json(200, { now: o.clock.now(), clockOffsetMs: o.clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
     }
     const status = /^\/_sandbox\/verifications\/([^/]+)\/status$/.exec(path);
     if (status && method === "POST") {
@@ -363,9 +381,8 @@ export function createHandler(o: ServerOptions) {
       return json(200, { now: o.clock.now(), clockOffsetMs: offset });
     }
     if (path === "/_sandbox/deliveries" && method === "GET") {
-      const trace = url.searchParams.get("trace") ?? undefined;
-      params({ trace });
-      return json(200, { deliveries: await listDeliveries(o.db, trace) });
+      const p = await deliveriesPage(o.db, browseOf(url));
+      return json(200, { deliveries: p.items, nextCursor: p.nextCursor });
     }
     const again = /^\/_sandbox\/deliveries\/([^/]+)\/resend$/.exec(path);
     if (again && method === "POST") {

@@ -73,7 +73,7 @@ export class ServiceError extends Error {
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const json = (v: unknown) => JSON.stringify(v);
 
-function toVerification(r: Row): Verification {
+export function toVerification(r: Row): Verification {
   return {
     trace: String(r.trace), api: r.api as Api, userId: (r.user_id as string | null) ?? null, submissionId: String(r.submission_id),
     parentTrace: (r.parent_trace as string | null) ?? null, roles: r.roles ? (JSON.parse(String(r.roles)) as string[]) : null,

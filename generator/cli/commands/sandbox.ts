@@ -23,6 +23,7 @@ export interface SandboxArgs {
   readonly resetClock: boolean;
   readonly logFormat: "text" | "json";
   readonly shutdownTimeoutMs: number | undefined;
+  readonly retainDays: number | undefined;
 }
 
 const integer = (name: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
@@ -70,6 +71,7 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     resetClock: values["reset-clock"] === true,
     logFormat,
     shutdownTimeoutMs: integer("shutdown-timeout-ms", s("shutdown-timeout-ms"), 0),
+    retainDays: integer("retain-days", s("retain-days"), 0, 36_500),
   };
 }
 
@@ -124,6 +126,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
       resetClock: args.resetClock,
       logger,
       shutdownTimeoutMs: args.shutdownTimeoutMs,
+      retainDays: args.retainDays,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

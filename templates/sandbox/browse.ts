@@ -1,0 +1,76 @@
+// Paged reading for the control API and the /_sandbox page, whatever the row count: a filter (trace,
+// userId, status) and a cursor, each page one index range scan of at most `limit` rows (indexes of
+// migration 5). The cursor is opaque to callers: the position of the page's last row.
+import { describeDeliveries } from "./dispatcher.js";
+import type { Db, Row } from "./store/index.js";
+
+export const MAX_PAGE = 500;
+
+export interface Browse {
+  readonly trace?: string;
+  readonly userId?: string;
+  readonly status?: string;
+  readonly limit: number;
+  /** Rows after this position (exclusive). */
+  readonly after?: number;
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  /** The cursor of the next page, or null when this is the last. */
+  readonly nextCursor: string | null;
+}
+
+const encode = (n: number) => Buffer.from(`v1:${n}`, "utf8").toString("base64url");
+
+/** The filter of a query string, or a one-line reason it is refused. */
+export function parseBrowse(params: URLSearchParams, defaultLimit = MAX_PAGE): Browse | string {
+  const one = (k: string) => {
+    const v = params.get(k);
+    return v === null || v === "" ? undefined : v;
+  };
+  const limitText = one("limit");
+  if (limitText !== undefined && (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_PAGE)) return `limit must be an integer from 1 to ${MAX_PAGE}.`;
+  const cursor = one("cursor");
+  let after: number | undefined;
+  if (cursor !== undefined) {
+    const m = /^v1:(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (!m) return "cursor is not one this sandbox gave.";
+    after = Number(m[1]);
+  }
+  return { trace: one("trace"), userId: one("userId"), status: one("status"), limit: limitText === undefined ? defaultLimit : Number(limitText), after };
+}
+
+/** WHERE clauses and their parameters, numbered from $1. */
+function where(parts: readonly [string, unknown][]): { sql: string; params: unknown[] } {
+  const given = parts.filter(([, v]) => v !== undefined);
+  return { sql: given.length ? `WHERE ${given.map(([c], i) => c.replace("?", `$${i + 1}`)).join(" AND ")}` : "", params: given.map(([, v]) => v) };
+}
+
+async function page(db: Db, table: string, key: string, ascending: boolean, b: Browse, filters: [string, unknown][]): Promise<{ rows: Row[]; nextCursor: string | null }> {
+  const w = where([...filters, [`${key} ${ascending ? ">" : "<"} ?`, b.after]]);
+  const rows = await db.query(`SELECT * FROM ${table} ${w.sql} ORDER BY ${key} ${ascending ? "ASC" : "DESC"} LIMIT ${b.limit + 1}`, w.params);
+  const more = rows.length > b.limit;
+  const items = more ? rows.slice(0, b.limit) : rows;
+  return { rows: items, nextCursor: more ? encode(Number(items.at(-1)![key])) : null };
+}
+
+/** Deliveries, newest first (one trace's: in order, oldest first); status is the delivery's state. */
+export async function deliveriesPage(db: Db, b: Browse): Promise<Page<Record<string, unknown>>> {
+  const { rows, nextCursor } = await page(db, "outbox", "id", b.trace !== undefined, b, [
+    ["trace = ?", b.trace],
+    ["state = ?", b.status],
+    ["trace IN (SELECT trace FROM verifications WHERE user_id = ?)", b.userId],
+  ]);
+  return { items: await describeDeliveries(db, rows), nextCursor };
+}
+
+/** Verification rows, newest first; status is the verification status. */
+export async function verificationsPage(db: Db, b: Browse): Promise<Page<Row>> {
+  const { rows, nextCursor } = await page(db, "verifications", "seq", false, b, [
+    ["trace = ?", b.trace],
+    ["user_id = ?", b.userId],
+    ["verification_status = ?", b.status],
+  ]);
+  return { items: rows, nextCursor };
+}

@@ -1,0 +1,92 @@
+// Cost flat as data grows: GET /_sandbox/deliveries and /_sandbox/state page by cursor with filters
+// (browse.ts), and retention (retention.ts) deletes old data in small batches, leaving queued deliveries
+// and recent data alone.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { retentionBatch, sweep } from "../../templates/sandbox/retention.js";
+import type { Db } from "../../templates/sandbox/store/index.js";
+import { call, v5Individual } from "./helpers.js";
+import { harness, memoryDb, type Harness } from "./inprocess.js";
+
+const DAY = 86_400_000;
+let db: Db;
+let h: Harness;
+const traces: string[] = [];
+
+beforeAll(async () => {
+  db = await memoryDb();
+  h = await harness(db, { dispatch: false });
+  for (let i = 0; i < 5; i++) {
+    const r = await call(h.url, "POST", "/v5/verifications", v5Individual(`Page Person ${i}`, i === 1 ? "user-a" : undefined));
+    traces.push(r.body.trace as string);
+  }
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await db?.close();
+});
+
+describe("paged listings", () => {
+  it("pages every delivery exactly once, newest first, by cursor", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    const sizes: number[] = [];
+    do {
+      const r = await call(h.url, "GET", `/_sandbox/deliveries?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(r.status).toBe(200);
+      sizes.push(r.body.deliveries.length);
+      seen.push(...r.body.deliveries.map((d: { trace: string }) => d.trace));
+      cursor = r.body.nextCursor;
+    } while (cursor);
+    expect(sizes).toEqual([2, 2, 1]);
+    expect(seen).toEqual([...traces].reverse());
+  });
+
+  it("filters by userId, status and trace", async () => {
+    const byUser = await call(h.url, "GET", "/_sandbox/deliveries?userId=user-a");
+    expect(byUser.body.deliveries.map((d: { trace: string }) => d.trace)).toEqual([traces[1]]);
+    expect((await call(h.url, "GET", "/_sandbox/deliveries?status=no_receiver")).body.deliveries).toHaveLength(5);
+    expect((await call(h.url, "GET", "/_sandbox/deliveries?status=delivered")).body.deliveries).toHaveLength(0);
+    const one = await call(h.url, "GET", `/_sandbox/deliveries?trace=${traces[3]}`);
+    expect([one.body.deliveries.length, one.body.deliveries[0].trace, one.body.nextCursor]).toEqual([1, traces[3], null]);
+    const mine = await call(h.url, "GET", "/_sandbox/state?userId=user-a");
+    expect([mine.body.verifications.map((v: { trace: string }) => v.trace), mine.body.nextCursor]).toEqual([[traces[1]], null]);
+    const state = await call(h.url, "GET", "/_sandbox/state?limit=3");
+    expect(state.body.verifications.map((v: { trace: string }) => v.trace)).toEqual([traces[4], traces[3], traces[2]]);
+    const rest = await call(h.url, "GET", `/_sandbox/state?limit=3&cursor=${state.body.nextCursor}`);
+    expect([rest.body.verifications.map((v: { trace: string }) => v.trace), rest.body.nextCursor]).toEqual([[traces[1], traces[0]], null]);
+  });
+
+  it("refuses a cursor it did not give and a limit out of range with 400", async () => {
+    for (const q of ["cursor=bm9wZQ", "limit=0", "limit=501", "limit=x"]) {
+      const r = await call(h.url, "GET", `/_sandbox/deliveries?${q}`);
+      expect([q, r.status]).toEqual([q, 400]);
+    }
+  });
+});
+
+describe("retention", () => {
+  it("deletes old verifications with their history and old finished deliveries with their attempts, in batches; keeps queued and recent rows", async () => {
+    const now = h.clock.now();
+    // Three verifications and their outbox rows made old; one outbox row old but still queued.
+    await db.query("UPDATE verifications SET updated_at = $1 WHERE trace = ANY($2::text[])", [now - 40 * DAY, traces.slice(0, 3)]);
+    await db.query("UPDATE outbox SET created_at = $1 WHERE trace = ANY($2::text[])", [Date.now() - 40 * DAY, traces.slice(0, 3)]);
+    await db.query("UPDATE outbox SET state = 'queued' WHERE trace = $1", [traces[2]]);
+    const [oldId] = (await db.query("SELECT id FROM outbox WHERE trace = $1", [traces[0]])).map((r) => Number(r.id));
+    await db.query("INSERT INTO delivery_attempts (outbox_id, at, status_code, error, duration_ms) VALUES ($1, 0, 200, NULL, 1)", [oldId]);
+
+    const first = await retentionBatch(db, now - 30 * DAY, Date.now() - 30 * DAY, 2);
+    expect([first.verifications, first.deliveries]).toEqual([2, 2]); // one small batch each
+    const rest = await sweep(db, { days: 30, now: () => now, pauseMs: 0 });
+    expect([rest.verifications, rest.deliveries]).toEqual([1, 0]);
+
+    const left = (await db.query("SELECT trace FROM verifications ORDER BY seq")).map((r) => r.trace);
+    expect(left).toEqual(traces.slice(3));
+    expect((await db.query("SELECT count(*) AS n FROM history WHERE trace = ANY($1::text[])", [traces.slice(0, 3)]))[0]!.n).toBe(0);
+    expect((await db.query("SELECT trace, state FROM outbox ORDER BY id")).map((r) => [r.trace, r.state])).toEqual([
+      [traces[2], "queued"],
+      [traces[3], "no_receiver"],
+      [traces[4], "no_receiver"],
+    ]);
+    expect(await db.query("SELECT * FROM delivery_attempts WHERE outbox_id = $1", [oldId])).toEqual([]);
+  });
+});
