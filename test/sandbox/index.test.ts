@@ -31,9 +31,9 @@ describe("startSandbox", () => {
     expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.db.kind).toBe("pglite");
     expect(sandbox.db.exclusive).toBe(true);
-    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2, 3, 4]);
-    expect(await migrate(sandbox.db)).toBe(4);
-    expect((await sandbox.db.query("SELECT count(*)::int AS n FROM schema_migrations")).map((r) => r.n)).toEqual([4]);
+    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(await migrate(sandbox.db)).toBe(5);
+    expect((await sandbox.db.query("SELECT count(*)::int AS n FROM schema_migrations")).map((r) => r.n)).toEqual([5]);
     const indexes = (await sandbox.db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'outbox' ORDER BY indexname")).map((r) => r.indexname);
     expect(indexes).toEqual(["outbox_claim", "outbox_delivery", "outbox_pkey", "outbox_queued_trace", "outbox_trace"]);
     const partial = (await sandbox.db.query("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'verifications' AND indexname LIKE '%_set' ORDER BY indexname")).map((r) => [r.indexname, String(r.indexdef).replace(/^.* USING /, "")]);
