@@ -176,6 +176,7 @@ export const sandboxSpec = {
     "startsAt": 1,
     "observedDefaultCap": 5
   },
+  "lockingSubmissionStatus": "locked",
   "errors": {
     "validation_error": {
       "httpStatus": 422,
@@ -264,8 +265,7 @@ export const sandboxSpec = {
     "error",
     "removed"
   ],
-  "createdMessage": "Verification created successfully",
-  "createPath": "/v5/verifications"
+  "createdMessage": "Verification created successfully"
 } as const;
 
 /** Everything the sandbox runtime is bound to: the spec data, the validators and the webhook kit. */

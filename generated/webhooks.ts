@@ -135,7 +135,7 @@ export const webhookRules: WebhookRules = {
         "rejected"
       ],
       "trigger": "resubmission",
-      "condition": "attempt cap exhausted",
+      "condition": "attempt cap exhausted (no `maxAttempts`, `attempt` at the cap, or submissionStatus `locked`)",
       "when": {
         "ref": "capExhausted"
       },
@@ -162,6 +162,7 @@ export const webhookRules: WebhookRules = {
         "removed"
       ],
       "trigger": "individual in an entity marked as removed",
+      "condition": "an individual in an entity (a stakeholder webhook carries `parentTrace`)",
       "when": {
         "ref": "isStakeholder"
       }
@@ -173,6 +174,7 @@ export const webhookRules: WebhookRules = {
         "removed"
       ],
       "trigger": "individual in an entity marked as removed",
+      "condition": "an individual in an entity (a stakeholder webhook carries `parentTrace`)",
       "when": {
         "ref": "isStakeholder"
       }

@@ -75,6 +75,10 @@ export const CATALOG = {
   VS430: { name: "condition-form", found: "a condition with {keys}", expected: "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present" },
   VS431: { name: "duplicate-transition-id", found: "a second transition {value}", expected: "a transition id used once" },
   VS432: { name: "condition-cycle", found: "the condition {value} refers to itself", expected: "conditions without cycles" },
+  VS433: { name: "sandbox-needs", found: "no {what} `{name}`", expected: "{what} `{name}`: the sandbox {why}" },
+  VS434: { name: "prose-disagrees", found: "the text {quote} stating {claim}", expected: "{truth}, as {source} holds (the data governs: change the text with it, or leave the number out of the text)" },
+  VS436: { name: "lock-status-disagrees", found: "the lock transition setting submissionStatus {value}", expected: "the submission status with `locksResubmission: true`: {locking}" },
+  VS435: { name: "condition-text-disagrees", found: "the condition text {value}", expected: "the text of the condition `{ref}` it names in `when`: {text} (or no `condition`: it is taken from there)" },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

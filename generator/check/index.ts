@@ -10,6 +10,7 @@ import { checkFields } from "./fields.js";
 import { checkMessages } from "./messages.js";
 import { checkAgainstMetaSchema } from "./meta-schema.js";
 import { checkRequiredNames } from "./required.js";
+import { checkProse } from "./prose.js";
 import { checkRules } from "./rules.js";
 import { checkSandbox } from "./sandbox.js";
 import { checkShapes } from "./shapes.js";
@@ -22,7 +23,7 @@ import { checkWebhooks } from "./webhooks.js";
 /** In the order the spec reads: vocabularies first, then what refers to them. */
 const CROSS_REFERENCE_CHECKS: readonly ((c: Checks) => void)[] = [
   checkRequiredNames, checkCountries, checkMessages, checkRules, checkStatuses, checkShapes, checkFields, checkStakeholders,
-  checkEntities, checkVersions, checkWebhooks, checkEndpoints, checkTransitions, checkSandbox,
+  checkEntities, checkVersions, checkWebhooks, checkEndpoints, checkTransitions, checkSandbox, checkProse,
 ];
 
 /** Every diagnostic of the spec (empty: the model can be built). */

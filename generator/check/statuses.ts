@@ -1,5 +1,5 @@
 // Check: statuses.yaml: the older statuses, outcomes and transitions name declared statuses; one
-// submission status locks resubmission.
+// submission status locks resubmission, and the locking transition sets it.
 import { nameList } from "../diagnostics.js";
 import { at, rawAt, type Checks } from "./context.js";
 
@@ -21,7 +21,13 @@ export function checkStatuses(c: Checks): void {
       if (!ok(v)) c.report("VS306", at(root, "transitions", i, "to", j), { value: JSON.stringify(v), allowed: '"any" or ', choices });
     });
   });
-  if (!Object.values(s.submissionStatuses as Record<string, { locksResubmission?: boolean }>).some((x) => x.locksResubmission === true)) {
-    c.report("VS418", at(root, "submissionStatuses"));
-  }
+  const locking = Object.entries(s.submissionStatuses as Record<string, { locksResubmission?: boolean }>).find(([, x]) => x.locksResubmission === true)?.[0];
+  if (locking === undefined) c.report("VS418", at(root, "submissionStatuses"));
+  // The transition that locks (the one with an error) sets the locking status: one fact, read by the sandbox and the diff.
+  (s.transitions as { id?: string; error?: string; effects?: { set?: Record<string, unknown> } }[]).forEach((t, i) => {
+    const set = t.effects?.set?.submissionStatus;
+    if (locking !== undefined && t.error !== undefined && set !== undefined && set !== locking) {
+      c.report("VS436", at(root, "transitions", i, "effects", "set", "submissionStatus"), { value: JSON.stringify(set), locking: `\`${locking}\`` });
+    }
+  });
 }

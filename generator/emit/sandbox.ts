@@ -12,7 +12,6 @@ function need<T>(value: T | undefined, what: string): T {
 /** The spec facts the sandbox reads, as one plain JSON value. */
 export function sandboxSpec(model: Model) {
   const limit = (name: string, key: string) => need(model.limits[name]?.numbers[key], `limits.yaml ${name}.${key}`);
-  const endpoint = (id: string) => need(model.endpoints.find((e) => e.operationId === id), `endpoints.yaml ${id}`);
   const payload = (prefix: string) => need(model.webhookPayloads.find((p) => p.schema.startsWith(prefix)), `webhooks.yaml ${prefix} payload`).schema;
   return {
     specVersion: model.versions.specVersion ?? null,
@@ -25,6 +24,8 @@ export function sandboxSpec(model: Model) {
       formAttempts: limit("formAttempts", "count"),
     },
     attempts: { startsAt: model.attempts.startsAt, observedDefaultCap: model.attempts.observedDefaultCap },
+    // The submission status after which no resubmission is accepted (statuses.yaml locksResubmission).
+    lockingSubmissionStatus: need(model.submissionStatuses.find((s) => s.locksResubmission)?.value, "a submission status with locksResubmission"),
     errors: Object.fromEntries(model.errorTypes.map((e) => [e.type, { httpStatus: e.httpStatus, ...(e.message ? { message: e.message } : {}) }])),
     endpoints: Object.fromEntries(
       model.endpoints.map((e) => [e.operationId, { method: e.method, path: e.path, auth: e.auth, ...(e.request ? { request: e.request } : {}), responses: e.responses }]),
@@ -35,7 +36,6 @@ export function sandboxSpec(model: Model) {
     olderVerificationStatuses: model.olderVerificationStatuses,
     verificationStatuses: model.verificationStatuses.map((s) => s.value),
     createdMessage: need(model.shapes["v5.VerificationCreateResponse"]?.properties?.["message"]?.examples?.[0] as string | undefined, "v5.VerificationCreateResponse message example"),
-    createPath: need(endpoint("createVerification").path, "createVerification path"),
   };
 }
 

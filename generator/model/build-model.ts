@@ -301,7 +301,8 @@ function buildConditions(statuses: Raw): Record<string, NamedCondition> {
 
 function buildTransitions(statuses: Raw): Transition[] {
   return (statuses.transitions as Raw[]).map((t) => ({
-    ...(t.id ? { id: t.id } : {}), source: t.source, from: t.from, trigger: t.trigger, condition: t.condition, to: [...t.to],
+    // The condition's text has one home: the named condition `when` refers to (check/prose.ts VS435).
+    ...(t.id ? { id: t.id } : {}), source: t.source, from: t.from, trigger: t.trigger, condition: t.condition ?? statuses.conditions?.[t.when?.ref]?.text, to: [...t.to],
     ...(t.when ? { when: conditionExpr(t.when) } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
     alsoHappens: t.alsoHappens, unknown: t.unknown,
   }));

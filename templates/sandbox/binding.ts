@@ -20,6 +20,8 @@ export interface SandboxSpec {
   };
   readonly limits: { readonly formLifetimeDays: number; readonly prefilledDataReducedAfterMinutes: number; readonly formOpens: number; readonly formAttempts: number };
   readonly attempts: { readonly startsAt: number; readonly observedDefaultCap: number };
+  /** The submission status that refuses every resubmission (statuses.yaml `locksResubmission`). */
+  readonly lockingSubmissionStatus: string;
   readonly errors: Readonly<Record<string, { readonly httpStatus: number; readonly message?: string }>>;
   readonly endpoints: Readonly<Record<string, { readonly method: string; readonly path: string | null; readonly auth: string; readonly request?: string }>>;
   readonly metadataVersion: string;
@@ -36,6 +38,35 @@ export interface SandboxBinding {
   readonly validate: (schemaId: never, data: unknown) => ValidationResult;
   readonly signWebhook: (input: SignWebhookInput) => Record<string, string>;
 }
+
+/**
+ * What the sandbox reads of the spec by name: transition ids of statuses.yaml and choices of sandbox.yaml.
+ * `verispec check` requires each (VS433), so a spec without one fails there, not when the sandbox runs.
+ */
+export const SANDBOX_NEEDS = {
+  transitions: {
+    submit: "creates every verification with it (its target is the first status)",
+    complete: "completes processing with it (from its `from` to one of its targets)",
+    retry: "starts a new attempt after a rejection with it (condition and effects)",
+    lock: "refuses a resubmission past the cap with it (condition, effects, error)",
+    followUp: "answers the follow-up request (requested actions) from its `from` status",
+  },
+  choices: {
+    authFailure: ["httpStatus", "code", "message"],
+    notFound: ["httpStatus", "code"],
+    errorMessages: ["messages"],
+    followUpTarget: ["to"],
+    followUpPath: ["path"],
+    retryPolicy: ["timeoutMs", "delaysMs"],
+    deliveryId: ["header"],
+    getMessage: ["message"],
+    initialSubmissionStatus: ["value"],
+    requestSize: ["maxBodyBytes", "message"],
+    requestBody: ["messages"],
+    formSource: ["source"],
+    reducedPrefill: ["keep"],
+  },
+} as const satisfies { transitions: Record<string, string>; choices: Record<string, readonly string[]> };
 
 /** A choice's field, typed by the caller; a missing one is a binding out of date with the runtime. */
 export function choice<T>(spec: SandboxSpec, name: string, key: string): T {

@@ -148,6 +148,11 @@ export class SandboxService {
     return onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject) ? tv.default : outcome;
   }
 
+  /** The text of a v5 request the test values read (spec/sandbox.yaml testValues.fields.v5). */
+  private v5TestText(body: Record<string, unknown>): string | undefined {
+    return str(body[this.b.spec.testValues.fields.v5]);
+  }
+
   private dueAt(now: number): number | null {
     return this.options.processingMs === "manual" ? null : now + this.options.processingMs;
   }
@@ -332,7 +337,7 @@ export class SandboxService {
     const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
     const submit = this.row("submit").trigger;
     const v = this.newVerification("v5", {
-      userId, type: String(body.type), subType: str(body.subType) ?? null, name: str(body.name) ?? "", country: str(body.country) ?? null, request: body,
+      userId, type: String(body.type), subType: str(body.subType) ?? null, name: str(body.name) ?? "", country: str(body.country) ?? null, request: body, outcome: this.v5TestText(body) ?? "",
       maxAttempts: resubmittable ? this.b.spec.attempts.observedDefaultCap : null,
     }, now);
     // One new verification needs no lookup: it joins the group commit. A possible resubmission or stakeholders take a transaction.
@@ -381,10 +386,15 @@ export class SandboxService {
     }
     const retry = this.row("retry");
     const lock = this.row("lock");
+    // A locked submission accepts no resubmission (statuses.yaml locksResubmission): the lock's error, nothing changes.
+    if (v.submissionStatus === this.b.spec.lockingSubmissionStatus) {
+      const error = this.errorOf(lock.error!);
+      return { trace: v.trace, error: new ServiceError(error.httpStatus, lock.error!, error.message, [], v.trace) };
+    }
     if (v.verificationStatus !== retry.from) return undefined;
     const subject = subjectOf(v);
     if (findTransitions(this.b.rules, v.verificationStatus, retry.to[0]!, subject).some((r) => r.id === retry.id)) {
-      const patch = { ...this.effects(retry, v), verificationStatus: retry.to[0]!, request: body, name: str(body.name) ?? v.name, country: str(body.country) ?? v.country, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(str(body.name), subject) };
+      const patch = { ...this.effects(retry, v), verificationStatus: retry.to[0]!, request: body, name: str(body.name) ?? v.name, country: str(body.country) ?? v.country, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(this.v5TestText(body), subject) };
       await this.change(tx, v, patch, retry.trigger);
       return { trace: v.trace };
     }

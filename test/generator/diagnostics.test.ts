@@ -112,7 +112,7 @@ const cases: Case[] = [
     file: "statuses.yaml",
     from: "to: [verified, rejected, info]",
     to: "to: [verified, rejected, approved]",
-    message: 'spec/statuses.yaml:116:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
+    message: 'spec/statuses.yaml:117:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
   },
   {
     name: "path parameters that do not match the path",

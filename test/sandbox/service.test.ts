@@ -482,3 +482,34 @@ describe("the hand-over of new verifications' webhooks (onQueued)", () => {
     expect(changes).toBe(before + 1);
   });
 });
+
+describe("the spec fields that govern (issue 25: read where they claim to)", () => {
+  const withSpec = (patch: Partial<typeof binding.spec>) =>
+    new SandboxService({ binding: { ...binding, spec: { ...binding.spec, ...patch } }, db, clock, webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: SIGNING_SECRET });
+
+  it("testValues.fields.v5 names the field whose words pick the outcome (not `name` by fiat)", async () => {
+    const tv = binding.spec.testValues;
+    const byIndustry = withSpec({ testValues: { ...tv, fields: { ...tv.fields, v5: "industry" } } });
+    const picked = await byIndustry.createV5({ ...v5Individual("Plain Name"), industry: "Rejected industry" });
+    expect((await byIndustry.get(picked.trace))!.outcome).toBe("rejected");
+    const ignored = await byIndustry.createV5(v5Individual("Name Rejected"));
+    expect((await byIndustry.get(ignored.trace))!.outcome).toBe(tv.default);
+  });
+
+  it("lockingSubmissionStatus (statuses.yaml locksResubmission) decides the 474: another locking status locks", async () => {
+    const userId = unique();
+    const s = withSpec({ lockingSubmissionStatus: "submitted" });
+    const { trace } = await s.createV5(v5Individual("Ada Rejected", userId));
+    await s.applyStatus(trace, "rejected", {});
+    const e = await refusal(s.createV5(v5Individual("Ada Again", userId)));
+    expect([e.httpStatus, e.type]).toEqual([474, "too_many_attempts"]);
+    // Nothing changed: no new attempt, the submission status as it was.
+    expect(await s.get(trace)).toMatchObject({ verificationStatus: "rejected", submissionStatus: "submitted", attempt: 1 });
+    // The package's spec (locked locks): the same resubmission is a new attempt.
+    const userId2 = unique();
+    const first = await service.createV5(v5Individual("Bea Rejected", userId2));
+    await service.applyStatus(first.trace, "rejected", {});
+    await service.createV5(v5Individual("Bea Again", userId2));
+    expect(await service.get(first.trace)).toMatchObject({ verificationStatus: "pending", attempt: 2 });
+  });
+});
