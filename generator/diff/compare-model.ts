@@ -330,7 +330,10 @@ function compareAttempts(p: Pair): void {
     if (x[key] !== y[key]) p.emit("attempt-rule-changed", `attempts.${key} ${json(x[key])} -> ${json(y[key])}`, where(key));
   }
   if (x.observedDefaultCap !== y.observedDefaultCap) p.emit("attempt-default-cap-changed", `default attempt cap ${x.observedDefaultCap} -> ${y.observedDefaultCap}`, where("observedDefaultCap"));
-  if (json(x.rules) !== json(y.rules)) p.emit("attempt-rule-changed", `attempt rules: ${describeDelta({ rules: x.rules }, { rules: y.rules })}`, where("rules"));
+  // The rule sentences restate this data (check/prose.ts keeps them in agreement): reworded with a change
+  // of the data, they are that change, reported above; reworded alone, they are reported here.
+  const dataChanged = (["field", "startsAt", "capField", "observedDefaultCap"] as const).some((key) => x[key] !== y[key]);
+  if (!dataChanged && json(x.rules) !== json(y.rules)) p.emit("attempt-rule-changed", `attempt rules: ${describeDelta({ rules: x.rules }, { rules: y.rules })}`, where("rules"));
 }
 
 function compareLimits(p: Pair): void {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sideFromDir, type Side } from "../../generator/diff/sides.js";
 import { openapiOf, opticFindings, verispecFindings } from "./anchor.js";
-import { del, mapList, REAL_SPEC, removeFixtures, set, specWith, type Edit } from "./fixture.js";
+import { defaultCap, del, mapList, REAL_SPEC, removeFixtures, reword, set, specWith, type Edit } from "./fixture.js";
 
 interface Row {
   readonly given: Edit[];
@@ -19,18 +19,18 @@ const ROWS: [string, Row][] = [
   ["narrowed country list (trust: SWE removed)", { given: [mapList("countries.yaml", ["groups", "trustCountries", "countries"], (v) => v.filter((c) => c !== "SWE"))], verispec: { "request-country-removed": 1 }, optic: { "prevent expanded in request union types": 1 } }],
   ["narrowed request enum (document source)", { given: [mapList("v5.yaml", ["shapes", "v5.Document", "properties", "source", "enum"], () => ["base64"])], verispec: { "request-enum-value-removed": 1 }, optic: { "request and response property enums": 1 } }],
   ["request property type changed", { given: [set("v5.yaml", ["shapes", "v5.VerificationCreateRequest", "properties", "industry", "type"], "number")], verispec: { "request-type-narrowed": 1, "request-constraint-relaxed": 1 }, optic: { "prevent request property type changes": 1 } }],
-  ["lower maxLength (person names)", { given: [set("rules.yaml", ["rules", "personName", "maxLength"], 49)], verispec: { "request-length-tightened": 12 }, optic: {} }],
+  ["lower maxLength (person names)", { given: [set("rules.yaml", ["rules", "personName", "maxLength"], 49), reword("rules.yaml", "fewer than 80 characters", "fewer than 50 characters"), reword("limits.yaml", "fewer than 80 characters", "fewer than 50 characters")], verispec: { "request-length-tightened": 12, "limit-changed": 1 }, optic: {} }],
   ["response property now optional (validation issue code)", { given: [del("v5.yaml", ["shapes", "v5.ValidationIssue", "properties", "code", "required"])], verispec: { "response-property-became-optional": 1 }, optic: { "prevent making response property optional": 5 } }],
   ["widened response enum (validation codes)", { given: [mapList("errors.yaml", ["validationMessages", "codes"], (v) => [...v, "not_unique"])], verispec: { "response-enum-value-added": 1 }, optic: { "request and response property enums": 5 } }],
   ["webhook field removed", { given: [del("webhooks.yaml", ["shapes", "v5.WebhookPayload", "properties", "idvRisk"])], verispec: { "response-property-removed": 1 }, optic: {} }],
   ["widened webhook enum (screening status)", { given: [mapList("webhooks.yaml", ["shapes", "v5.Screening", "properties", "watchlist", "properties", "status", "enum"], (v) => [...v, "pending"])], verispec: { "response-enum-value-added": 1 }, optic: {} }],
   ["operation removed", { given: [del("endpoints.yaml", ["endpoints", "getVerification"])], verispec: { "operation-removed": 1 }, optic: { "prevent operation removal": 1, "prevent removing response property": 45, "prevent response status code removal": 2 } }],
   ["error HTTP status changed (474 -> 429)", { given: [set("errors.yaml", ["errorTypes", "too_many_attempts", "httpStatus"], 429)], verispec: { "error-status-changed": 1 }, optic: { "prevent removing response property": 18, "prevent response status code removal": 1 } }],
-  ["transition removed", { given: [del("statuses.yaml", ["transitions", 2])], verispec: { "transition-removed": 1 }, optic: {} }],
+  ["transition removed", { given: [del("statuses.yaml", ["transitions", 6])], verispec: { "transition-removed": 1 }, optic: {} }],
   ["signature prefix changed", { given: [set("webhooks.yaml", ["signatures", "2", "headers", "X-Svc-Signature", "prefix"], "v2=")], verispec: { "signature-header-changed": 1 }, optic: {} }],
   ["validation message changed", { given: [set("errors.yaml", ["validationMessages", "observed", "nameTooLong", "message"], "Name is too long.")], verispec: { "validation-message-changed": 2 }, optic: {} }],
   ["stakeholder role now required", { given: [set("stakeholders.yaml", ["roleSets", "association", "roles", "publicOfficer", "required"], true)], verispec: { "role-became-required": 1 }, optic: {} }],
-  ["default attempt cap changed", { given: [set("statuses.yaml", ["attempts", "observedDefaultCap"], 3)], verispec: { "attempt-default-cap-changed": 1 }, optic: {} }],
+  ["default attempt cap changed", { given: defaultCap(3), verispec: { "attempt-default-cap-changed": 1, "limit-changed": 1 }, optic: {} }],
 ];
 
 let base: Side;

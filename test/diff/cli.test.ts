@@ -10,7 +10,7 @@ import type { Io } from "../../generator/context.js";
 import { CHECKS } from "../../generator/diff/catalog.js";
 import { compareSides } from "../../generator/diff/compare-model.js";
 import { sideFromDir } from "../../generator/diff/sides.js";
-import { del, mapList, REAL_SPEC, removeFixtures, set, specWith, type Edit } from "./fixture.js";
+import { defaultCap, del, mapList, REAL_SPEC, removeFixtures, reword, set, specWith, type Edit } from "./fixture.js";
 
 function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
@@ -23,7 +23,7 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
 const DELIBERATE: Edit[] = [
   mapList("countries.yaml", ["groups", "trustCountries", "countries"], (v) => v.filter((c) => c !== "SWE")),
   set("v5.yaml", ["shapes", "v5.VerificationCreateRequest", "properties", "purpose"], { required: true, type: "string", description: "Why the verification is made." }),
-  del("statuses.yaml", ["transitions", 2]),
+  del("statuses.yaml", ["transitions", 6]),
 ];
 
 const temp = mkdtempSync(join(tmpdir(), "verispec-diff-cli-"));
@@ -113,7 +113,7 @@ describe("exit codes and usage", () => {
     expect(r.out).toBe("");
   });
   it("--fail-on warning fails on a warning; the default does not", async () => {
-    const head = specWith([set("statuses.yaml", ["attempts", "observedDefaultCap"], 3), set("versions.yaml", ["specVersion"], "1.1.0")]);
+    const head = specWith([...defaultCap(3), set("versions.yaml", ["specVersion"], "1.1.0")]);
     expect((await run([REAL_SPEC, head], temp)).code).toBe(0);
     expect((await run([REAL_SPEC, head, "--fail-on", "warning"], temp)).code).toBe(1);
   });
@@ -125,7 +125,7 @@ describe("exit codes and usage", () => {
 });
 
 describe("severity overrides (.verispec-diff.yaml)", () => {
-  const head = specWith([del("statuses.yaml", ["transitions", 2]), set("versions.yaml", ["specVersion"], "2.0.0")]);
+  const head = specWith([del("statuses.yaml", ["transitions", 6]), set("versions.yaml", ["specVersion"], "2.0.0")]);
   it("an override lowers a breaking finding to a warning (exit 0) or drops it", async () => {
     const dir = join(temp, "ov1");
     cpSync(join(REAL_SPEC, ".."), dir, { recursive: true, filter: (s) => !s.includes("node_modules") && !s.includes(".git") && !s.includes("generated") && !s.includes("test") });
@@ -152,7 +152,7 @@ describe("spec-version-not-bumped", () => {
     const r = await run([REAL_SPEC, specWith(edits), "--format", "json"], temp);
     return JSON.parse(r.out).findings.filter((f: { id: string }) => f.id === "spec-version-not-bumped").map((f: { severity: string; message: string }) => `${f.severity}: ${f.message}`);
   };
-  const breaking = del("statuses.yaml", ["transitions", 2]);
+  const breaking = del("statuses.yaml", ["transitions", 6]);
   const minor = set("webhooks.yaml", ["shapes", "v5.WebhookPayload", "properties", "deliveryId"], { type: "string" });
   it("a breaking change without a major bump is breaking", async () => {
     expect(await ids([breaking])).toEqual(["breaking: specVersion 1.0.0 -> 1.0.0: the changes (1 breaking, 1 in all) call for a major bump"]);
@@ -179,7 +179,7 @@ describe("spec-version-not-bumped", () => {
 describe("outputs", () => {
   let head: string;
   beforeAll(() => {
-    head = specWith([...DELIBERATE, set("statuses.yaml", ["attempts", "observedDefaultCap"], 3), set("webhooks.yaml", ["shapes", "v5.WebhookPayload", "properties", "deliveryId"], { type: "string" })]);
+    head = specWith([...DELIBERATE, ...defaultCap(3), set("webhooks.yaml", ["shapes", "v5.WebhookPayload", "properties", "deliveryId"], { type: "string" })]);
   });
   it("text: breaking first, grouped by audience, no colours off a terminal; colours with FORCE_COLOR", async () => {
     const r = await run([REAL_SPEC, head], temp);
@@ -197,7 +197,7 @@ describe("outputs", () => {
     const doc = JSON.parse(a.out);
     expect(Object.keys(doc)).toEqual(["format", "base", "head", "summary", "findings"]);
     expect(doc.format).toBe("verispec-diff/1");
-    expect(doc.summary).toEqual({ breaking: 4, warning: 1, info: 1 });
+    expect(doc.summary).toEqual({ breaking: 4, warning: 2, info: 1 });
     const country = doc.findings.find((f: { id: string }) => f.id === "request-country-removed");
     expect(country).toEqual({
       id: "request-country-removed",
@@ -220,7 +220,7 @@ describe("outputs", () => {
 });
 
 describe("a tightened request pattern (nzbn 6 to 13 digits -> 13)", () => {
-  const NZBN: Edit[] = [set("rules.yaml", ["rules", "nzbn", "pattern"], "^[0-9]{13}$")];
+  const NZBN: Edit[] = [set("rules.yaml", ["rules", "nzbn", "pattern"], "^[0-9]{13}$"), ...["rules.yaml", "limits.yaml", "errors.yaml"].map((f) => reword(f, "6 to 13 digits", "13 digits"))];
   const both = '"^[0-9]{6,13}$" -> "^[0-9]{13}$" (rule nzbn)';
   it("is breaking (exit 1) and every format shows the old and the new pattern", async () => {
     const head = specWith(NZBN);

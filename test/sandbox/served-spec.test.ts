@@ -3,7 +3,7 @@
 // and its specVersion, and a broken spec stops the command with the generator's diagnostics (exit 2).
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
-import { mapList, removeFixtures, set, specWith } from "../diff/fixture.js";
+import { mapList, removeFixtures, reword, set, specWith } from "../diff/fixture.js";
 import { call, request, basic, startSandbox, v5Individual, type Sandbox } from "./helpers.js";
 
 afterAll(removeFixtures);
@@ -15,6 +15,8 @@ describe("verispec sandbox --spec", () => {
     const dir = specWith([
       set("statuses.yaml", ["attempts", "observedDefaultCap"], 2),
       set("limits.yaml", ["limits", "verificationAttempts", "observedDefault"], 2),
+      reword("limits.yaml", "(5 observed as default", "(2 observed as default"),
+      reword("statuses.yaml", "default cap observed is 5", "default cap observed is 2"),
       set("countries.yaml", ["iso3166Alpha3", "XKX"], "Kosovo"),
       set("versions.yaml", ["specVersion"], "1.1.0"),
     ]);
