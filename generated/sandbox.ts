@@ -86,7 +86,7 @@ export const sandboxSpec = {
     },
     "requestSize": {
       "answers": "Maximum document and request size: not shown.",
-      "choice": "Request bodies over 10 MB (change with --max-body) are refused 413 before they are read in full.",
+      "choice": "Request bodies over 10 MiB (change with --max-body) are refused 413 in the interface's error shape before they are read in full. Why 10 MiB: a verification carries its documents inside it as base64 Data URIs, 4/3 of the files' size, so this admits about 7.5 MiB of files (three 2.5 MiB scans, say) with room for the JSON around them; more than a request plausibly needs, little enough that one request cannot hold the sandbox's memory.",
       "maxBodyBytes": 10485760,
       "message": "The request body is larger than {limit} bytes."
     },

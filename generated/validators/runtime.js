@@ -303,6 +303,9 @@ function somethingBelow(errors, at, kept, self) {
   return false;
 }
 
+// templates/validators/types.ts
+var OVER_BUDGET = "$overBudget";
+
 // templates/validators/unknown-keys.ts
 var isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 function unknownKeyIssues(data, root, shapes, messages) {
@@ -333,11 +336,27 @@ function unknownKeyIssues(data, root, shapes, messages) {
 var VALID = Object.freeze({ valid: true });
 var DEFAULT_OPTIONS = Object.freeze({});
 var DEFAULT_MAX_ERRORS = 100;
+function errorBudget(maxErrors) {
+  return maxErrors === Infinity ? Infinity : maxErrors * 10 + 1e3;
+}
+function splitAtBudget(errors) {
+  let n = 0;
+  while (n < errors.length && errors[n].keyword !== OVER_BUDGET) n++;
+  return n === errors.length ? { built: errors, counted: 0 } : { built: errors.slice(0, n), counted: errors.length - n };
+}
+function withCounted(issues, counted) {
+  if (counted === 0) return issues;
+  const before = countedBeyondCut(issues);
+  return [...before > 0 ? issues.slice(0, -1) : issues, tooManyErrors(before + counted)];
+}
 function createValidator(raw, table, messages, first, keys) {
   const check = (data, context, maxErrors) => {
     if (first !== void 0 && first.call(context, data)) return VALID;
-    if (raw.call(context, data)) return VALID;
-    return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages, maxErrors) };
+    const budget = errorBudget(maxErrors);
+    const bounded = budget === Infinity ? context : { ...context, $errorBudget: budget };
+    if (raw.call(bounded, data)) return VALID;
+    const { built, counted } = splitAtBudget(raw.errors ?? []);
+    return { valid: false, errors: withCounted(mapErrors(built, data, table, messages, maxErrors), counted) };
   };
   return (data, options) => {
     const context = options ?? DEFAULT_OPTIONS;

@@ -1,6 +1,6 @@
 // Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
 import { countedBeyondCut, mapErrors, tooManyErrors } from "./map-errors.js";
-import type { ErrorTable, KeyLink, KeyShapes, MessageTemplates, RawValidate, ValidateOptions, ValidationResult, Validator } from "./types.js";
+import { OVER_BUDGET, type AjvError, type ErrorTable, type KeyLink, type KeyShapes, type MessageTemplates, type RawValidate, type ValidateContext, type ValidateOptions, type ValidationIssue, type ValidationResult, type Validator } from "./types.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
 
 const VALID: ValidationResult = Object.freeze({ valid: true });
@@ -9,14 +9,40 @@ const DEFAULT_OPTIONS: ValidateOptions = Object.freeze({});
 export const DEFAULT_MAX_ERRORS = 100;
 
 /**
+ * Error objects the all-errors run builds for `maxErrors` issues: mapping drops some (noise, the branches of
+ * a failed union, the unknown keys of one object are one issue), so more than `maxErrors`; past this many,
+ * errors are only counted (`OVER_BUDGET`), and memory and time stay bounded whatever the document.
+ */
+export function errorBudget(maxErrors: number): number {
+  return maxErrors === Infinity ? Infinity : maxErrors * 10 + 1000;
+}
+
+/** Ajv's errors up to the first placeholder (they are a prefix: once the budget is spent every error is one), and how many placeholders follow. */
+export function splitAtBudget(errors: readonly AjvError[]): { built: readonly AjvError[]; counted: number } {
+  let n = 0;
+  while (n < errors.length && errors[n]!.keyword !== OVER_BUDGET) n++;
+  return n === errors.length ? { built: errors, counted: 0 } : { built: errors.slice(0, n), counted: errors.length - n };
+}
+
+/** Issues counted past the budget join the cut's last item (or make one). */
+function withCounted(issues: ValidationIssue[], counted: number): ValidationIssue[] {
+  if (counted === 0) return issues;
+  const before = countedBeyondCut(issues);
+  return [...(before > 0 ? issues.slice(0, -1) : issues), tooManyErrors(before + counted)];
+}
+
+/**
  * `raw` is the all-errors function. `first`, when given, is the first-error variant tried first: on a
  * valid document it answers alone; only an invalid one is re-run to collect every error.
  */
 export function createValidator(raw: RawValidate, table: ErrorTable, messages: MessageTemplates, first?: RawValidate, keys?: { root: KeyLink; shapes: KeyShapes }): Validator {
   const check = (data: unknown, context: ValidateOptions, maxErrors: number): ValidationResult => {
     if (first !== undefined && first.call(context, data)) return VALID;
-    if (raw.call(context, data)) return VALID;
-    return { valid: false, errors: mapErrors(raw.errors ?? [], data, table, messages, maxErrors) };
+    const budget = errorBudget(maxErrors);
+    const bounded: ValidateContext = budget === Infinity ? context : { ...context, $errorBudget: budget };
+    if (raw.call(bounded, data)) return VALID;
+    const { built, counted } = splitAtBudget(raw.errors ?? []);
+    return { valid: false, errors: withCounted(mapErrors(built, data, table, messages, maxErrors), counted) };
   };
   return (data: unknown, options?: ValidateOptions): ValidationResult => {
     const context = options ?? DEFAULT_OPTIONS;

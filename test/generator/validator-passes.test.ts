@@ -51,7 +51,10 @@ describe("the output passes of the validators emitter", () => {
     const code = `function validate0(data, {instancePath=""}={}){${push(0, 'instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}')}}`;
     const out = compactErrors(code);
     expect(out).toContain("const validate0_errors = /*#__PURE__*/ $errorTable('[[\"#/type\",0,{\"type\":\"string\"}]]');");
-    expect(out).toContain("(vErrors ??= []).push($err(validate0_errors,instancePath,0));errors++;");
+    expect(out).toContain("(vErrors ??= []).push($spent(this) ? $OVER : $err(validate0_errors,instancePath,0));errors++;");
+    // Past the caller's budget every error is one shared placeholder: counted, not built.
+    expect(out).toContain('const $OVER = Object.freeze({instancePath: "", schemaPath: "", keyword: "$overBudget", params: Object.freeze({})});');
+    expect(out).toContain("function $spent(c){return c != null && c.$errorBudget !== undefined && c.$errorBudget-- <= 0;}");
     expect(out).not.toMatch(/const err\d+ = \{/);
   });
 

@@ -95,8 +95,8 @@ describe("compactErrors", () => {
     ].join("");
     const out = compactErrors(code);
     expect(out).not.toMatch(/const err\d/);
-    expect(out).toContain("$errAt(validate1_errors,instancePath,0)");
-    expect(out).toContain("$errP(validate1_errors,instancePath,1,{additionalProperty: key0})");
-    expect(out).toContain("$err(validate1_errors,instancePath,2)");
+    expect(out).toContain("$spent(this) ? $OVER : $errAt(validate1_errors,instancePath,0)");
+    expect(out).toContain("$spent(this) ? $OVER : $errP(validate1_errors,instancePath,1,{additionalProperty: key0})");
+    expect(out).toContain("$spent(this) ? $OVER : $err(validate1_errors,instancePath,2)");
   });
 });

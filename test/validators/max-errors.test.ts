@@ -1,7 +1,8 @@
 // maxErrors: a hostile document gets at most `maxErrors` issues and one last item saying how many more.
 import { describe, expect, it } from "vitest";
 import { validate } from "../../generated/validators/index.js";
-import { DEFAULT_MAX_ERRORS } from "../../templates/validators/validator.js";
+import { OVER_BUDGET } from "../../templates/validators/types.js";
+import { DEFAULT_MAX_ERRORS, errorBudget, splitAtBudget } from "../../templates/validators/validator.js";
 
 const body = (tags: unknown[], extra: Record<string, unknown> = {}) => ({ type: "individual", tags, ...extra });
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -41,5 +42,18 @@ describe("maxErrors", () => {
     const cut = run(body(numbers(100_000))).errors;
     expect(cut).toHaveLength(101);
     expect(cut[100]!.message).toMatch(/^\.\.\. and \d+ more errors$/);
+  });
+
+  it("the all-errors run builds at most the budget's error objects; the rest are placeholders, counted", () => {
+    expect([errorBudget(1), errorBudget(100), errorBudget(Infinity)]).toEqual([1010, 2000, Infinity]);
+    const over = { instancePath: "", schemaPath: "", keyword: OVER_BUDGET, params: {} };
+    const a = { instancePath: "/a", schemaPath: "#/type", keyword: "type", params: {} };
+    expect(splitAtBudget([a, a, over, over, over])).toEqual({ built: [a, a], counted: 3 });
+    const all = [a, a];
+    expect(splitAtBudget(all).built).toBe(all);
+    // 10^5 invalid items, maxErrors 1: the count past the budget is exact for errors that map one to one.
+    const cut = run(body(numbers(100_000)), { maxErrors: 1 }).errors;
+    const full = run(body(numbers(100_000)), { maxErrors: Infinity }).errors;
+    expect(cut).toEqual([full[0], { message: `... and ${full.length - 1} more errors`, code: "too_many_errors", path: [] }]);
   });
 });

@@ -101,7 +101,8 @@ describe("createValidator", () => {
       return true;
     } as unknown as RawValidate;
     createValidator(raw, {}, MESSAGES)({}, { abnChecksum: true });
-    expect(seen).toEqual({ abnChecksum: true });
+    // With the all-errors run's error budget for the default maxErrors (100): 10 x 100 + 1000.
+    expect(seen).toEqual({ abnChecksum: true, $errorBudget: 2000 });
   });
 });
 

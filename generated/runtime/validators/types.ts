@@ -53,6 +53,19 @@ export interface AjvError {
   readonly at?: string;
 }
 
+/**
+ * The keyword of the one shared error object a generated validator reports once its error budget is spent
+ * (`ValidateContext.$errorBudget`): past it, errors are counted (by this placeholder, so Ajv's own
+ * bookkeeping of its errors array stays as it is) but not built.
+ */
+export const OVER_BUDGET = "$overBudget";
+
+/** The options as the generated code sees them (`this`): the caller's, and the all-errors run's budget. */
+export interface ValidateContext extends ValidateOptions {
+  /** Error objects still to build; decremented by each one (absent: no bound). */
+  $errorBudget?: number;
+}
+
 /** An Ajv standalone validate function; `this` carries the options (Ajv `passContext`). */
 export interface RawValidate {
   (this: ValidateOptions | undefined, data: unknown): boolean;

@@ -2,6 +2,7 @@
 // to code) with its own test (test/generator/validator-passes.test.ts). They read Ajv's output text,
 // which is why ajv is pinned to an exact version. compile.ts runs them in the order of OUTPUT_PASSES.
 
+import { OVER_BUDGET } from "../../../templates/validators/types.js";
 import { unescapePointerSegment } from "../../pointer.js";
 
 /**
@@ -157,7 +158,8 @@ export function compactErrors(code: string): string {
       let i = rowIndex.get(key);
       if (i === undefined) rowIndex.set(key, (i = rows.push(row) - 1));
       const args = [`${fn}_errors`, at !== undefined ? "instancePath" : (path ?? "instancePath"), String(i), ...(fixed === null ? [params] : [])];
-      return `(vErrors ??= []).push(${at !== undefined ? "$errAt" : "$err"}${fixed === null ? "P" : ""}(${args.join(",")}));errors++;`;
+      // The budget is asked first: past it, neither the error object nor its instancePath text is made.
+      return `(vErrors ??= []).push($spent(this) ? $OVER : ${at !== undefined ? "$errAt" : "$err"}${fixed === null ? "P" : ""}(${args.join(",")}));errors++;`;
     });
     if (/const err\d+ = \{/.test(body)) throw new Error("validators: an error statement of Ajv's code was not compacted");
     if (!rows.length) return body;
@@ -170,6 +172,10 @@ export function compactErrors(code: string): string {
     // A table's columns, by error number: schemaPath, keyword, params, the literal part of the instancePath.
     `function $errorTable(rows, consts){return {rows, consts, schemaPath: null, keyword: null, params: null, at: null};}`,
     `function $read(t){const rows = JSON.parse(t.rows);const consts = t.consts === undefined ? [] : t.consts();const n = rows.length;const schemaPath = new Array(n), keyword = new Array(n), params = new Array(n), at = new Array(n);for(let i = 0; i < n; i++){const r = rows[i];schemaPath[i] = r[0];keyword[i] = $keywords[r[1]];params[i] = typeof r[2] === "number" ? consts[r[2]] : r[2];at[i] = r[3];}t.keyword = keyword;t.params = params;t.at = at;t.schemaPath = schemaPath;return t;}`,
+    // Past the caller's error budget (`this.$errorBudget`, the all-errors run of a bounded validation) one shared
+    // placeholder stands for each further error: counted, never built, so a hostile document costs no memory.
+    `const $OVER = Object.freeze({instancePath: "", schemaPath: "", keyword: ${JSON.stringify(OVER_BUDGET)}, params: Object.freeze({})});`,
+    `function $spent(c){return c != null && c.$errorBudget !== undefined && c.$errorBudget-- <= 0;}`,
     `function $err(t, instancePath, i){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i]};}`,
     `function $errP(t, instancePath, i, params){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params};}`,
     `function $errAt(t, base, i){if(t.schemaPath === null) $read(t);const at = t.at[i];return {instancePath: base + at, base, at, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i]};}`,
