@@ -1,4 +1,4 @@
-// `npm run soak -- [--store pglite|postgres|both] [--kills N] [--burst N] [--seed N] [--json FILE]`
+// `npm run soak -- [--store pglite|postgres|both] [--kills N] [--burst N] [--rng N] [--json FILE]`
 //
 // Webhook delivery under kill -9. The sandbox (the compiled CLI, as users run it) takes bursts of creates
 // with a receiver on 127.0.0.1 that counts every deliveryId it is sent; during each burst one sandbox
@@ -36,7 +36,7 @@ export interface SoakOptions {
   readonly kills: number;
   /** Creates per burst (one burst per kill). */
   readonly burst: number;
-  readonly seed?: number;
+  readonly rng?: number;
   /**
    * The sandbox's --delivery-timeout-ms (default 5000). A killed Postgres instance's rows are claimed
    * again when their lease lapses, 2 x timeout + 1 s after their claim: each Postgres round waits that long.
@@ -80,9 +80,9 @@ export interface SoakResult {
   readonly seconds: number;
 }
 
-/** mulberry32: the soak's choices (answer delays, kill moments) repeat for a seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
+/** mulberry32: the soak's choices (answer delays, kill moments) repeat for one --rng value. */
+function random(state: number): () => number {
+  let a = state >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
@@ -216,7 +216,7 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
   if (o.store === "postgres" && !o.postgresUrl) throw new Error("delivery soak: the postgres store needs postgresUrl");
   if (o.burst > 200) throw new Error("delivery soak: at most 200 creates per burst (the listing it checks shows the newest 500 deliveries)");
   const started = Date.now();
-  const rand = random(o.seed ?? 1);
+  const rand = random(o.rng ?? 1);
   const receiver = await startReceiver(rand);
   const dir = o.store === "pglite" ? mkdtempSync(join(tmpdir(), "verispec-soak-")) : undefined;
   const args = ["--db", dir ?? o.postgresUrl!, "--webhook-url", receiver.url, "--processing-ms", "200", "--delivery-timeout-ms", String(o.deliveryTimeoutMs ?? 5000)];
@@ -297,26 +297,26 @@ export function summary(r: SoakResult): string {
     `${r.duplicates} unrecorded at a kill (at most ${r.maxDuplicatesPerKill} per kill; bound ${r.bound}), ${r.lost} lost, ${r.seconds} s`;
 }
 
-const USAGE = "usage: npm run soak -- [--store pglite|postgres|both] [--kills N] [--burst N] [--seed N] [--json FILE]";
+const USAGE = "usage: npm run soak -- [--store pglite|postgres|both] [--kills N] [--burst N] [--rng N] [--json FILE]";
 
 async function main(argv: readonly string[]): Promise<number> {
-  const opts = { store: "both", kills: 24, burst: 150, seed: 1, json: undefined as string | undefined };
+  const opts = { store: "both", kills: 24, burst: 150, rng: 1, json: undefined as string | undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = argv[++i];
     if (v === undefined) return usage(`${a} needs a value`);
     if (a === "--store" && ["pglite", "postgres", "both"].includes(v)) opts.store = v;
-    else if (a === "--kills" || a === "--burst" || a === "--seed") {
+    else if (a === "--kills" || a === "--burst" || a === "--rng") {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1) return usage(`${a} needs a whole number of at least 1`);
-      opts[a.slice(2) as "kills" | "burst" | "seed"] = n;
+      opts[a.slice(2) as "kills" | "burst" | "rng"] = n;
     } else if (a === "--json") opts.json = v;
     else return usage(`unknown option ${a} ${v}`);
   }
   if (!distIsCurrent()) build();
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const results: SoakResult[] = [];
-  if (opts.store !== "postgres") results.push(await soak({ store: "pglite", kills: opts.kills, burst: opts.burst, seed: opts.seed, log }));
+  if (opts.store !== "postgres") results.push(await soak({ store: "pglite", kills: opts.kills, burst: opts.burst, rng: opts.rng, log }));
   if (opts.store !== "pglite") {
     const { POSTGRES_INSTALL, serverTool, startPostgres } = await import("../test/support/postgres.js");
     const initdb = serverTool("initdb");
@@ -327,7 +327,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const pg = await startPostgres({ initdb, pgCtl });
     try {
-      results.push(await soak({ store: "postgres", postgresUrl: pg.url, kills: opts.kills, burst: opts.burst, seed: opts.seed, log }));
+      results.push(await soak({ store: "postgres", postgresUrl: pg.url, kills: opts.kills, burst: opts.burst, rng: opts.rng, log }));
     } finally {
       pg.stop();
     }
