@@ -1,7 +1,7 @@
 // Emits generated/schemas/<id>.json: standalone draft 2020-12 schemas (no external $ref).
 import type { Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
-import { jsonSchemaDefinitions, referencedIds, VENDOR_KEYWORDS, type Definition, type JsonSchema } from "./schema-builder.js";
+import { EXACT_PATTERN_KEYWORD, jsonSchemaDefinitions, referencedIds, VENDOR_KEYWORDS, type Definition, type JsonSchema } from "./schema-builder.js";
 
 export const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 export const schemaUri = (id: string) => `https://verispec.dev/schemas/${id}.json`;
@@ -56,29 +56,44 @@ export const VOCABULARY_FILE = "ajv-vocabulary.cjs";
 /**
  * The vendor keywords declared for Ajv, whose strict mode (ajv-cli's default) refuses a keyword it does
  * not know. CommonJS with a function as the export: what `ajv -c <module>` requires; ESM imports it as
- * the default export. The keywords are annotations: declared, they check nothing.
+ * the default export. All but one are annotations; `x-verispec-pattern` (openapi.json's exact form of a
+ * pattern that needs the `u` flag) is checked, with the `u` flag.
  */
 function vocabularyFiles(): OutputFile[] {
-  const list = JSON.stringify(VENDOR_KEYWORDS);
+  const annotations = VENDOR_KEYWORDS.filter((k) => k !== EXACT_PATTERN_KEYWORD);
   const js = `// ${BANNER}
-// The vendor keywords of verispec's JSON Schemas, declared for Ajv's strict mode. Annotations only: they
-// check nothing. ajv-cli: \`ajv validate --spec=draft2020 -c ajv-formats -c ./node_modules/verispec/generated/${VOCABULARY_FILE} ...\`;
-// Ajv: \`addVerispecVocabulary(new Ajv2020())\` or \`ajv.addVocabulary(addVerispecVocabulary.keywords)\`.
+// The vendor keywords of verispec's schemas, declared for Ajv's strict mode. Annotations, except
+// ${EXACT_PATTERN_KEYWORD}: in openapi.json, the exact pattern of a rule whose \`pattern\` there is a portable form;
+// checked here with the u flag. ajv-cli: \`ajv validate --spec=draft2020 -c ajv-formats -c ./node_modules/verispec/generated/${VOCABULARY_FILE} ...\`;
+// Ajv: \`addVerispecVocabulary(new Ajv2020())\` or \`ajv.addVocabulary(addVerispecVocabulary.definitions)\`.
 "use strict";
-const keywords = Object.freeze(${list});
+const keywords = Object.freeze(${JSON.stringify(VENDOR_KEYWORDS)});
+const exactPattern = Object.freeze({
+  keyword: ${JSON.stringify(EXACT_PATTERN_KEYWORD)},
+  type: "string",
+  schemaType: "string",
+  compile(pattern) {
+    const re = new RegExp(pattern, "u");
+    return (data) => re.test(data);
+  },
+});
+const definitions = Object.freeze([${annotations.map((k) => JSON.stringify(k)).join(", ")}, exactPattern]);
 function addVerispecVocabulary(ajv) {
-  ajv.addVocabulary([...keywords]);
+  ajv.addVocabulary([...definitions]);
   return ajv;
 }
 addVerispecVocabulary.keywords = keywords;
+addVerispecVocabulary.definitions = definitions;
 module.exports = addVerispecVocabulary;
 `;
   const dts = `// ${BANNER}
 /** Declares verispec's vendor keywords (${VENDOR_KEYWORDS.join(", ")}) on an Ajv instance; returns it. */
-declare function addVerispecVocabulary<A extends { addVocabulary(definitions: string[]): unknown }>(ajv: A): A;
+declare function addVerispecVocabulary<A extends { addVocabulary(definitions: readonly unknown[]): unknown }>(ajv: A): A;
 declare namespace addVerispecVocabulary {
-  /** The vendor keywords of verispec's JSON Schemas. */
+  /** The vendor keywords of verispec's schemas. */
   const keywords: readonly (${VENDOR_KEYWORDS.map((k) => JSON.stringify(k)).join(" | ")})[];
+  /** Ajv keyword definitions: the annotations by name, ${JSON.stringify(EXACT_PATTERN_KEYWORD)} as a checked keyword. */
+  const definitions: readonly (string | { readonly keyword: string })[];
 }
 export = addVerispecVocabulary;
 `;

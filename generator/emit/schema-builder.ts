@@ -3,6 +3,7 @@
 import type { EntityKind, EntityRequest, Field, Message, Model, RoleSet, Rule, V5Requirement, ValueSet } from "../model/types.js";
 import { entitySchemaId } from "../model/types.js";
 import { ruleDefinitionId, valueSetDefinitionId } from "./names.js";
+import { portablePattern } from "./portable-pattern.js";
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -18,7 +19,13 @@ export interface BuildOptions {
 }
 
 /** Vendor keywords the schemas carry; validators that do not know them ignore them. */
-export const VENDOR_KEYWORDS = ["x-spec-section", "x-not-shown", "x-verispec-errors"] as const;
+export const VENDOR_KEYWORDS = ["x-spec-section", "x-not-shown", "x-verispec-errors", "x-verispec-pattern"] as const;
+
+/**
+ * In openapi.json, a rule's exact pattern when it needs the `u` flag (astral-plane letters): `pattern`
+ * there holds its portable form (portable-pattern.ts). verispec/ajv-vocabulary enforces it.
+ */
+export const EXACT_PATTERN_KEYWORD = "x-verispec-pattern";
 
 const messageEntry = (m: Message) => ({ code: m.code, message: m.message });
 
@@ -80,7 +87,7 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
     s.$ref = o.refTo(ruleDefinitionId(f.rule));
     delete s.type;
   } else if (f.rule) {
-    Object.assign(s, ruleKeywords(f.rule));
+    Object.assign(s, ruleKeywords(f.rule, o));
     messages = { ...f.rule.messages, ...messages };
   }
   if (f.secret) s.writeOnly = true;
@@ -115,19 +122,27 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
 // Country groups stay inline: a discriminator needs its `enum` in place (Ajv and OpenAPI tools alike).
 const isCountryGroup = (set: ValueSet) => set.countryGroup === true;
 
-function ruleKeywords(rule: Rule): JsonSchema {
+/** The portable form of a rule's pattern in openapi.json, when it differs from the exact one. */
+const portableIn = (rule: Rule, o: BuildOptions) => (o.target === "openapi" && rule.pattern !== undefined ? portablePattern(rule.pattern) : undefined);
+
+function ruleKeywords(rule: Rule, o: BuildOptions): JsonSchema {
   const s: JsonSchema = {};
   if (rule.minLength !== undefined) s.minLength = rule.minLength;
   if (rule.maxLength !== undefined) s.maxLength = rule.maxLength;
-  if (rule.pattern !== undefined) s.pattern = rule.pattern;
+  const portable = portableIn(rule, o);
+  if (portable !== undefined) {
+    s.pattern = portable;
+    s[EXACT_PATTERN_KEYWORD] = rule.pattern;
+  } else if (rule.pattern !== undefined) s.pattern = rule.pattern;
   if (rule.format !== undefined) s.format = rule.format;
   return s;
 }
 
-function ruleSchema(rule: Rule, patternNote: string): JsonSchema {
-  const s: JsonSchema = { type: "string", ...ruleKeywords(rule), ...errorsFor(rule.messages) };
+function ruleSchema(rule: Rule, notes: Model["patternNotes"], o: BuildOptions): JsonSchema {
+  const s: JsonSchema = { type: "string", ...ruleKeywords(rule, o), ...errorsFor(rule.messages) };
   if (rule.examples.length) s.examples = [...rule.examples];
-  const description = rule.pattern ? `${rule.description}\n\n${patternNote}` : rule.description;
+  const note = portableIn(rule, o) !== undefined ? `${notes.engines}\n\n${notes.portable}` : notes.engines;
+  const description = rule.pattern ? `${rule.description}\n\n${note}` : rule.description;
   return withNotes(s, { source: rule.source, description, title: rule.name });
 }
 
@@ -299,7 +314,7 @@ export function buildDefinitions(model: Model, o: BuildOptions): Definition[] {
     defs.push({ id, published: true, schema });
   }
   for (const set of model.valueSets) defs.push({ id: valueSetDefinitionId(set), published: false, schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, source: set.source }) });
-  for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule, model.patternNote) });
+  for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule, model.patternNotes, o) });
   for (const kind of model.entityKinds) defs.push({ id: entitySchemaId(kind.kind), published: true, schema: entityKindSchema(kind, model, o) });
   for (const request of model.entityRequests) {
     defs.push({ id: request.id, published: true, schema: entityRequestSchema(request, model, o) });

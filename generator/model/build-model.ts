@@ -220,7 +220,7 @@ function buildAll(ctx: Context): Model {
     countries: { iso3, groups, usStates },
     unicodeVersion: letters.unicodeVersion,
     rules,
-    patternNote: raw({ file: rulesFile, path: [] }).patternNote,
+    patternNotes: { engines: raw({ file: rulesFile, path: [] }).patternNote, portable: raw({ file: rulesFile, path: [] }).portablePatternNote },
     valueSets: Object.values(valueSets),
     messages: {
       codes: [...codes],

@@ -292,8 +292,13 @@ export interface Model {
   };
   readonly unicodeVersion: string;
   readonly rules: Readonly<Record<string, Rule>>;
-  /** Added to the description of every rule with a pattern: how regex engines may differ on it. */
-  readonly patternNote: string;
+  /** Added to the descriptions of rules with a pattern (rules.yaml). */
+  readonly patternNotes: {
+    /** Every rule with a pattern: how regex engines may differ on it. */
+    readonly engines: string;
+    /** In openapi.json, a rule whose `pattern` is the portable form of `x-verispec-pattern`. */
+    readonly portable: string;
+  };
   /** The named value sets other than country groups. */
   readonly valueSets: readonly ValueSet[];
   readonly messages: {
