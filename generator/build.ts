@@ -13,7 +13,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { parse } from "yaml";
 import { META_AJV_OPTIONS, metaSchemaHash, metaSchemaParts, type MetaSchema } from "./check/meta-schema.js";
-import { RUNTIME_EXPORTS } from "./emit/validators.js";
+import { RUNTIME_EXPORTS } from "./emit/validators/index.js";
 import { bundlePath, templateBundle } from "./emit/template-js.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { filesUnder } from "./walk.js";

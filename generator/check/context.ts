@@ -3,24 +3,7 @@
 // are known; what they check is that names refer to something and that facts agree.
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Params } from "../diagnostics.js";
 import { positionOf, specFile, type LoadedSpec, type SpecFile } from "../load/load-spec.js";
-import type { PathSegment } from "../pointer.js";
-
-export type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- shapes are guaranteed by the meta-schema
-
-/** Where a raw value came from. */
-export interface At {
-  readonly file: SpecFile;
-  readonly path: readonly PathSegment[];
-}
-
-export const at = (a: At, ...more: PathSegment[]): At => ({ file: a.file, path: [...a.path, ...more] });
-
-/** The raw value at `a`. */
-export function rawAt(a: At): Raw {
-  let v: unknown = a.file.data;
-  for (const s of a.path) v = (v as Raw)[s as string];
-  return v as Raw;
-}
+import type { At } from "../load/spec-access.js";
 
 export class Checks {
   readonly diagnostics: Diagnostic[] = [];

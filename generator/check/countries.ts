@@ -1,5 +1,6 @@
 // Check: every country of a country group is an ISO 3166-1 alpha-3 code of the list (countries.yaml).
-import { at, rawAt, type Checks } from "./context.js";
+import { at, rawAt } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 export function checkCountries(c: Checks): void {
   const root = c.root("countries.yaml");

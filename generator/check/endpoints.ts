@@ -2,14 +2,9 @@
 // schemes are declared, path parameters are exactly the path's, client names are used once (the meta-schema
 // allows one group at most), and every `auth: body` request carries the credential fields the client adds.
 import { describeValue, nameList } from "../diagnostics.js";
-import { at, rawAt, type At, type Checks, type Raw } from "./context.js";
+import { at, CREDENTIAL_FIELDS, rawAt, type At, type Raw } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 import { shapeSources } from "./shapes.js";
-
-/**
- * The envelope fields the client core adds itself (templates/client/core.ts, specification sections 2.1, 5): every
- * `auth: body` request has them, and the client's body types omit them.
- */
-export const CREDENTIAL_FIELDS = ["metadata_version", "metadata_serviceUid", "metadata_secretKey"] as const;
 
 /** The fields of a request schema by name: own properties/fields and those of included field sets. */
 function requestFields(c: Checks, id: string): Record<string, Raw> | undefined {

@@ -5,7 +5,8 @@
 import { nameList } from "../diagnostics.js";
 import type { SpecFile } from "../load/load-spec.js";
 import { groupNames } from "./countries.js";
-import { at, rawAt, type At, type Checks, type Raw } from "./context.js";
+import { at, rawAt, type At, type Raw } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 import { checkIncludes } from "./fields.js";
 import { shapeSources } from "./shapes.js";
 

@@ -3,9 +3,10 @@
 // nested in one: rules, shape references, included field sets, value sets, conditions, messages.
 import { nameList } from "../diagnostics.js";
 import { groupNames } from "./countries.js";
-import { at, rawAt, type At, type Checks, type Raw } from "./context.js";
+import { at, rawAt, type At, type Raw, SHAPE_FILES } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 import { checkMessageTable } from "./messages.js";
-import { SHAPE_FILES, shapeSources } from "./shapes.js";
+import { shapeSources } from "./shapes.js";
 
 /** Calls `visit` on every top-level field definition of the spec (nested ones are the checker's). */
 function eachFieldRoot(c: Checks, visit: (a: At) => void): void {

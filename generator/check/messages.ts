@@ -1,7 +1,8 @@
 // Check: validation messages (errors.yaml) use a declared code, and every reference to a message names
 // one of the observed or verispec messages.
 import { nameList } from "../diagnostics.js";
-import { at, rawAt, type At, type Checks } from "./context.js";
+import { at, rawAt, type At } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 /** The messages a rule or field may name: the observed ones and verispec's. */
 export function messageIds(c: Checks): string[] {

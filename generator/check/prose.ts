@@ -4,8 +4,8 @@
 // object naming such a field in backticks), a limit's `value`, the receiver rules of a signature (the
 // tolerance limit), the attempt rules (statuses.yaml `attempts`); and a transition's `condition` text,
 // which must be the text of the condition its `when` names. A disagreement is VS434 / VS435 at the text.
-import { expandPattern, letterClass } from "./rules.js";
-import { at, rawAt, type At, type Checks, type Raw } from "./context.js";
+import { expandPattern, letterClass, at, rawAt, type At, type Raw } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 /** What the data says, as far as a text can restate it. */
 interface Truth {

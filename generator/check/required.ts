@@ -1,7 +1,8 @@
 // Check: the names the generator itself relies on are defined: the `abn` rule (strict ABN mode), the
 // verispec messages it reports (`abnChecksum`, `requiredRole`), the two auth schemes of endpoints.yaml
 // (`body`, `basic`), and at least one older entity request (the credentials' fields come from there).
-import { at, rawAt, type At, type Checks } from "./context.js";
+import { at, rawAt, type At } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 interface Needed {
   readonly file: string;

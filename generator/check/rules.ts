@@ -2,30 +2,8 @@
 // messages exist; limits name an existing rule.
 import { describeValue, nameList } from "../diagnostics.js";
 import { checkMessageTable } from "./messages.js";
-import { at, rawAt, type Checks } from "./context.js";
-
-/** A code point range "0041-005A" as regex class text: BMP as \uXXXX, astral code points literally. */
-function renderRange(range: string): string {
-  const [from, to] = range.split("-").map((h) => parseInt(h, 16)) as [number, number | undefined];
-  const one = (cp: number) => (cp > 0xffff ? String.fromCodePoint(cp) : `\\u${cp.toString(16).toUpperCase().padStart(4, "0")}`);
-  return to === undefined ? one(from) : `${one(from)}-${one(to)}`;
-}
-
-const letterClasses = new WeakMap<readonly string[], string>();
-
-/** The class text of unicode-letters.yaml's ranges, for `{unicodeLetter}` (once per list: the check and the model both ask). */
-export function letterClass(ranges: readonly string[]): string {
-  let text = letterClasses.get(ranges);
-  if (text === undefined) letterClasses.set(ranges, (text = ranges.map(renderRange).join("")));
-  return text;
-}
-
-/**
- * A rule's pattern with its placeholders expanded: `{unicodeLetter}` and the parts of rules.yaml's
- * `patternParts` (one home for a pattern several rules use). The model builder uses the same.
- */
-export const expandPattern = (pattern: string, parts: Readonly<Record<string, string>>): string =>
-  pattern.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(parts, name) ? parts[name]! : whole));
+import { at, expandPattern, letterClass, rawAt } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 export function checkRules(c: Checks): void {
   const letters = letterClass(rawAt(c.root("unicode-letters.yaml")).ranges);

@@ -3,7 +3,8 @@
 // fills; a spec version that drops that gap stays valid, so the quote is documentation, not a reference.)
 import { nameList } from "../diagnostics.js";
 import { SANDBOX_NEEDS } from "../../templates/sandbox/binding.js";
-import { at, rawAt, type Checks, type Raw } from "./context.js";
+import { at, rawAt, type Raw } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 export function checkSandbox(c: Checks): void {
   const root = c.root("sandbox.yaml");

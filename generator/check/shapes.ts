@@ -1,9 +1,7 @@
 // Check: shape ids (the `shapes:` of stakeholders.yaml, older.yaml, webhooks.yaml, v5.yaml) are defined
 // once, and stakeholder types name a shape.
-import { at, rawAt, type At, type Checks } from "./context.js";
-
-/** The files that define shapes, in the order their definitions are read. */
-export const SHAPE_FILES = ["stakeholders.yaml", "older.yaml", "webhooks.yaml", "v5.yaml"] as const;
+import { at, rawAt, SHAPE_FILES, type At } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 /** Every shape id and where its first definition stands. */
 export function shapeSources(c: Checks): Map<string, At> {

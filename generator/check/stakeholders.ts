@@ -1,6 +1,7 @@
 // Check: every role of a role set (stakeholders.yaml) allows declared stakeholder types only.
 import { nameList } from "../diagnostics.js";
-import { at, rawAt, type Checks, type Raw } from "./context.js";
+import { at, rawAt, type Raw } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 export function checkStakeholders(c: Checks): void {
   const root = c.root("stakeholders.yaml");

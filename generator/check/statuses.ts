@@ -1,7 +1,8 @@
 // Check: statuses.yaml: the older statuses, outcomes and transitions name declared statuses; one
 // submission status locks resubmission, and the locking transition sets it.
 import { nameList } from "../diagnostics.js";
-import { at, rawAt, type Checks } from "./context.js";
+import { at, rawAt } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 export function checkStatuses(c: Checks): void {
   const root = c.root("statuses.yaml");

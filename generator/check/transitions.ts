@@ -3,7 +3,8 @@
 // webhook runtime can evaluate a condition on a payload; a condition has exactly one form; transition
 // ids are unique; `error` names an error type; `attempts.retryCondition` names a condition.
 import { nameList } from "../diagnostics.js";
-import { at, rawAt, type At, type Checks, type Raw } from "./context.js";
+import { at, rawAt, type At, type Raw } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 import { shapeSources } from "./shapes.js";
 
 const FORMS = ["all", "any", "not", "ref", "field"] as const;

@@ -1,7 +1,8 @@
 // Check: the older interface's version is the same in versions.yaml and in the envelope's
 // `metadata_version` (specification sections 2.1, 9).
 import { describeValue } from "../diagnostics.js";
-import { at, rawAt, type Checks, type Raw } from "./context.js";
+import { at, rawAt, type Raw } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 
 export function checkVersions(c: Checks): void {
   const sets = rawAt(c.root("fieldsets.yaml")).fieldSets as Record<string, Raw>;

@@ -1,7 +1,8 @@
 // Check: webhooks.yaml: the timestamp tolerance names a limit in milliseconds, every payload names a
 // shape and a signature version, and there is a `v5` and an `older` payload (specification section 6).
 import { describeValue, nameList } from "../diagnostics.js";
-import { at, rawAt, type Checks } from "./context.js";
+import { at, rawAt } from "../load/spec-access.js";
+import type { Checks } from "./context.js";
 import { shapeSources } from "./shapes.js";
 
 export function checkWebhooks(c: Checks): void {

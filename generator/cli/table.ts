@@ -5,20 +5,8 @@
 // Adding a command is one entry here (plus its module under commands/ and its usage in usage.ts):
 // the help text, option parsing, --help, usage errors (exit 2) and spec errors come from main.ts.
 import type { ParseArgsConfig } from "node:util";
-import type { Dirs, Io } from "../context.js";
+import type { CommandCall } from "./command-call.js";
 import { CHECK_USAGE, CONFORM_USAGE, DIFF_USAGE, DOCS_USAGE, GENERATE_USAGE, SANDBOX_USAGE, SCHEMAS_USAGE, VALIDATE_USAGE, WEBHOOK_USAGE } from "./usage.js";
-
-/** What a command's `run` receives: the parsed call. */
-export interface CommandCall {
-  readonly io: Io;
-  readonly dirs: Dirs;
-  /** Positional arguments, already counted against `positionals`. */
-  readonly positionals: readonly string[];
-  /** Parsed option values (--spec, --out and the command's own). */
-  readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
-  /** The raw arguments after the command name (for a command that parses its own: `options: "own"`). */
-  readonly args: readonly string[];
-}
 
 export interface Command {
   /** The synopsis and one line, for `verispec --help`. */

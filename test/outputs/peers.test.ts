@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pascalId } from "../../generator/emit/validators.js";
+import { pascalId } from "../../generator/emit/validators/index.js";
 import { OPENAPI, ROOT, SCHEMAS, bin, run } from "./helpers.js";
 
 interface Fixture {

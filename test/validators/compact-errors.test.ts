@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compactErrors, compileValidators, compiledDocument, pascalId } from "../../generator/emit/validators.js";
+import { compactErrors, compileValidators, compiledDocument, pascalId } from "../../generator/emit/validators/index.js";
 import { reachOf } from "../../generator/emit/validators/reach.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { schemaIds } from "../../generated/validators/index.js";

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { emitValidators } from "../../generator/emit/validators.js";
+import { emitValidators } from "../../generator/emit/validators/index.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { schemaIds, validateV4EntitiesTrust, validateV5VerificationCreateRequest } from "../../generated/validators/index.js";
 import { ROOT } from "./helpers.js";

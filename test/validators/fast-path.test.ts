@@ -9,7 +9,7 @@ import * as raw from "../../generated/validators/ajv.js";
 import { MESSAGES, TABLE } from "../../generated/validators/errors.js";
 import { schemaIds } from "../../generated/validators/index.js";
 import type { SchemaId } from "../../generated/validators/index.js";
-import { dropPlaceholderErrors, pascalId } from "../../generator/emit/validators.js";
+import { dropPlaceholderErrors, pascalId } from "../../generator/emit/validators/index.js";
 import { mapErrors, toIssue } from "../../templates/validators/map-errors.js";
 import { filterNoise, groupIssues } from "./reference-pipeline.js";
 import type { AjvError, RawValidate } from "../../templates/validators/types.js";

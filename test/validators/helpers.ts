@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { ajvOptions } from "../../generator/emit/validators.js";
+import { ajvOptions } from "../../generator/emit/validators/index.js";
 import { VENDOR_KEYWORDS } from "../../generator/emit/schema-builder.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { reachOf } from "../../generator/emit/validators/reach.js";
-import { validatorName } from "../../generator/emit/validators.js";
+import { validatorName } from "../../generator/emit/validators/index.js";
 import * as all from "../../generated/validators/index.js";
 import type { Validator } from "../../templates/validators/types.js";
 import { loadFixtures, ROOT } from "./helpers.js";

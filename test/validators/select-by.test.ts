@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as raw from "../../generated/validators/ajv.js";
-import { compiledDocument } from "../../generator/emit/validators.js";
+import { compiledDocument } from "../../generator/emit/validators/index.js";
 import { ifFailureFails, type Defs } from "../../generator/emit/validators/prepare.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import type { RawValidate } from "../../templates/validators/types.js";

@@ -1,7 +1,7 @@
 // `verispec check`: regenerate in memory and compare with the output directory (exit 1 when stale).
 import { generateFiles } from "../../pipeline.js";
 import { compareWithDisk, hasDrift } from "../../write.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 import { requireSpecDir } from "./spec-dir.js";
 
 export function check({ dirs, io }: CommandCall): Promise<number> {

@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from "../../conform/receiver.js";
 import { jsonReport, junitReport, summarise, textReport } from "../../conform/report.js";
 import { runConform, type Runtime } from "../../conform/run.js";
 import { modelFromSpec } from "../../pipeline.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 
 export const ENV = { serviceUid: "VERISPEC_CONFORM_SERVICE_UID", secret: "VERISPEC_CONFORM_SECRET", signingSecret: "VERISPEC_SIGNING_SECRET" } as const;
 

@@ -8,7 +8,7 @@ import { diffSides } from "../../diff/diff.js";
 import { CONFIG_FILE, exitCodeFor, readOverrides, type FailOn } from "../../diff/policy.js";
 import { toJson, toMarkdown, toText } from "../../diff/report.js";
 import { loadSide, sideFromDir } from "../../diff/sides.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 import { DIFF_USAGE } from "../usage.js";
 import { requireSpecDir } from "./spec-dir.js";
 

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { isVerispecOutput, MANIFEST } from "../../write.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 
 export const DOCS_TITLE = "Verification service (KYC and KYB): API reference";
 

@@ -1,7 +1,7 @@
 // `verispec generate`: the spec in, every generated file out, atomically.
 import { generateFiles } from "../../pipeline.js";
 import { writeAtomically } from "../../write.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 import { requireSpecDir } from "./spec-dir.js";
 
 export function generate({ dirs, io }: CommandCall): Promise<number> {

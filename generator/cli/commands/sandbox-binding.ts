@@ -40,7 +40,7 @@ export async function loadServedSpec(specDir: string): Promise<ServedSpec> {
   }
   const [{ modelFromSpec }, { emitValidators }, { sandboxSpec }, { webhookRules }, { signWebhook }] = await Promise.all([
     import("../../pipeline.js"),
-    import("../../emit/validators.js"),
+    import("../../emit/validators/index.js"),
     import("../../emit/sandbox.js"),
     import("../../emit/webhooks.js"),
     import("../../../templates/webhooks/index.js"),

@@ -4,7 +4,7 @@
 // driver) and runs until SIGINT/SIGTERM.
 import { randomBytes } from "node:crypto";
 import { UsageError } from "../../diagnostics.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 import { loadServedSpec } from "./sandbox-binding.js";
 import { requireSpecDir } from "./spec-dir.js";
 

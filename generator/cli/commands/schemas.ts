@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../package-root.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 import { requireSpecDir } from "./spec-dir.js";
 
 const MANIFEST = "manifest.json"; // emit/json-schemas.ts writes it; not imported, to keep this command light

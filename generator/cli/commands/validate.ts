@@ -6,7 +6,7 @@ import type { Dirs, Io } from "../../context.js";
 import { escapeControl } from "../../diagnostics.js";
 import { OWN_GENERATED } from "../../package-root.js";
 import { locateJsonSyntaxError } from "../json-syntax.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 
 interface ValidatorsModule {
   readonly schemaIds: readonly string[];

@@ -7,7 +7,7 @@ import { readFile as fsReadFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { isWebhookVerificationError } from "../../../templates/webhooks/errors.js";
 import type { VerifyWebhookInput } from "../../../templates/webhooks/index.js";
-import type { CommandCall } from "../table.js";
+import type { CommandCall } from "../command-call.js";
 import { WEBHOOK_USAGE } from "../usage.js";
 
 export { WEBHOOK_USAGE };

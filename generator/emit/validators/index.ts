@@ -11,25 +11,25 @@
 // `<id>.js` holds what one schema id reaches of that code (validators/reach.ts) and wraps it; `index.js`
 // has them all, `validate(id, data)` and `schemaIds`; `runtime.js` is the runtime they all import, one
 // module (runtimeBundle).
-import type { ErrorTable, MessageTemplates } from "../../templates/validators/types.js";
-import type { EmitContext } from "../context.js";
-import type { Model } from "../model/types.js";
-import { rawName, validatorName } from "./names.js";
-import { BANNER, sortedObject, type OutputFile } from "./output.js";
-import { moduleFiles } from "./print.js";
-import { requestKeyShapes } from "./request-shapes.js";
-import { templateBundle } from "./template-js.js";
-import { compileValidators } from "./validators/compile.js";
-import { errorTable, messageTemplates } from "./validators/error-table.js";
-import { asciiOnly, RUNTIME_MODULE } from "./validators/passes.js";
-import { reachOf, type Reach } from "./validators/reach.js";
-import { compiledDocument } from "./validators/prepare.js";
+import type { ErrorTable, MessageTemplates } from "../../../templates/validators/types.js";
+import type { EmitContext } from "../../context.js";
+import type { Model } from "../../model/types.js";
+import { rawName, validatorName } from "../names.js";
+import { BANNER, sortedObject, type OutputFile } from "../output.js";
+import { moduleFiles } from "../print.js";
+import { requestKeyShapes } from "../request-shapes.js";
+import { templateBundle } from "../template-js.js";
+import { compileValidators } from "./compile.js";
+import { errorTable, messageTemplates } from "./error-table.js";
+import { asciiOnly, RUNTIME_MODULE } from "./passes.js";
+import { reachOf, type Reach } from "./reach.js";
+import { compiledDocument } from "./prepare.js";
 
-export { ajvOptions, compileValidators } from "./validators/compile.js";
-export { errorTable, expectedTypeOf, messageTemplates } from "./validators/error-table.js";
-export * from "./validators/passes.js";
-export { ABN_CHECKSUM_KEYWORD, compiledDocument, conditionsCallNothing, type CompiledDocument } from "./validators/prepare.js";
-export { pascalId, validatorName } from "./names.js";
+export { ajvOptions, compileValidators } from "./compile.js";
+export { errorTable, expectedTypeOf, messageTemplates } from "./error-table.js";
+export * from "./passes.js";
+export { ABN_CHECKSUM_KEYWORD, compiledDocument, conditionsCallNothing, type CompiledDocument } from "./prepare.js";
+export { pascalId, validatorName } from "../names.js";
 
 // ---- The runtime as JavaScript --------------------------------------------------------------------
 
