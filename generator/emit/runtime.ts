@@ -7,7 +7,7 @@ import type { EmitContext } from "../context.js";
 import { BANNER, type OutputFile } from "./output.js";
 
 /** Template folders copied verbatim; each is real, type-checked TypeScript with its own tests. */
-export const RUNTIME_FOLDERS = ["client", "webhooks", "validators"] as const;
+export const RUNTIME_FOLDERS = ["client", "lifecycle", "webhooks", "validators"] as const;
 
 export function emitRuntime(_model: Model, ctx: EmitContext): OutputFile[] {
   const templates = join(ctx.root, "templates");

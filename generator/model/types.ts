@@ -1,6 +1,6 @@
 // The model: one typed, read-only intermediate representation of the whole spec. Every emitter reads
 // only this; nothing here knows about YAML, JSON Schema or OpenAPI syntax.
-import type { ConditionExpr } from "../../templates/webhooks/rules.js";
+import type { ConditionExpr } from "../../templates/lifecycle/index.js";
 import type { SourcePos } from "../diagnostics.js";
 
 /** The JSON Schema formats the schemas use; the validators check them (templates/validators/formats.ts). */

@@ -1,7 +1,8 @@
 // What the sandbox runtime is bound to (generated/sandbox.ts provides it): the spec's data, the webhook
 // rules (statuses, transitions, conditions), the generated validators and the webhook signer.
 import type { ValidationResult } from "../validators/types.js";
-import type { SignWebhookInput, TransitionRule, WebhookRules } from "../webhooks/index.js";
+import type { TransitionRule } from "../lifecycle/index.js";
+import type { SignWebhookInput, WebhookRules } from "../webhooks/index.js";
 
 export interface SandboxChoice {
   readonly choice: string;

@@ -4,7 +4,7 @@
 // transaction, so an answered request never loses its webhook.
 import { randomUUID } from "node:crypto";
 import type { ValidationIssue } from "../validators/types.js";
-import { evaluateCondition, findTransitions, type TransitionRule } from "../webhooks/index.js";
+import { evaluateCondition, findTransitions, type TransitionRule } from "../lifecycle/index.js";
 import { choice, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
 import type { QueuedRow } from "./dispatcher.js";

@@ -1,9 +1,10 @@
 /**
  * verispec webhook runtime: verify, sign, order and interpret the service's webhooks (the service's specification, sections 3, 6, 8, 9).
- * The rules (tolerance, statuses, transitions) are data from the spec, given to `createWebhookKit`.
+ * The rules (tolerance, and the life cycle's statuses and transitions from ../lifecycle/) are data from the spec, given to `createWebhookKit`.
  */
 import { MemoryReplayStore, type ReplayStore } from "./replay.js";
-import { canTransition, interpretWebhook, type WebhookInterpretation, type WebhookRules } from "./rules.js";
+import { canTransition } from "../lifecycle/index.js";
+import { interpretWebhook, type WebhookInterpretation, type WebhookRules } from "./interpret.js";
 import { signWebhook, type SignWebhookInput } from "./signature.js";
 import { verifyWebhookWith, type ValidatePayload, type VerifiedWebhook, type VerifyWebhookInput } from "./verify.js";
 
@@ -48,8 +49,10 @@ export { createOrderingGuard, MemoryOrderingState } from "./ordering.js";
 export type { MemoryOrderingStateOptions, OrderingGuard, OrderingRecord, OrderingState } from "./ordering.js";
 export { MemoryReplayStore, RedisReplayStore, ReplayStoreUnavailableError } from "./replay.js";
 export type { MemoryReplayStoreOptions, RedisReplayStoreOptions, RedisSetClient, ReplayStore } from "./replay.js";
-export { evaluateCondition, findTransitions } from "./rules.js";
-export type { ConditionExpr, TransitionRule, WebhookInterpretation, WebhookOutcome, WebhookRules } from "./rules.js";
+// The life cycle (statuses, conditions, transitions) has its home in ../lifecycle/; re-exported for receivers.
+export { evaluateCondition, findTransitions } from "../lifecycle/index.js";
+export type { ConditionExpr, TransitionRule, WebhookOutcome } from "../lifecycle/index.js";
+export type { WebhookInterpretation, WebhookRules } from "./interpret.js";
 export { signWebhook } from "./signature.js";
 export type { RawBody, SignatureVersion, SignWebhookInput, SigningSecret } from "./signature.js";
 export { isV5Payload, payloadTimestampMs } from "./timestamp.js";

@@ -17,7 +17,7 @@ import {
   type WebhookRules,
 } from "../../templates/webhooks/index.js";
 import { readSignatureHeaders, DUPLICATE_HEADER } from "../../templates/webhooks/headers.js";
-import { interpretWebhook } from "../../templates/webhooks/rules.js";
+import { interpretWebhook } from "../../templates/webhooks/interpret.js";
 import { assertSecret, digestsEqual, parseDigest, toBytes } from "../../templates/webhooks/signature.js";
 import { payloadTimestampMs } from "../../templates/webhooks/timestamp.js";
 import { nextRecord } from "../../templates/webhooks/ordering.js";

@@ -2,7 +2,7 @@
 // sections 3 and 7), from the transition table of spec/statuses.yaml: (state, attempt, maxAttempts,
 // submissionStatus, event) -> the new state, an error (474 too_many_attempts, 475 submission_conflict),
 // or refused (the table has no row for it). Conditions are evaluated by the one evaluator of conditions.
-import { evaluateCondition } from "../../../templates/webhooks/rules.js";
+import { evaluateCondition } from "../../../templates/lifecycle/index.js";
 import type { Model, Transition } from "../../model/types.js";
 
 export interface LifecycleState {
