@@ -145,6 +145,21 @@ export const sandboxSpec = {
         "country",
         "name"
       ]
+    },
+    "hostedForm": {
+      "answers": "Which forms fields are required beyond `country` and `type`: not shown.",
+      "choice": "The form shows every field of the entity kind (spec/entities, interface idform) and of each submitted stakeholder's type (spec/stakeholders.yaml), labelled by the field's `title` and prefilled with what was submitted; the stakeholders keep their type and role, and documents (Data URIs) are carried as submitted, not typed. A submission is the `/idform` request with what the customer typed: an emptied input leaves the field out (as a request that does not send it), so the validators' required rules decide; a value the reduced prefill hid and the customer left blank keeps the caller's value. It is checked by the validators of `/idform` with their messages. A refused submission answers 422 with the form again, the errors beside their fields and what was typed; it creates no verification and starts no webhook; it is not a verification attempt (limits.yaml formAttempts: nothing was verified) and not a save, and the form it re-shows counts as one opening without saving (limits.yaml formOpens), so a form refused that many times in a row is closed like one opened that many times. A saved submission sends the webhooks `/verify` sends for the same data: the entity's, and one per individual stakeholder (with `parentVerificationTrace`).",
+      "labels": {
+        "country": "Country",
+        "type": "Stakeholder type",
+        "role": "Role"
+      },
+      "messages": {
+        "title": "Verification form",
+        "invalid": "Some fields need your attention; see the messages beside them.",
+        "document": "Document carried as submitted",
+        "submitted": "Thank you. Verification {trace} was submitted; a webhook reports its status."
+      }
     }
   },
   "testValues": {
@@ -265,6 +280,249 @@ export const sandboxSpec = {
     "error",
     "removed"
   ],
+  "forms": {
+    "kinds": {
+      "publicCompany": {
+        "title": "Public company",
+        "fields": [
+          {
+            "name": "country"
+          },
+          {
+            "name": "acn",
+            "label": "ACN"
+          },
+          {
+            "name": "ticker",
+            "label": "Ticker"
+          },
+          {
+            "name": "exchangeListedOn",
+            "label": "Exchange listed on"
+          },
+          {
+            "name": "name",
+            "label": "Name"
+          },
+          {
+            "name": "abn",
+            "label": "ABN"
+          }
+        ],
+        "roles": []
+      },
+      "regulatedTrust": {
+        "title": "Regulated trust",
+        "fields": [
+          {
+            "name": "country"
+          },
+          {
+            "name": "regulatedTrustType",
+            "label": "Regulated trust type",
+            "options": [
+              "asic",
+              "mis",
+              "regulatedUnderCommonwealthStatutoryRegulator",
+              "governmentSuperannuationFund"
+            ]
+          },
+          {
+            "name": "registeredOffice",
+            "label": "Registered office"
+          },
+          {
+            "name": "businessNameTrustee",
+            "label": "Business name of the trustee"
+          },
+          {
+            "name": "uploadTrustDeed",
+            "label": "Trust deed",
+            "document": true
+          },
+          {
+            "name": "name",
+            "label": "Name"
+          },
+          {
+            "name": "abn",
+            "label": "ABN"
+          }
+        ],
+        "roles": [
+          "trustee"
+        ]
+      },
+      "soleTrader": {
+        "title": "Sole trader",
+        "fields": [
+          {
+            "name": "country"
+          },
+          {
+            "name": "principalPlaceOfBusiness",
+            "label": "Principal place of business"
+          },
+          {
+            "name": "name",
+            "label": "Name"
+          },
+          {
+            "name": "abn",
+            "label": "ABN"
+          }
+        ],
+        "roles": [
+          "individuals"
+        ]
+      }
+    },
+    "stakeholderFields": {
+      "individual": [
+        {
+          "name": "country",
+          "label": "Country"
+        },
+        {
+          "name": "firstName",
+          "label": "First name"
+        },
+        {
+          "name": "middleName",
+          "label": "Middle name"
+        },
+        {
+          "name": "lastName",
+          "label": "Last name"
+        },
+        {
+          "name": "gender",
+          "label": "Gender",
+          "options": [
+            "male",
+            "female",
+            "other",
+            "preferNotToSay"
+          ]
+        },
+        {
+          "name": "dateOfBirth",
+          "label": "Date of birth (DD/MM/YYYY)"
+        },
+        {
+          "name": "address",
+          "label": "Address"
+        },
+        {
+          "name": "locality",
+          "label": "Locality"
+        },
+        {
+          "name": "unitNumber",
+          "label": "Unit number"
+        },
+        {
+          "name": "streetNumber",
+          "label": "Street number"
+        },
+        {
+          "name": "streetName",
+          "label": "Street name"
+        },
+        {
+          "name": "streetType",
+          "label": "Street type"
+        },
+        {
+          "name": "suburb",
+          "label": "Suburb or city"
+        },
+        {
+          "name": "postcode",
+          "label": "Postcode"
+        },
+        {
+          "name": "state",
+          "label": "State"
+        },
+        {
+          "name": "socialSecurityNumber",
+          "label": "Social security number"
+        },
+        {
+          "name": "phone",
+          "label": "Phone"
+        },
+        {
+          "name": "email",
+          "label": "Email"
+        }
+      ],
+      "privateCompany": [
+        {
+          "name": "country",
+          "label": "Country"
+        },
+        {
+          "name": "abn",
+          "label": "ABN"
+        },
+        {
+          "name": "acn",
+          "label": "ACN"
+        },
+        {
+          "name": "name",
+          "label": "Name"
+        },
+        {
+          "name": "registeredOffice",
+          "label": "Registered office"
+        },
+        {
+          "name": "principalPlaceOfBusiness",
+          "label": "Principal place of business"
+        },
+        {
+          "name": "companyExtract",
+          "label": "Company extract",
+          "document": true
+        }
+      ],
+      "publicCompany": [
+        {
+          "name": "country",
+          "label": "Country"
+        },
+        {
+          "name": "abn",
+          "label": "ABN"
+        },
+        {
+          "name": "acn",
+          "label": "ACN"
+        },
+        {
+          "name": "name",
+          "label": "Name"
+        },
+        {
+          "name": "registeredOffice",
+          "label": "Registered office"
+        },
+        {
+          "name": "principalPlaceOfBusiness",
+          "label": "Principal place of business"
+        },
+        {
+          "name": "companyExtract",
+          "label": "Company extract",
+          "document": true
+        }
+      ],
+      "governmentBody": []
+    }
+  },
   "createdMessage": "Verification created successfully"
 } as const;
 

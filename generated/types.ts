@@ -387,17 +387,39 @@ export declare namespace v4 {
    * @see The service's specification, section 2.1
    */
   export interface StakeholderCompanyFields {
+    /** Country */
     country?: Iso3;
-    /** Australian Business Number: exactly 11 digits. The service checks the format only (the service's specification, sections 7, 8). */
+    /**
+     * ABN.
+     *
+     * Australian Business Number: exactly 11 digits. The service checks the format only (the service's specification, sections 7, 8).
+     */
     abn?: string;
-    /** Australian Company Number: 9 digits. */
+    /**
+     * ACN.
+     *
+     * Australian Company Number: 9 digits.
+     */
     acn?: string;
+    /** Name */
     name?: string;
-    /** Address. */
+    /**
+     * Registered office.
+     *
+     * Address.
+     */
     registeredOffice?: string;
-    /** Address. */
+    /**
+     * Principal place of business.
+     *
+     * Address.
+     */
     principalPlaceOfBusiness?: string;
-    /** Base64 Data URI with the data-format prefix (`data:<mime>;base64,<data>`); accepted formats are JPG, PNG, PDF; the base64 text is well formed (padded, non-empty). */
+    /**
+     * Company extract.
+     *
+     * Base64 Data URI with the data-format prefix (`data:<mime>;base64,<data>`); accepted formats are JPG, PNG, PDF; the base64 text is well formed (padded, non-empty).
+     */
     companyExtract?: string;
     [key: string]: unknown;
   }
@@ -427,69 +449,153 @@ export declare namespace v4 {
    * @see The service's specification, section 2.1
    */
   export type StakeholderIndividualFields = ({
+    /** Country */
     country: "USA";
-    /** Letters, apostrophes, spaces, hyphens; fewer than 80 characters. */
+    /**
+     * First name.
+     *
+     * Letters, apostrophes, spaces, hyphens; fewer than 80 characters.
+     */
     firstName?: string;
-    /** Letters, apostrophes, spaces, hyphens; fewer than 80 characters. */
+    /**
+     * Middle name.
+     *
+     * Letters, apostrophes, spaces, hyphens; fewer than 80 characters.
+     */
     middleName?: string;
-    /** Letters, apostrophes, spaces, hyphens; fewer than 80 characters. */
+    /**
+     * Last name.
+     *
+     * Letters, apostrophes, spaces, hyphens; fewer than 80 characters.
+     */
     lastName?: string;
+    /** Gender */
     gender?: v4.Gender;
-    /** `DD/MM/YYYY`, a real calendar date (31/02 and 29/02 of a non-leap year are not dates; Gregorian leap years). */
+    /**
+     * Date of birth (DD/MM/YYYY).
+     *
+     * `DD/MM/YYYY`, a real calendar date (31/02 and 29/02 of a non-leap year are not dates; Gregorian leap years).
+     */
     dateOfBirth?: string;
-    /** Address line 1. */
+    /**
+     * Address.
+     *
+     * Address line 1.
+     */
     address?: string;
-    /** City / locality. */
+    /**
+     * Locality.
+     *
+     * City / locality.
+     */
     locality?: string;
+    /** Unit number */
     unitNumber?: string | null;
+    /** Street number */
     streetNumber?: string;
+    /** Street name */
     streetName?: string;
     /**
+     * Street type.
+     *
      * Street type abbreviation.
      *
      * Not shown in the service's specification: List of street type abbreviations: not shown.
      */
     streetType?: string | null;
-    /** Suburb/city name. */
+    /**
+     * Suburb or city.
+     *
+     * Suburb/city name.
+     */
     suburb?: string;
     /** 5-digit USA postcode. */
     postcode?: string;
     state?: UsState;
-    /** 9 digits, as `XXX-XX-XXXX` or `XXXXXXXXX`. */
+    /**
+     * Social security number.
+     *
+     * 9 digits, as `XXX-XX-XXXX` or `XXXXXXXXX`.
+     */
     socialSecurityNumber?: string;
+    /** Phone */
     phone?: string;
+    /** Email */
     email?: string;
   } | {
+    /** Country */
     country?: Exclude<Iso3, "USA">;
-    /** Letters, apostrophes, spaces, hyphens; fewer than 80 characters. */
+    /**
+     * First name.
+     *
+     * Letters, apostrophes, spaces, hyphens; fewer than 80 characters.
+     */
     firstName?: string;
-    /** Letters, apostrophes, spaces, hyphens; fewer than 80 characters. */
+    /**
+     * Middle name.
+     *
+     * Letters, apostrophes, spaces, hyphens; fewer than 80 characters.
+     */
     middleName?: string;
-    /** Letters, apostrophes, spaces, hyphens; fewer than 80 characters. */
+    /**
+     * Last name.
+     *
+     * Letters, apostrophes, spaces, hyphens; fewer than 80 characters.
+     */
     lastName?: string;
+    /** Gender */
     gender?: v4.Gender;
-    /** `DD/MM/YYYY`, a real calendar date (31/02 and 29/02 of a non-leap year are not dates; Gregorian leap years). */
+    /**
+     * Date of birth (DD/MM/YYYY).
+     *
+     * `DD/MM/YYYY`, a real calendar date (31/02 and 29/02 of a non-leap year are not dates; Gregorian leap years).
+     */
     dateOfBirth?: string;
-    /** Address line 1. */
+    /**
+     * Address.
+     *
+     * Address line 1.
+     */
     address?: string;
-    /** City / locality. */
+    /**
+     * Locality.
+     *
+     * City / locality.
+     */
     locality?: string;
+    /** Unit number */
     unitNumber?: string | null;
+    /** Street number */
     streetNumber?: string;
+    /** Street name */
     streetName?: string;
     /**
+     * Street type.
+     *
      * Street type abbreviation.
      *
      * Not shown in the service's specification: List of street type abbreviations: not shown.
      */
     streetType?: string | null;
-    /** Suburb/city name. */
+    /**
+     * Suburb or city.
+     *
+     * Suburb/city name.
+     */
     suburb?: string;
+    /** Postcode */
     postcode?: string;
+    /** State */
     state?: string;
-    /** 9 digits, as `XXX-XX-XXXX` or `XXXXXXXXX`. */
+    /**
+     * Social security number.
+     *
+     * 9 digits, as `XXX-XX-XXXX` or `XXXXXXXXX`.
+     */
     socialSecurityNumber?: string;
+    /** Phone */
     phone?: string;
+    /** Email */
     email?: string;
   });
 
@@ -1138,20 +1244,28 @@ export declare namespace v4 {
        */
       country: Iso3;
       /**
+       * ACN.
+       *
        * 9 digits.
        *
        * Australian Company Number: 9 digits.
        */
       acn?: string;
+      /** Ticker */
       ticker?: string;
       /**
+       * Exchange listed on.
+       *
        * Described as International Exchange / Domestic Exchange / Unlisted; an example sends the camel-case form `internationalExchange`.
        *
        * Not shown in the service's specification: Wire values other than `internationalExchange`: not shown, so the value is not restricted.
        */
       exchangeListedOn?: "internationalExchange" | (string & {});
+      /** Name */
       name?: string;
       /**
+       * ABN.
+       *
        * 11 digits.
        *
        * Australian Business Number: exactly 11 digits. The service checks the format only (the service's specification, sections 7, 8).
@@ -1187,19 +1301,33 @@ export declare namespace v4 {
        * @see The service's specification, section 2.9
        */
       country: Iso3;
-      /** `asic` registered managed investment scheme, `mis` unregistered managed investment scheme, `regulatedUnderCommonwealthStatutoryRegulator`, `governmentSuperannuationFund`. */
+      /**
+       * Regulated trust type.
+       *
+       * `asic` registered managed investment scheme, `mis` unregistered managed investment scheme, `regulatedUnderCommonwealthStatutoryRegulator`, `governmentSuperannuationFund`.
+       */
       regulatedTrustType?: "asic" | "mis" | "regulatedUnderCommonwealthStatutoryRegulator" | "governmentSuperannuationFund";
-      /** Address. */
+      /**
+       * Registered office.
+       *
+       * Address.
+       */
       registeredOffice?: string;
+      /** Business name of the trustee */
       businessNameTrustee?: string;
       /**
+       * Trust deed.
+       *
        * Base64 Data URI (JPG/PNG/PDF).
        *
        * Base64 Data URI with the data-format prefix (`data:<mime>;base64,<data>`); accepted formats are JPG, PNG, PDF; the base64 text is well formed (padded, non-empty).
        */
       uploadTrustDeed?: string;
+      /** Name */
       name?: string;
       /**
+       * ABN.
+       *
        * 11 digits.
        *
        * Australian Business Number: exactly 11 digits. The service checks the format only (the service's specification, sections 7, 8).
@@ -1239,9 +1367,13 @@ export declare namespace v4 {
        * @see The service's specification, section 2.9
        */
       country: Iso3;
+      /** Principal place of business */
       principalPlaceOfBusiness?: string;
+      /** Name */
       name?: string;
       /**
+       * ABN.
+       *
        * 11 digits.
        *
        * Australian Business Number: exactly 11 digits. The service checks the format only (the service's specification, sections 7, 8).

@@ -1,12 +1,39 @@
 // Emits generated/sandbox.ts: what `verispec sandbox` takes from the spec (specification sections 3, 4, 7, 8 and the
 // sandbox's documented choices of spec/sandbox.yaml), bound to the generated validators and webhook kit.
 // Only data comes from here; the behaviour is templates/sandbox/.
-import type { Model } from "../model/types.js";
+import type { Field, Model } from "../model/types.js";
 import { BANNER, type OutputFile } from "./output.js";
 
 function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`sandbox emitter: ${what} missing from the model`);
   return value;
+}
+
+/**
+ * One input of the hosted form: the field's name, its label (its `title`; a field without one, such as a
+ * branch's `country`, is labelled by spec/sandbox.yaml hostedForm.labels), its choices, and whether it is a
+ * document (carried, not typed).
+ */
+function formField(model: Model, name: string, f: Field) {
+  const options = f.enum ?? (f.ref ? model.shapes[f.ref]?.enum : undefined);
+  return { name, ...(f.title ? { label: f.title } : {}), ...(options ? { options: options.map(String) } : {}), ...(f.rule?.name === "dataUri" ? { document: true } : {}) };
+}
+
+/**
+ * What the hosted form of /idform shows (the forms call's entity kinds, 2.9): each kind's fields and the
+ * roles of its stakeholders, and the fields of each stakeholder type (2.1), labelled by their titles.
+ */
+function hostedForms(model: Model) {
+  const kinds = model.entityKinds.filter((k) => k.interface === "idform").map((k) => {
+    const fields = new Map<string, Field>();
+    for (const b of k.branches) for (const [name, f] of Object.entries(b.fields)) if (!fields.has(name)) fields.set(name, f);
+    return [k.kind, { title: k.title, fields: [...fields].map(([name, f]) => formField(model, name, f)), roles: (k.stakeholders?.roleSet.roles ?? []).map((r) => r.name) }] as const;
+  });
+  const stakeholderFields = model.stakeholderTypes.map((t) => {
+    const shape = need(model.shapes[t.fields], `stakeholders.yaml fields shape ${t.fields}`);
+    return [t.name, Object.entries(shape.properties ?? {}).map(([name, f]) => formField(model, name, f))] as const;
+  });
+  return { kinds: Object.fromEntries(kinds), stakeholderFields: Object.fromEntries(stakeholderFields) };
 }
 
 /** The spec facts the sandbox reads, as one plain JSON value. */
@@ -35,6 +62,7 @@ export function sandboxSpec(model: Model) {
     payloadSchemas: { v5: payload("v5."), older: payload("v4.") },
     olderVerificationStatuses: model.olderVerificationStatuses,
     verificationStatuses: model.verificationStatuses.map((s) => s.value),
+    forms: hostedForms(model),
     createdMessage: need(model.shapes["v5.VerificationCreateResponse"]?.properties?.["message"]?.examples?.[0] as string | undefined, "v5.VerificationCreateResponse message example"),
   };
 }

@@ -30,7 +30,22 @@ export interface SandboxSpec {
   readonly payloadSchemas: { readonly v5: string; readonly older: string };
   readonly olderVerificationStatuses: readonly string[];
   readonly verificationStatuses: readonly string[];
+  /** What the hosted form shows: the forms call's entity kinds and the stakeholder types' fields (emit/sandbox.ts). */
+  readonly forms: HostedForms;
   readonly createdMessage: string;
+}
+
+/** One input of the hosted form: a field, its label (the field's title, if it has one), its choices; a document is carried, not typed. */
+export interface FormField {
+  readonly name: string;
+  readonly label?: string;
+  readonly options?: readonly string[];
+  readonly document?: true;
+}
+
+export interface HostedForms {
+  readonly kinds: Readonly<Record<string, { readonly title: string; readonly fields: readonly FormField[]; readonly roles: readonly string[] }>>;
+  readonly stakeholderFields: Readonly<Record<string, readonly FormField[]>>;
 }
 
 export interface SandboxBinding {
@@ -66,6 +81,7 @@ export const SANDBOX_NEEDS = {
     requestBody: ["messages"],
     formSource: ["source"],
     reducedPrefill: ["keep"],
+    hostedForm: ["labels", "messages"],
   },
 } as const satisfies { transitions: Record<string, string>; choices: Record<string, readonly string[]> };
 

@@ -1,11 +1,11 @@
 // The pages: /_sandbox (verifications with their status history as a timeline, and every webhook
-// delivery, refreshing by itself) and the hosted form of /idform. Static HTML with a small script;
-// everything shown is escaped.
+// delivery, refreshing by itself) and the one-message page (the hosted form itself is form.ts). Static HTML
+// with a small script; everything shown is escaped.
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d232a;background:#fafafa}
+export const PAGE_STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d232a;background:#fafafa}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}table{border-collapse:collapse;width:100%;background:#fff}
 td,th{border:1px solid #d8dde3;padding:4px 8px;text-align:left;vertical-align:top}th{background:#eef1f4}
 .tl{display:flex;flex-wrap:wrap;gap:4px}.st{border-radius:10px;padding:1px 8px;font-size:12px;background:#e3e8ee}
@@ -14,27 +14,12 @@ td,th{border:1px solid #d8dde3;padding:4px 8px;text-align:left;vertical-align:to
 input{font:inherit;padding:3px 6px;width:320px}`;
 
 export function messagePage(title: string, text: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head>
 <body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`;
 }
 
-/** The hosted form: the submitted fields, prefilled (only `keep` after the prefill window). */
-export function formPage(id: string, opened: { request: Record<string, unknown>; reduced: boolean }, keep: readonly string[]): string {
-  const fields = (opened.request.fields ?? {}) as Record<string, unknown>;
-  const inputs = Object.entries(fields)
-    .filter(([, v]) => typeof v === "string" || typeof v === "number")
-    .map(([k, v]) => {
-      const value = opened.reduced && !keep.includes(k) ? "" : String(v);
-      return `<label>${escapeHtml(k)} <input name="fields.${escapeHtml(k)}" value="${escapeHtml(value)}"></label>`;
-    })
-    .join("\n");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Verification form</title><style>${STYLE}</style></head>
-<body><h1>Verification form</h1><p>Entity type <b>${escapeHtml(String(opened.request.type ?? ""))}</b>${opened.reduced ? " (prefilled data reduced)" : ""}.</p>
-<form method="post" action="/_form/${escapeHtml(id)}">${inputs}<p><button type="submit">Submit</button></p></form></body></html>`;
-}
-
 export function sandboxPage(): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>verispec sandbox</title><style>${STYLE}</style></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>verispec sandbox</title><style>${PAGE_STYLE}</style></head>
 <body><h1>verispec sandbox</h1><p id="clock"></p>
 <form method="get" action="/_sandbox" id="filter"><label>trace <input name="trace"></label><label>userId <input name="userId"></label><label>status <input name="status"></label><button type="submit">Filter</button> <a href="/_sandbox">all</a></form>
 <h2>Verifications</h2><table id="verifications"><thead><tr><th>trace</th><th>type</th><th>name</th><th>status</th><th>attempt</th><th>timeline</th></tr></thead><tbody></tbody></table><p><a id="next" hidden>Older verifications</a></p>

@@ -7,7 +7,8 @@ import { choice, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
 import { deliveriesPage, parseBrowse, verificationsPage, type Browse } from "./browse.js";
 import { describeDeliveries, resend } from "./dispatcher.js";
-import { formPage, messagePage, sandboxPage } from "./page.js";
+import { hostedForm } from "./form.js";
+import { messagePage, sandboxPage } from "./page.js";
 import { ServiceError, toVerification, type SandboxService } from "./service.js";
 
 /** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
@@ -253,14 +254,19 @@ export function createHandler(o: ServerOptions) {
     if (bad.length) throw invalid(nulIssues(bad));
   };
 
-  const validate = (schemaId: string, body: unknown) => {
+  /** What the API finds wrong with a body: the schema's issues and, beside them, NUL in any text (the validators accept it; the store cannot hold it). */
+  const issuesOf = (schemaId: string, body: unknown): ValidationIssue[] => {
     const result = validateWith(b, schemaId, body);
     const schemaIssues = result.valid ? [] : result.errors;
-    // Beside the schema's issues, NUL in any text (the validators accept it; the store cannot hold it).
     const seen = new Set(schemaIssues.map((i) => JSON.stringify(i.path)));
-    const issues = [...schemaIssues, ...nulIssues(nulPaths(body).filter((p) => !seen.has(JSON.stringify(p))))];
+    return [...schemaIssues, ...nulIssues(nulPaths(body).filter((p) => !seen.has(JSON.stringify(p))))];
+  };
+  const validate = (schemaId: string, body: unknown) => {
+    const issues = issuesOf(schemaId, body);
     if (issues.length) throw invalid(issues);
   };
+  // The hosted form checks a submission with the very check of the API (same validators, same messages).
+  const forms = hostedForm(b, o.service, issuesOf);
 
   const credentials = credentialChecker(o.credentials);
   const olderAuth = (body: Record<string, unknown>) => {
@@ -314,17 +320,13 @@ export function createHandler(o: ServerOptions) {
     // ---- the hosted form (no credentials: the caller's customer opens it) ----
     const form = /^\/_form\/([0-9a-f-]{36})$/.exec(path);
     if (form && method === "GET") {
-      const opened = await o.service.openForm(form[1]!);
-      return send(res, 200, formPage(form[1]!, opened, choice<string[]>(spec, "reducedPrefill", "keep")), "text/html; charset=utf-8");
+      const page = await forms.open(form[1]!);
+      return send(res, page.status, page.html, "text/html; charset=utf-8");
     }
     if (form && method === "POST") {
       if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", bodyRules.messages.notFormType);
-      const posted = new URLSearchParams((await readBody(req, bodyRules)).toString("utf8"));
-      const fields = Object.fromEntries([...posted].filter(([k]) => k.startsWith("fields.")).map(([k, v]) => [k.slice(7), v]));
-      const bad = nulPaths(fields);
-      if (bad.length) throw invalid(nulIssues(bad.map((p) => ["fields", ...p])));
-      const trace = await o.service.submitForm(form[1]!, fields);
-      return send(res, 200, messagePage("Submitted", `Thank you. Verification ${trace} was submitted; a webhook reports its status.`), "text/html; charset=utf-8");
+      const page = await forms.submit(form[1]!, new URLSearchParams((await readBody(req, bodyRules)).toString("utf8")));
+      return send(res, page.status, page.html, "text/html; charset=utf-8");
     }
     // ---- the sandbox's own control API and page ----
     if (path === "/_sandbox" || path.startsWith("/_sandbox/")) {

@@ -2,7 +2,7 @@
 // hosted forms. Every rule is read from the binding (statuses, transitions and their conditions, limits,
 // errors, the documented choices); every state change writes its webhooks to the outbox in the same
 // transaction, so an answered request never loses its webhook.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { ValidationIssue } from "../validators/types.js";
 import { evaluateCondition, findTransitions, type TransitionRule } from "../lifecycle/index.js";
 import { choice, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
@@ -99,6 +99,16 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 export function withoutCredentials(body: Record<string, unknown>, omit: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([k]) => !omit.includes(k)));
 }
+/**
+ * The trace of an entity's individual stakeholder in one attempt of the older interface (the UUID of that
+ * individual's attempt, 6.3): derived from the entity's trace, its attempt and the stakeholder's place, so the
+ * entity's `stakeholders` items and the stakeholder's own webhooks name the same trace without a lookup.
+ */
+export function olderStakeholderTrace(entity: { readonly trace: string; readonly attempt: number }, index: number): string {
+  const h = createHash("sha256").update(`${entity.trace}/${entity.attempt}/${index}`).digest("hex");
+  // RFC 9562 layout: version 8 (custom), variant 10.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 export class SandboxService {
@@ -182,7 +192,7 @@ export class SandboxService {
     };
   }
 
-  private olderPayload(v: Verification): Record<string, unknown> {
+  private olderPayload(v: Verification, parentUserId: string | null): Record<string, unknown> {
     const stakeholders = Array.isArray(v.request.stakeholders) ? (v.request.stakeholders as unknown[]) : [];
     return {
       name: v.name,
@@ -193,13 +203,17 @@ export class SandboxService {
       entityType: v.type,
       timestamp: v.updatedAt,
       ...(v.userId ? { userId: v.userId } : {}),
+      // An individual verified as part of an entity (6.3): the entity's id, under both names, and its userId.
+      ...(v.parentTrace ? { parentVerificationTrace: v.parentTrace, parentVerificationUuid: v.parentTrace, ...(parentUserId ? { parentUserId } : {}) } : {}),
       submissionStatus: v.submissionStatus,
       ...(stakeholders.length
         ? {
             stakeholders: stakeholders.map((s, i) => {
               const f = obj(obj(s).fields);
               const name = [f.firstName, f.lastName].filter((x) => typeof x === "string").join(" ") || str(f.name) || `stakeholder ${i + 1}`;
-              return { id: `${v.trace}-${i + 1}`, submissionId: v.submissionId, trace: `${v.trace}-${i + 1}`, name, role: str(obj(s).role) ?? "", submissionStatus: v.submissionStatus, timestamp: v.updatedAt, verificationStatus: v.verificationStatus };
+              // An individual's item names the trace of its own verification (and webhooks): olderStakeholderTrace.
+              const trace = obj(s).type === "individual" ? olderStakeholderTrace(v, i) : `${v.trace}-${i + 1}`;
+              return { id: `${v.trace}-${i + 1}`, submissionId: v.submissionId, trace, name, role: str(obj(s).role) ?? "", submissionStatus: v.submissionStatus, timestamp: v.updatedAt, verificationStatus: v.verificationStatus };
             }),
           }
         : {}),
@@ -219,7 +233,7 @@ export class SandboxService {
       this.checkPayload(this.b.spec.payloadSchemas.v5, payload);
       return { format: "v5", text: JSON.stringify(payload) };
     }
-    const unsigned = this.olderPayload(v);
+    const unsigned = this.olderPayload(v, parentUserId);
     const headers = this.b.signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: this.options.signingSecret });
     const value = (suffix: string) => Object.entries(headers).find(([k]) => k.toLowerCase().endsWith(suffix))?.[1] ?? "";
     const payload = { ...unsigned, signature: { version: "1", sha256: value("-sha"), keccak256: value("-keccak") } };
@@ -449,11 +463,39 @@ export class SandboxService {
     return { name: str(fields.name) ?? String(body.type), testText: str(fields[tv.olderEntity]) };
   }
 
-  /** POST /verify: the response is the initial webhook's content (the service's specification, section 4.1). */
+  /**
+   * POST /verify: the response is the initial webhook's content (the service's specification, section 4.1).
+   * An entity's individual stakeholders get their own verifications and webhooks (6.2: one per individual).
+   */
   async verifyOlder(body: Record<string, unknown>): Promise<{ trace: string; text: string }> {
     const v = this.olderVerification(body);
-    const text = await this.created.add({ v, trigger: this.row("submit").trigger });
+    const submit = this.row("submit").trigger;
+    const children = this.olderStakeholders(v, body);
+    if (!children.length) return { trace: v.trace, text: await this.created.add({ v, trigger: submit }) };
+    const text = await this.db.transaction(async (tx) => {
+      const { texts } = await this.insert(tx, [{ v, trigger: submit }]);
+      await this.insert(tx, children); // after the entity: their webhooks read its userId (parentUserId)
+      return texts[0]!;
+    });
+    this.onChange();
     return { trace: v.trace, text };
+  }
+
+  /** The verifications of an older entity's individual stakeholders in the entity's current attempt (traces: olderStakeholderTrace). */
+  private olderStakeholders(entity: Verification, body: Record<string, unknown>): { v: Verification; trigger: string }[] {
+    if (body.type === "individual" || !Array.isArray(body.stakeholders)) return [];
+    const submit = this.row("submit").trigger;
+    return body.stakeholders.flatMap((s, i) => {
+      const shape = obj(s);
+      if (shape.type !== "individual") return [];
+      const person = { type: "individual", role: shape.role, fields: obj(shape.fields) };
+      const { name, testText } = this.olderName(person);
+      const child = this.newVerification("older", {
+        trace: olderStakeholderTrace(entity, i), parentTrace: entity.trace, roles: str(shape.role) ? [shape.role as string] : [], type: "individual", name,
+        country: str(person.fields.country) ?? null, request: person, outcome: testText ?? "",
+      }, this.clock.now());
+      return [{ v: child, trigger: submit }];
+    });
   }
 
   /** A new verification of the older interface (a hosted form's: its id as trace, the form's attempt limit). */
@@ -599,31 +641,45 @@ export class SandboxService {
     return { row, age };
   }
 
+  /** The form as a submission reads it (no opening counted): its request and whether the prefill is reduced; refused past its lifetime or attempts. */
+  async readForm(id: string): Promise<{ request: Record<string, unknown>; reduced: boolean }> {
+    const { limits } = this.b.spec;
+    return this.db.transaction(async (tx) => {
+      const { row, age } = await this.usableForm(tx, id);
+      return { request: JSON.parse(String(row.request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000 };
+    });
+  }
+
   /**
-   * Submitting (saving) the form: an attempt; the first creates the verification (trace = verificationUuid).
-   * One transaction: a refused submission (409) counts no attempt and keeps the open count.
+   * Saving the form with a request the validators accepted (form.ts): an attempt; the first creates the
+   * verification (trace = verificationUuid), a later one is the retry row of the table. Either sends the
+   * webhooks /verify sends for the same data (the entity's and one per individual stakeholder). The form keeps
+   * the saved request, so reopening it shows what was saved. One transaction: a refused submission (409)
+   * counts no attempt and keeps the open count.
    */
-  async submitForm(id: string, fields: Record<string, string>): Promise<string> {
+  async submitForm(id: string, request: Record<string, unknown>): Promise<string> {
     const { limits } = this.b.spec;
     const retry = this.row("retry");
     await this.db.transaction(async (tx) => {
-      const { row } = await this.usableForm(tx, id);
-      const request = JSON.parse(String(row.request)) as Record<string, unknown>;
-      const merged = { ...request, fields: { ...obj(request.fields), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== "")) } };
+      await this.usableForm(tx, id);
       const found = await tx.query("SELECT * FROM verifications WHERE trace = $1 FOR UPDATE", [id]);
       const existing = found[0] ? toVerification(found[0]) : undefined;
       // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
       if (existing && !findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
         throw new ServiceError(409, "conflict", `The verification is ${existing.verificationStatus}; a new attempt is possible only after a rejection.`);
       }
-      await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1, trace = $2 WHERE id = $1", [id, id]);
+      await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1, trace = $2, request = $3 WHERE id = $1", [id, id, json(request)]);
+      let entity: Verification;
       if (!existing) {
-        await this.insert(tx, [{ v: this.olderVerification(merged, { id, maxAttempts: limits.formAttempts }), trigger: this.row("submit").trigger }]);
-        return;
+        entity = this.olderVerification(request, { id, maxAttempts: limits.formAttempts });
+        await this.insert(tx, [{ v: entity, trigger: this.row("submit").trigger }]);
+      } else {
+        const { name, testText } = this.olderName(request);
+        const patch = { ...this.effects(retry, existing), verificationStatus: retry.to[0]!, request: this.storable(request), name, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(testText, subjectOf(existing)) };
+        entity = (await this.change(tx, existing, patch, retry.trigger)).v;
       }
-      const { name, testText } = this.olderName(merged);
-      const patch = { ...this.effects(retry, existing), verificationStatus: retry.to[0]!, request: merged, name, dueAt: this.dueAt(this.clock.now()), outcome: this.pickOutcome(testText, subjectOf(existing)) };
-      await this.change(tx, existing, patch, retry.trigger);
+      const children = this.olderStakeholders(entity, request);
+      if (children.length) await this.insert(tx, children);
     });
     this.onChange();
     return id;

@@ -373,6 +373,11 @@ describe("hosted forms", () => {
       metadata_userId: "form-user", serviceLink_dataAccessType: "idForm", type: "soleTrader",
       fields: { country: "AUS", name, principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
     });
+  /** The request a form submission saves (form.ts makes it): the stored one with these fields changed. */
+  const saved = (fields: Record<string, string> = {}) => {
+    const { metadata_serviceUid: _uid, metadata_secretKey: _secret, ...stored } = formBody();
+    return { ...stored, fields: { ...(stored.fields as Record<string, unknown>), ...fields } };
+  };
 
   it("opening counts; the 11th open without saving is 403; saving resets; the prefill is reduced after 30 minutes", async () => {
     const id = await service.createForm(formBody());
@@ -384,7 +389,7 @@ describe("hosted forms", () => {
     }
     const over = await refusal(service.openForm(id));
     expect([over.httpStatus, over.type, over.message]).toEqual([403, "form_open_limit", "This form was opened 10 times without being saved, the most allowed."]);
-    expect(await service.submitForm(id, { name: "Form Trader", abn: "" })).toBe(id);
+    expect(await service.submitForm(id, saved())).toBe(id);
     expect(await service.openForm(id)).toEqual({ request: stored, reduced: false, trace: id });
     const v = (await service.get(id))!;
     expect(v).toMatchObject({ api: "older", formId: id, maxAttempts: 5, type: "soleTrader", name: "Form Trader" });
@@ -403,16 +408,16 @@ describe("hosted forms", () => {
     clock.advance(1);
     const expired = await refusal(service.openForm(id));
     expect([expired.httpStatus, expired.type, expired.message]).toEqual([410, "form_expired", "This form expired: it is accessible for 31 days after generation."]);
-    expect((await refusal(service.submitForm(id, {}))).httpStatus).toBe(410);
+    expect((await refusal(service.submitForm(id, saved()))).httpStatus).toBe(410);
     const unknown = await refusal(service.openForm("00000000-0000-4000-8000-000000000000"));
     expect([unknown.httpStatus, unknown.type, unknown.message]).toEqual([404, "not_found", "No such form."]);
   });
 
   it("a further attempt only after a rejection (the retry row); five attempts, then 403", async () => {
     const id = await service.createForm(formBody());
-    await service.submitForm(id, {});
+    await service.submitForm(id, saved());
     await service.openForm(id);
-    const pending = await refusal(service.submitForm(id, { name: "Again" }));
+    const pending = await refusal(service.submitForm(id, saved({ name: "Again" })));
     expect([pending.httpStatus, pending.type, pending.message]).toEqual([409, "conflict", "The verification is pending; a new attempt is possible only after a rejection."]);
     // The refused submission counted no attempt and kept the open count.
     const [counts] = await db.query("SELECT attempts, opens_since_save FROM forms WHERE id = $1", [id]);
@@ -421,7 +426,7 @@ describe("hosted forms", () => {
     for (let attempt = 2; attempt <= 5; attempt++) {
       await service.applyStatus(id, "rejected", {});
       const before = changes;
-      await service.submitForm(id, { name: attempt === 5 ? "Rejected Trader" : `Trader ${attempt}` });
+      await service.submitForm(id, saved({ name: attempt === 5 ? "Rejected Trader" : `Trader ${attempt}` }));
       expect(changes).toBe(before + 1);
       const v = (await service.get(id))!;
       expect(v).toMatchObject({ verificationStatus: "pending", attempt, name: attempt === 5 ? "Rejected Trader" : `Trader ${attempt}` });
@@ -429,7 +434,7 @@ describe("hosted forms", () => {
     }
     expect((await service.get(id))!.outcome).toBe("rejected");
     await service.applyStatus(id, "rejected", {});
-    const used = await refusal(service.submitForm(id, {}));
+    const used = await refusal(service.submitForm(id, saved()));
     expect([used.httpStatus, used.type, used.message]).toEqual([403, "form_attempts_used", "This form was used for 5 verification attempts, the most allowed."]);
     expect((await refusal(service.openForm(id))).type).toBe("form_attempts_used");
     const [row] = await db.query("SELECT attempts, opens_since_save FROM forms WHERE id = $1", [id]);

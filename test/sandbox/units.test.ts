@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { choice, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
-import { escapeHtml, formPage, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
+import { escapeHtml, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
 import { describeDb } from "../../templates/sandbox/store/index.js";
 import { binding } from "./inprocess.js";
 
@@ -58,26 +58,8 @@ describe("the pages", () => {
 
   it("messagePage escapes its title and text", () => {
     const page = messagePage("T<1>", "x & y");
-    expect(page.startsWith('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>T&#60;1&#62;</title><style>')).toBe(true);
+    expect(page.startsWith('<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>T&#60;1&#62;</title><style>')).toBe(true);
     expect(page.endsWith("<body><h1>T&#60;1&#62;</h1><p>x &#38; y</p></body></html>")).toBe(true);
-  });
-
-  it("formPage prefills string and number fields, escaped; after the prefill window only the kept ones", () => {
-    const request = { type: "soleTrader", fields: { name: "A<b>", abn: "518", count: 3, nested: { x: 1 }, flag: true, country: "AUS" } };
-    const full = formPage("id-1", { request, reduced: false }, ["name", "country"]);
-    expect(full).toContain("<title>Verification form</title>");
-    expect(full).toContain("<p>Entity type <b>soleTrader</b>.</p>");
-    expect(full).toContain(`<form method="post" action="/_form/id-1"><label>name <input name="fields.name" value="A&#60;b&#62;"></label>
-<label>abn <input name="fields.abn" value="518"></label>
-<label>count <input name="fields.count" value="3"></label>
-<label>country <input name="fields.country" value="AUS"></label><p><button type="submit">Submit</button></p></form></body></html>`);
-    const reduced = formPage("id-2", { request, reduced: true }, ["name", "country"]);
-    expect(reduced).toContain("<p>Entity type <b>soleTrader</b> (prefilled data reduced).</p>");
-    expect(reduced).toContain('<input name="fields.abn" value="">');
-    expect(reduced).toContain('<input name="fields.count" value="">');
-    expect(reduced).toContain('<input name="fields.name" value="A&#60;b&#62;">');
-    const empty = formPage("id-3", { request: {}, reduced: false }, []);
-    expect(empty).toContain('<p>Entity type <b></b>.</p>\n<form method="post" action="/_form/id-3"><p><button');
   });
 
   it("the /_sandbox page has both tables and its refreshing script", () => {
