@@ -174,7 +174,7 @@ ${stakeholders}
 
 const FORM_STYLE = `
 form .field{display:grid;grid-template-columns:minmax(10em,16em) minmax(0,1fr);gap:2px 12px;margin:8px 0;align-items:start}
-form .field label{font-weight:600;padding-top:4px}form .field input,form .field select{width:100%;max-width:28em;box-sizing:border-box}
+form .field label{font-weight:600;padding-top:4px}select{font:inherit;padding:3px 6px}form .field input,form .field select{width:100%;max-width:28em;box-sizing:border-box}
 form .field .error,form .field .doc{grid-column:2}.error{color:#a11}.summary{border:1px solid #a11;background:#fdeaea;padding:4px 12px;margin:12px 0}
 form .invalid input,form .invalid select{border:2px solid #a11}fieldset{border:1px solid #d8dde3;background:#fff;margin:12px 0;padding:8px 12px}
 @media (max-width:600px){body{margin:12px}form .field{grid-template-columns:1fr}form .field .error,form .field .doc{grid-column:1}}`;
