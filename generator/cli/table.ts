@@ -69,7 +69,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   },
   docs: {
     synopsis: "docs",
-    summary: "Write generated/docs/index.html, a self-contained API reference",
+    summary: "Write generated/docs/: the API reference and the user guides, an offline site",
     usage: DOCS_USAGE,
     options: { ...out },
     run: async (c) => (await import("./commands/docs.js")).docs(c),

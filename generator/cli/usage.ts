@@ -33,8 +33,9 @@ Uses <out>/validators when --out is given or ./generated/validators exists, else
 export const DOCS_USAGE = `Usage: verispec docs [--out <dir>]
 
 Writes <out>/docs/index.html from <out>/openapi.json with Redocly CLI (Redoc bundled inline): one
-self-contained page that loads nothing from the network. Run 'verispec generate' first. Needs the
-optional package @redocly/cli (npm install --save-dev @redocly/cli).`;
+self-contained page that loads nothing from the network. Beside it, one page per user guide of the
+package (docs/*.md, e.g. sandbox.html), with a navigation bar across all of them. Run 'verispec
+generate' first. Needs the optional package @redocly/cli (npm install --save-dev @redocly/cli).`;
 
 export const WEBHOOK_USAGE = `Usage: verispec webhook verify --body <file> --header "Name: value" [--header ...]
                               [--now <unix-ms>] [--secret-file <path>]

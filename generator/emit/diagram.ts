@@ -112,23 +112,44 @@ function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-function legendLines(model: Model, unplaced: readonly string[]): { text: string; strong: boolean }[] {
-  const out: { text: string; strong: boolean }[] = [];
-  model.transitions.forEach((t, i) => {
-    const parts = [`${i + 1}. ${t.from ?? START} → ${targets(t).join(", ")}: ${t.trigger}`];
+/** Each transition as one line of Markdown, in the order of its number: from, to, trigger, condition, what also happens. */
+export function transitionLines(model: Model): string[] {
+  return model.transitions.map((t) => {
+    const parts = [`${t.from ?? START} → ${targets(t).join(", ")}: ${t.trigger}`];
     if (t.condition) parts.push(`when ${t.condition}`);
     if (t.alsoHappens) parts.push(`also: ${t.alsoHappens}`);
-    wrap(plain(parts.join("; ")), LEGEND_CHARS).forEach((text, j) => out.push({ text: j ? `    ${text}` : text, strong: false }));
+    return parts.join("; ");
+  });
+}
+
+/** The statuses whose transitions are not shown (drawn dashed, apart from the graph). */
+export const unplacedStatuses = (model: Model): string[] => layout(model).unplaced;
+
+/** What the dashed boxes mean; undefined when there are none. */
+export const dashedNote = (unplaced: readonly string[]): string | undefined =>
+  unplaced.length ? `Dashed: ${unplaced.join(", ")} — their transitions are not shown in the service's specification.` : undefined;
+
+function legendLines(model: Model, unplaced: readonly string[]): { text: string; strong: boolean }[] {
+  const out: { text: string; strong: boolean }[] = [];
+  transitionLines(model).forEach((line, i) => {
+    wrap(plain(`${i + 1}. ${line}`), LEGEND_CHARS).forEach((text, j) => out.push({ text: j ? `    ${text}` : text, strong: false }));
   });
   out.push({ text: "", strong: false });
   for (const rule of model.attempts.rules) out.push(...wrap(plain(`Attempts: ${rule}`), LEGEND_CHARS).map((text) => ({ text, strong: false })));
   const sub = model.submissionStatuses.map((s) => `${s.value}${s.locksResubmission ? " (no further resubmissions)" : ""}`).join(", ");
   out.push({ text: `Submission statuses: ${sub}.`, strong: false });
-  if (unplaced.length) out.push({ text: `Dashed: ${unplaced.join(", ")} — their transitions are not shown in the service's specification.`, strong: false });
+  const dashed = dashedNote(unplaced);
+  if (dashed) out.push({ text: dashed, strong: false });
   return out;
 }
 
-export function statusDiagramSvg(model: Model): string {
+const HEADING = "Verification status life cycle (the service's specification, section 3)";
+
+/**
+ * The diagram. `legend: false` leaves out the text below the graph, for a page that shows the numbered
+ * transitions as text of its own (the reference page: text there stays readable at any width).
+ */
+export function statusDiagramSvg(model: Model, { legend: withLegend = true } = {}): string {
   const { nodes, unplaced } = layout(model);
   // Statuses whose transitions are not shown: one dashed row below the graph.
   const graphBottom = Math.max(...[...nodes.values()].map((n) => n.y)) + NODE_H;
@@ -141,10 +162,11 @@ export function statusDiagramSvg(model: Model): string {
   });
   const placed = [...nodes.values(), ...extra];
   const graphWidth = Math.max(...placed.map((n) => n.x + n.w / 2)) + MARGIN;
-  const legend = legendLines(model, unplaced);
+  const legend = withLegend ? legendLines(model, unplaced) : [];
   const legendTop = graphBottom + (extra.length ? 40 + NODE_H : 0) + 36;
-  const width = Math.ceil(Math.max(graphWidth, MARGIN * 2 + LEGEND_CHARS * 6.1));
-  const height = Math.ceil(legendTop + legend.length * LEGEND_LINE + MARGIN);
+  const textWidth = withLegend ? LEGEND_CHARS * 6.1 : HEADING.length * 7.6;
+  const width = Math.ceil(Math.max(graphWidth, MARGIN * 2 + textWidth));
+  const height = Math.ceil((withLegend ? legendTop + legend.length * LEGEND_LINE : legendTop - 36 + NODE_H / 2) + MARGIN);
 
   const pairs = new Set(model.transitions.flatMap((t) => targets(t).map((to) => `${t.from ?? START}>${to}`)));
   const edges: string[] = [];
@@ -174,7 +196,7 @@ export function statusDiagramSvg(model: Model): string {
     "</style>",
     "</defs>",
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
-    `<text x="${MARGIN}" y="${MARGIN}" class="heading">Verification status life cycle (the service's specification, section 3)</text>`,
+    `<text x="${MARGIN}" y="${MARGIN}" class="heading">${esc(HEADING)}</text>`,
     ...edges,
     ...placed.map(nodeSvg),
     ...legendSvg,

@@ -4,7 +4,7 @@ import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject, R
 import { stringify } from "yaml";
 import type { Endpoint, Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
-import { statusDiagramSvg } from "./diagram.js";
+import { dashedNote, statusDiagramSvg, transitionLines, unplacedStatuses } from "./diagram.js";
 import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } from "./schema-builder.js";
 
 const COMPONENTS = "#/components/schemas/";
@@ -110,19 +110,23 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
 function statusTable(model: Model): string {
   const rows = model.verificationStatuses.map((s) => `| \`${s.value}\` | ${s.meaning} | ${s.outcome.replace("_", " ")} |`);
   const sub = model.submissionStatuses.map((s) => `| \`${s.value}\` | ${s.meaning ?? `Not shown in the service's specification: ${s.unknown}`} |`);
-  const transitions = model.transitions.map((t) => `| ${t.from ?? "(none)"} | ${t.trigger} | ${t.condition ?? ""} | ${t.to.length ? t.to.join(", ") : "not stated"} | ${t.alsoHappens ?? ""} |`);
+  // A numbered list, not a table: it reads at any width, and its numbers are the picture's arrows.
+  const transitions = transitionLines(model).map((line, i) => `${i + 1}. ${line}`);
+  const dashed = dashedNote(unplacedStatuses(model));
   return [
     "## Verification statuses (the service's specification, section 3)",
     "| Value | Meaning | Receiver outcome |", "|---|---|---|", ...rows, "",
     "## Submission statuses (the service's specification, section 3)",
     "| Value | Meaning |", "|---|---|", ...sub, "",
     "## Transitions (the service's specification, section 3)",
-    "| From | Trigger | Condition | To | Also happens |", "|---|---|---|---|---|", ...transitions, "",
+    ...transitions, "",
     ...model.attempts.rules.map((r) => `- ${r}`),
     "",
-    // The same picture as generated/statuses.svg, inline: the reference page loads nothing from elsewhere.
-    // An HTML <img>: Redoc's Markdown leaves a `data:` image link as text.
-    `<img alt="Status life cycle" src="data:image/svg+xml;base64,${Buffer.from(statusDiagramSvg(model)).toString("base64")}">`,
+    // generated/statuses.svg without its legend (the list above is the legend), inline: the reference page
+    // loads nothing from elsewhere. An HTML <img>: Redoc's Markdown leaves a `data:` image link as text.
+    `<img alt="Status life cycle" src="data:image/svg+xml;base64,${Buffer.from(statusDiagramSvg(model, { legend: false })).toString("base64")}">`,
+    "",
+    `The numbers on the arrows are the transitions listed above.${dashed ? ` ${dashed}` : ""}`,
   ].join("\n");
 }
 

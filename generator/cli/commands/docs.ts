@@ -1,14 +1,18 @@
 // `verispec docs`: writes generated/docs/index.html, a self-contained API reference of
-// generated/openapi.json made with Redocly CLI `build-docs` (Redoc, bundled inline). The page loads
+// generated/openapi.json made with Redocly CLI `build-docs` (Redoc, bundled inline), and beside it the
+// package's user guides (docs/*.md) as pages, with one navigation bar across all of them (docs-site.ts). The page loads
 // nothing from the network: the Redoc scripts are embedded (`--inlineBundle`), the file is checked for
 // external scripts, styles, fonts and images, and a Content-Security-Policy forbids any request when
 // the page is viewed. generated/docs/ is not compared by `verispec check` and survives `generate`.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { PACKAGE_ROOT } from "../../package-root.js";
 import { isVerispecOutput, MANIFEST } from "../../write.js";
 import type { CommandCall } from "../command-call.js";
+import { guidePage, withSiteChrome } from "./docs-pages.js";
+import { REFERENCE_PAGE, renderGuides, type Guide } from "./docs-site.js";
 
 export const DOCS_TITLE = "Verification service (KYC and KYB): API reference";
 
@@ -111,6 +115,23 @@ function runNode(args: readonly string[], cwd: string): Promise<{ code: number |
   });
 }
 
+/** The package's user guides (docs/*.md; not docs/engineering/), rendered for the site. */
+function packageGuides(): Guide[] {
+  const dir = join(PACKAGE_ROOT, "docs");
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".md")) : [];
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { repository?: { url?: string } };
+  const repository = (pkg.repository?.url ?? "").replace(/^git\+/, "").replace(/\.git$/, "");
+  return renderGuides(files.map((file) => ({ file, markdown: readFileSync(join(dir, file), "utf8") })), repository);
+}
+
+/** Writes each guide's page into `work`, then moves it into `docsDir` (each file whole or not at all). */
+function writeGuides(guides: readonly Guide[], work: string, docsDir: string): void {
+  for (const g of guides) {
+    writeFileSync(join(work, g.page), guidePage(g, guides, DOCS_TITLE));
+    renameSync(join(work, g.page), join(docsDir, g.page));
+  }
+}
+
 /**
  * Builds <out>/docs/index.html from <out>/openapi.json. Exit 0 when written; 1 when Redocly fails or the
  * page would load something from the network (nothing is written then); 2 when there is no document.
@@ -141,9 +162,10 @@ export async function docs({ dirs, io }: CommandCall): Promise<number> {
       io.stderr(`verispec: redocly build-docs failed (exit ${r.code}):\n${r.output}\n`);
       return 1;
     }
+    const guides = packageGuides();
     let html: string;
     try {
-      html = offlinePage(readFileSync(built, "utf8"));
+      html = withSiteChrome(offlinePage(readFileSync(built, "utf8")), guides, REFERENCE_PAGE);
     } catch (err) {
       io.stderr(`verispec: cannot make the reference page offline: ${(err as Error).message}\n`);
       return 1;
@@ -154,8 +176,9 @@ export async function docs({ dirs, io }: CommandCall): Promise<number> {
       return 1;
     }
     writeFileSync(built, html);
-    renameSync(built, join(docsDir, "index.html"));
-    io.stdout(`verispec: wrote ${join(docsDir, "index.html")} (self-contained, ${Math.round(html.length / 1024)} KiB)\n`);
+    renameSync(built, join(docsDir, REFERENCE_PAGE));
+    writeGuides(guides, work, docsDir);
+    io.stdout(`verispec: wrote ${join(docsDir, REFERENCE_PAGE)} (self-contained, ${Math.round(html.length / 1024)} KiB) and ${guides.length} guide pages beside it\n`);
     return 0;
   } finally {
     rmSync(work, { recursive: true, force: true });
