@@ -49,10 +49,17 @@ describe("status diagram", () => {
     expect(svg).toContain("submissionStatus locked");
   });
 
-  it("is shown inline in the OpenAPI description (the reference page) as the same picture", () => {
+  it("is shown inline in the OpenAPI description (the reference page) as the same picture without its legend, the numbered transitions above it being the legend", () => {
     const doc = JSON.parse(readFileSync(join(ROOT, "generated", "openapi.json"), "utf8")) as { info: { description: string } };
     const m = /<img alt="Status life cycle" src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)">/.exec(doc.info.description);
     expect(m).not.toBeNull();
-    expect(Buffer.from(m![1]!, "base64").toString("utf8")).toBe(svg);
+    const inline = Buffer.from(m![1]!, "base64").toString("utf8");
+    expect(inline).toBe(statusDiagramSvg(model, { legend: false }));
+    expect(inline).not.toContain('class="legend"');
+    const graph = (x: string) => x.split("\n").filter((l) => /class="(edge|node|node dashed|start)"/.test(l));
+    expect(graph(inline)).toEqual(graph(svg));
+    expect(graph(svg).length).toBeGreaterThanOrEqual(model.transitions.length);
+    const numbered = doc.info.description.split("\n").filter((l) => /^\d+\. /.test(l));
+    expect(numbered.map((l) => l.split(".")[0])).toEqual(model.transitions.map((_, i) => String(i + 1)));
   });
 });
