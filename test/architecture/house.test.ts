@@ -1,8 +1,10 @@
 // The house rules (issue 26): no import circle in generator/ and templates/, no import running sideways between
 // the generator's stages or back up its floors (load < check < model < emit < write < cli), no function over
 // MAX_FUNCTION_LINES lines. ALLOWED_LONG lists the functions still waiting to be split; it only shrinks.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_FUNCTION_LINES, importCircles, layerBreaches, measureHouse } from "./house.js";
+import { MAX_FUNCTION_LINES, ROOT, importCircles, layerBreaches, measureHouse } from "./house.js";
 
 const ALLOWED_LONG = new Set<string>([
   "templates/sandbox/server.ts createHandler",
@@ -51,5 +53,22 @@ describe("the measures themselves", () => {
       { from: "generator/emit/e.ts", to: "templates/webhooks/w.ts" },
     ];
     expect(layerBreaches(edges).map((b) => b.kind)).toEqual(["sideways", "sideways", "upward", "upward", "templates->generator"]);
+  });
+});
+
+describe("the layout", () => {
+  it("CONTRIBUTING.md's Layout (linked from README.md) names every folder of templates/", () => {
+    const text = readFileSync(join(ROOT, "CONTRIBUTING.md"), "utf8");
+    const layout = text.slice(text.indexOf("## Layout"), text.indexOf("\n## ", text.indexOf("## Layout") + 1));
+    const folders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(join(ROOT, "templates", dir), { withFileTypes: true })) {
+        if (e.isDirectory()) folders.push(`${dir}${e.name}/`), walk(`${dir}${e.name}/`);
+      }
+    };
+    walk("");
+    expect(folders.length).toBeGreaterThan(4);
+    expect(folders.filter((f) => !layout.includes(` ${f} `) && !layout.includes(` ${f}\n`))).toEqual([]);
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("[CONTRIBUTING.md](CONTRIBUTING.md) (quick start, layout");
   });
 });
