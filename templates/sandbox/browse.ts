@@ -3,6 +3,7 @@
 // migration 5). The cursor is opaque to callers: the position of the page's last row.
 import { describeDeliveries } from "./dispatcher.js";
 import type { Db, Row } from "./store/index.js";
+import { outboxPageRows, verificationPageRows } from "./store/pages.js";
 
 export const MAX_PAGE = 500;
 
@@ -41,15 +42,8 @@ export function parseBrowse(params: URLSearchParams, defaultLimit = MAX_PAGE): B
   return { trace: one("trace"), userId: one("userId"), status: one("status"), limit: limitText === undefined ? defaultLimit : Number(limitText), after };
 }
 
-/** WHERE clauses and their parameters, numbered from $1. */
-function where(parts: readonly [string, unknown][]): { sql: string; params: unknown[] } {
-  const given = parts.filter(([, v]) => v !== undefined);
-  return { sql: given.length ? `WHERE ${given.map(([c], i) => c.replace("?", `$${i + 1}`)).join(" AND ")}` : "", params: given.map(([, v]) => v) };
-}
-
-async function page(db: Db, table: string, key: string, ascending: boolean, b: Browse, filters: [string, unknown][]): Promise<{ rows: Row[]; nextCursor: string | null }> {
-  const w = where([...filters, [`${key} ${ascending ? ">" : "<"} ?`, b.after]]);
-  const rows = await db.query(`SELECT * FROM ${table} ${w.sql} ORDER BY ${key} ${ascending ? "ASC" : "DESC"} LIMIT ${b.limit + 1}`, w.params);
+/** A page of at most `b.limit` rows from the `limit + 1` the store read, and the next page's cursor. */
+function cut(rows: Row[], b: Browse, key: string): { rows: Row[]; nextCursor: string | null } {
   const more = rows.length > b.limit;
   const items = more ? rows.slice(0, b.limit) : rows;
   return { rows: items, nextCursor: more ? encode(Number(items.at(-1)![key])) : null };
@@ -57,20 +51,14 @@ async function page(db: Db, table: string, key: string, ascending: boolean, b: B
 
 /** Deliveries, newest first (one trace's: in order, oldest first); status is the delivery's state. */
 export async function deliveriesPage(db: Db, b: Browse): Promise<Page<Record<string, unknown>>> {
-  const { rows, nextCursor } = await page(db, "outbox", "id", b.trace !== undefined, b, [
-    ["trace = ?", b.trace],
-    ["state = ?", b.status],
-    ["trace IN (SELECT trace FROM verifications WHERE user_id = ?)", b.userId],
-  ]);
+  const read = await outboxPageRows(db, { trace: b.trace, state: b.status, userId: b.userId }, { limit: b.limit, after: b.after, ascending: b.trace !== undefined });
+  const { rows, nextCursor } = cut(read, b, "id");
   return { items: await describeDeliveries(db, rows), nextCursor };
 }
 
 /** Verification rows, newest first; status is the verification status. */
 export async function verificationsPage(db: Db, b: Browse): Promise<Page<Row>> {
-  const { rows, nextCursor } = await page(db, "verifications", "seq", false, b, [
-    ["trace = ?", b.trace],
-    ["user_id = ?", b.userId],
-    ["verification_status = ?", b.status],
-  ]);
+  const read = await verificationPageRows(db, { trace: b.trace, userId: b.userId, verificationStatus: b.status }, { limit: b.limit, after: b.after, ascending: false });
+  const { rows, nextCursor } = cut(read, b, "seq");
   return { items: rows, nextCursor };
 }

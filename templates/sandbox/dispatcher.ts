@@ -17,7 +17,7 @@ import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Group } from "./store/group.js";
 import type { Db, Row } from "./store/index.js";
-import { claimDue, recordOutcomes, releaseLeases, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
+import { attemptsOf, claimDue, latestOutboxRows, outboxRowsOfTrace, recordOutcomes, releaseLeases, requeueDelivery, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
 
 export type { QueuedRow } from "./store/outbox.js";
 
@@ -248,16 +248,14 @@ export class Dispatcher {
 
 /** Listing for the control API and the page: deliveries with their attempts. */
 export async function listDeliveries(db: Db, trace?: string): Promise<Record<string, unknown>[]> {
-  const rows = trace
-    ? await db.query("SELECT * FROM outbox WHERE trace = $1 ORDER BY id", [trace])
-    : await db.query("SELECT * FROM outbox ORDER BY id DESC LIMIT 500");
+  const rows = trace ? await outboxRowsOfTrace(db, trace) : await latestOutboxRows(db, 500);
   return describeDeliveries(db, rows);
 }
 
 /** Outbox rows as the control API shows them, each with its attempts. */
 export async function describeDeliveries(db: Db, rows: readonly Row[]): Promise<Record<string, unknown>[]> {
   const ids = rows.map((r) => Number(r.id));
-  const attempts = ids.length ? await db.query("SELECT * FROM delivery_attempts WHERE outbox_id = ANY($1::bigint[]) ORDER BY id", [ids]) : [];
+  const attempts = ids.length ? await attemptsOf(db, ids) : [];
   return rows.map((r) => ({
     deliveryId: String(r.delivery_id),
     trace: String(r.trace),
@@ -280,17 +278,6 @@ export async function describeDeliveries(db: Db, rows: readonly Row[]): Promise<
 }
 
 /** The portal's manual re-send (6.1): new outbox rows with the same body, timestamp and deliveryId. */
-export async function resend(db: Db, deliveryId: string): Promise<number> {
-  return db.transaction(async (tx) => {
-    const rows = await tx.query("SELECT * FROM outbox WHERE delivery_id = $1 AND resend_of IS NULL AND url IS NOT NULL ORDER BY id", [deliveryId]);
-    for (const r of rows) {
-      await tx.query(
-        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, resend_of, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $8)`,
-        [r.delivery_id, r.trace, r.url, r.format, r.signature_version, r.body, r.timestamp, Date.now(), r.id],
-      );
-    }
-    const any = rows.length ? rows.length : (await tx.query("SELECT 1 FROM outbox WHERE delivery_id = $1", [deliveryId])).length ? 0 : -1;
-    return any;
-  });
+export function resend(db: Db, deliveryId: string): Promise<number> {
+  return requeueDelivery(db, deliveryId, Date.now());
 }

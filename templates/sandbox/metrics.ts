@@ -3,6 +3,7 @@
 // depth and its oldest queued row's age. The database figures are read at scrape time. Labels are route
 // templates (routes.ts), never a caller's path; nothing else a request carried is recorded.
 import type { Db } from "./store/index.js";
+import { oldestQueuedCreatedAt, outboxCountsByState, queuedCount } from "./store/outbox.js";
 
 export interface SandboxMetrics {
   /** One finished request. */
@@ -43,24 +44,23 @@ export async function createMetrics(db: Db, now: () => number): Promise<SandboxM
   new prom.Gauge({
     name: "verispec_sandbox_deliveries", help: "Webhook deliveries (outbox rows) stored, by state.", labelNames: ["state"], registers: [registry],
     async collect(this: Labelled) {
-      const rows = await db.query<{ state: string; n: string }>("SELECT state, count(*) AS n FROM outbox GROUP BY state").catch(() => undefined);
-      if (!rows) return;
-      const counts = new Map(rows.map((r) => [String(r.state), Number(r.n)]));
+      const counts = await outboxCountsByState(db).catch(() => undefined);
+      if (!counts) return;
       for (const state of new Set([...DELIVERY_STATES, ...counts.keys()])) this.labels(state).set(counts.get(state) ?? 0);
     },
   });
   new prom.Gauge({
     name: "verispec_sandbox_delivery_queue_depth", help: "Deliveries queued (waiting for their first try or a retry).", registers: [registry],
     async collect(this: Labelled) {
-      const rows = await db.query<{ n: string }>("SELECT count(*) AS n FROM outbox WHERE state = 'queued'").catch(() => undefined);
-      if (rows) this.set(Number(rows[0]!.n));
+      const queued = await queuedCount(db).catch(() => undefined);
+      if (queued !== undefined) this.set(queued);
     },
   });
   new prom.Gauge({
     name: "verispec_sandbox_delivery_oldest_queued_age_seconds", help: "Age of the oldest queued delivery (0 when none is queued).", registers: [registry],
     async collect(this: Labelled) {
-      const rows = await db.query<{ created_at: string }>("SELECT created_at FROM outbox WHERE state = 'queued' ORDER BY id LIMIT 1").catch(() => undefined);
-      if (rows) this.set(rows.length ? Math.max(0, (now() - Number(rows[0]!.created_at)) / 1000) : 0);
+      const oldest = await oldestQueuedCreatedAt(db).then((at) => ({ at }), () => undefined);
+      if (oldest) this.set(oldest.at !== undefined ? Math.max(0, (now() - oldest.at) / 1000) : 0);
     },
   });
   return {

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxLogger } from "./logging.js";
 import type { SandboxMetrics } from "./metrics.js";
 import type { Db } from "./store/index.js";
-import { MIGRATIONS } from "./store/migrations.js";
+import { appliedMigration, MIGRATIONS } from "./store/migrations.js";
 
 export interface OpsOptions {
   readonly db: Db;
@@ -25,8 +25,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Readiness: the database answers and holds every migration this sandbox knows (or a newer one). */
 export async function readiness(db: Db): Promise<{ ready: boolean; reason?: string }> {
   try {
-    const rows = await db.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
-    const v = Number(rows[0]?.v ?? 0);
+    const v = await appliedMigration(db);
     return v >= LATEST_MIGRATION ? { ready: true } : { ready: false, reason: `migrations not applied (database at ${v}, sandbox needs ${LATEST_MIGRATION})` };
   } catch {
     return { ready: false, reason: "database unreachable" };

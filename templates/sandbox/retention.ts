@@ -4,6 +4,7 @@
 // since the cutoff (with their history), delivered, failed and receiver-less outbox rows created before
 // it (with their attempts; queued rows stay until delivered), and hosted forms opened before it.
 import type { Db } from "./store/index.js";
+import { deleteOldDeliveries, deleteOldForms, deleteOldVerifications } from "./store/retention.js";
 
 export const DEFAULT_RETAIN_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -18,23 +19,9 @@ export interface RetentionPass {
 
 /** Deletes up to RETENTION_BATCH of each kind older than `cutoff` (ms); the counts deleted. */
 export async function retentionBatch(db: Db, cutoff: number, wallCutoff: number, batch = RETENTION_BATCH): Promise<RetentionPass> {
-  const verifications = await db.transaction(async (tx) => {
-    const gone = await tx.query<{ trace: string }>(
-      `DELETE FROM verifications WHERE trace IN (SELECT trace FROM verifications WHERE updated_at < $1 ORDER BY updated_at LIMIT $2) RETURNING trace`,
-      [cutoff, batch],
-    );
-    if (gone.length) await tx.query("DELETE FROM history WHERE trace = ANY($1::text[])", [gone.map((g) => g.trace)]);
-    return gone.length;
-  });
-  const deliveries = await db.transaction(async (tx) => {
-    const gone = await tx.query<{ id: string }>(
-      `DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state <> 'queued' AND created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`,
-      [wallCutoff, batch],
-    );
-    if (gone.length) await tx.query("DELETE FROM delivery_attempts WHERE outbox_id = ANY($1::bigint[])", [gone.map((g) => Number(g.id))]);
-    return gone.length;
-  });
-  const forms = (await db.query(`DELETE FROM forms WHERE id IN (SELECT id FROM forms WHERE created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`, [cutoff, batch])).length;
+  const verifications = await deleteOldVerifications(db, cutoff, batch);
+  const deliveries = await deleteOldDeliveries(db, wallCutoff, batch);
+  const forms = await deleteOldForms(db, cutoff, batch);
   return { verifications, deliveries, forms };
 }
 

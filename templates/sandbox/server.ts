@@ -14,6 +14,7 @@ import { ServiceError, toVerification, type SandboxService } from "./service.js"
 /** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
 const PAGE_ROWS = 100;
 import type { Db } from "./store/index.js";
+import { outboxRowsOfTraces } from "./store/outbox.js";
 
 export interface Credentials {
   readonly serviceUid: string;
@@ -345,7 +346,7 @@ export function createHandler(o: ServerOptions) {
   };
   /** Every delivery of these traces (a page's verifications), newest first. */
   const deliveriesOf = async (traces: readonly string[]) =>
-    traces.length ? describeDeliveries(o.db, await o.db.query("SELECT * FROM outbox WHERE trace = ANY($1::text[]) ORDER BY id DESC LIMIT 500", [traces])) : [];
+    traces.length ? describeDeliveries(o.db, await outboxRowsOfTraces(o.db, traces, 500)) : [];
 
   async function controlApi(req: IncomingMessage, res: ServerResponse, path: string, url: URL, method: string): Promise<void> {
     const json = (status: number, value: unknown) => send(res, status, JSON.stringify(value));

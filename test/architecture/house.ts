@@ -170,12 +170,32 @@ export function layerBreaches(edges: ImportEdge[]): LayerBreach[] {
   return out;
 }
 
+export const SQL_PATTERN = /\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX))\b/s;
+
+/** String and template literals that hold SQL, in templates/ outside templates/sandbox/store/ (file:line). */
+export function sqlOutsideStore(root = ROOT, files = houseFiles(root)): string[] {
+  const out: string[] = [];
+  for (const file of files.filter((f) => f.startsWith("templates/") && !f.startsWith("templates/sandbox/store/"))) {
+    const source = parse(root, file);
+    const visit = (node: ts.Node): void => {
+      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) && SQL_PATTERN.test(node.getText(source))) {
+        out.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`);
+        return;
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return out;
+}
+
 export interface HouseFigures {
   files: number;
   longest: FunctionSize;
   overLimit: FunctionSize[];
   circles: string[][];
   breaches: LayerBreach[];
+  sql: string[];
 }
 
 export function measureHouse(root = ROOT): HouseFigures {
@@ -188,6 +208,7 @@ export function measureHouse(root = ROOT): HouseFigures {
     overLimit: sizes.filter((s) => s.lines > MAX_FUNCTION_LINES),
     circles: importCircles(edges),
     breaches: layerBreaches(edges),
+    sql: sqlOutsideStore(root, files),
   };
 }
 
@@ -201,4 +222,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const c of f.circles) console.log(`  ${c.join(" <-> ")}`);
   console.log(`layer breaches: ${f.breaches.length}`);
   for (const b of f.breaches) console.log(`  ${b.kind}: ${b.from} -> ${b.to}`);
+  console.log(`SQL statements outside templates/sandbox/store/: ${f.sql.length}`);
+  for (const at of f.sql) console.log(`  ${at}`);
 }

@@ -1,6 +1,6 @@
 // Versioned schema migrations, applied at start in order inside one transaction each (under an advisory
 // lock, so two instances starting on one Postgres do not race). Never edit a released migration: add one.
-import type { Db } from "./sql.js";
+import type { Db, Sql } from "./sql.js";
 
 export const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
   {
@@ -132,6 +132,12 @@ CREATE INDEX outbox_state ON outbox (state, id);
 CREATE INDEX forms_created ON forms (created_at)`,
   },
 ];
+
+/** The newest migration the database holds (0 when none). */
+export async function appliedMigration(sql: Sql): Promise<number> {
+  const rows = await sql.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
+  return Number(rows[0]?.v ?? 0);
+}
 
 export async function migrate(db: Db): Promise<number> {
   await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");

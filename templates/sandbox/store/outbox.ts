@@ -1,7 +1,7 @@
 // The dispatcher's statements on the outbox: finding due rows (a plain SELECT on an exclusive store, an
 // atomic leased claim on a shared Postgres), recording answers, and taking back an earlier run's leases.
 // Each is one SQL statement over `Sql`, so a test can run two claims on two connections at once.
-import type { Row, Sql } from "./sql.js";
+import type { Db, Row, Sql } from "./sql.js";
 
 /** The outbox columns a delivery reads: a claim's rows, and a hand-over's. */
 export interface QueuedRow extends Row {
@@ -80,4 +80,63 @@ export async function recordOutcomes(sql: Sql, outcomes: readonly Outcome[], own
 /** An exclusive store's earlier run is gone: its leases are taken back. */
 export async function releaseLeases(sql: Sql): Promise<void> {
   await sql.query("UPDATE outbox SET lease_owner = NULL, lease_until = NULL WHERE state = 'queued' AND lease_owner IS NOT NULL");
+}
+
+// ---- reading the outbox for the control API, the page and the metrics; the portal's re-send -------------
+
+/** One trace's outbox rows, oldest first. */
+export function outboxRowsOfTrace(sql: Sql, trace: string): Promise<Row[]> {
+  return sql.query("SELECT * FROM outbox WHERE trace = $1 ORDER BY id", [trace]);
+}
+
+/** The newest `limit` outbox rows, newest first. */
+export function latestOutboxRows(sql: Sql, limit: number): Promise<Row[]> {
+  return sql.query(`SELECT * FROM outbox ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`);
+}
+
+/** The newest `limit` outbox rows of these traces, newest first. */
+export function outboxRowsOfTraces(sql: Sql, traces: readonly string[], limit: number): Promise<Row[]> {
+  return sql.query(`SELECT * FROM outbox WHERE trace = ANY($1::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [traces]);
+}
+
+/** The delivery attempts of these outbox rows, in the order they were made. */
+export function attemptsOf(sql: Sql, outboxIds: readonly number[]): Promise<Row[]> {
+  return sql.query("SELECT * FROM delivery_attempts WHERE outbox_id = ANY($1::bigint[]) ORDER BY id", [outboxIds]);
+}
+
+/**
+ * The portal's manual re-send (6.1): a new queued row for each first delivery of `deliveryId` that had a
+ * receiver, with the same body, timestamp and deliveryId. The number of rows queued; 0 when the delivery
+ * exists but had no receiver; -1 when no row has that deliveryId.
+ */
+export function requeueDelivery(db: Db, deliveryId: string, now: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const rows = await tx.query("SELECT * FROM outbox WHERE delivery_id = $1 AND resend_of IS NULL AND url IS NOT NULL ORDER BY id", [deliveryId]);
+    for (const r of rows) {
+      await tx.query(
+        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, resend_of, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $8)`,
+        [r.delivery_id, r.trace, r.url, r.format, r.signature_version, r.body, r.timestamp, now, r.id],
+      );
+    }
+    return rows.length ? rows.length : (await tx.query("SELECT 1 FROM outbox WHERE delivery_id = $1", [deliveryId])).length ? 0 : -1;
+  });
+}
+
+/** Outbox rows stored, by state. */
+export async function outboxCountsByState(sql: Sql): Promise<Map<string, number>> {
+  const rows = await sql.query<{ state: string; n: string }>("SELECT state, count(*) AS n FROM outbox GROUP BY state");
+  return new Map(rows.map((r) => [String(r.state), Number(r.n)]));
+}
+
+/** How many deliveries are queued. */
+export async function queuedCount(sql: Sql): Promise<number> {
+  const rows = await sql.query<{ n: string }>("SELECT count(*) AS n FROM outbox WHERE state = 'queued'");
+  return Number(rows[0]!.n);
+}
+
+/** When the oldest queued delivery was created (ms), or undefined when none is queued. */
+export async function oldestQueuedCreatedAt(sql: Sql): Promise<number | undefined> {
+  const rows = await sql.query<{ created_at: string }>("SELECT created_at FROM outbox WHERE state = 'queued' ORDER BY id LIMIT 1");
+  return rows.length ? Number(rows[0]!.created_at) : undefined;
 }

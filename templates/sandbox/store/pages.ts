@@ -1,0 +1,39 @@
+// Paged reads of the outbox and the verifications: a filter and a key position, one index range scan of
+// at most `limit + 1` rows (the extra row tells the caller another page follows; indexes of migration 5).
+import type { Row, Sql } from "./sql.js";
+
+/** Where a page starts and how long it is: rows after `after` on the key (exclusive), in key order. */
+export interface PageRange {
+  readonly limit: number;
+  readonly after?: number;
+  readonly ascending: boolean;
+}
+
+/** WHERE clauses and their parameters, numbered from $1; a clause whose value is undefined is left out. */
+function where(parts: readonly [string, unknown][]): { sql: string; params: unknown[] } {
+  const given = parts.filter(([, v]) => v !== undefined);
+  return { sql: given.length ? `WHERE ${given.map(([c], i) => c.replace("?", `$${i + 1}`)).join(" AND ")}` : "", params: given.map(([, v]) => v) };
+}
+
+function pageRows(sql: Sql, table: string, key: string, range: PageRange, filters: [string, unknown][]): Promise<Row[]> {
+  const w = where([...filters, [`${key} ${range.ascending ? ">" : "<"} ?`, range.after]]);
+  return sql.query(`SELECT * FROM ${table} ${w.sql} ORDER BY ${key} ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`, w.params);
+}
+
+/** Outbox rows by id, filtered by trace, delivery state and the verification's userId. */
+export function outboxPageRows(sql: Sql, filter: { trace?: string; state?: string; userId?: string }, range: PageRange): Promise<Row[]> {
+  return pageRows(sql, "outbox", "id", range, [
+    ["trace = ?", filter.trace],
+    ["state = ?", filter.state],
+    ["trace IN (SELECT trace FROM verifications WHERE user_id = ?)", filter.userId],
+  ]);
+}
+
+/** Verification rows by seq, filtered by trace, userId and verification status. */
+export function verificationPageRows(sql: Sql, filter: { trace?: string; userId?: string; verificationStatus?: string }, range: PageRange): Promise<Row[]> {
+  return pageRows(sql, "verifications", "seq", range, [
+    ["trace = ?", filter.trace],
+    ["user_id = ?", filter.userId],
+    ["verification_status = ?", filter.verificationStatus],
+  ]);
+}

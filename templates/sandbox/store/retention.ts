@@ -1,0 +1,32 @@
+// Retention's deletes (--retain-days): each removes at most `batch` rows older than a cutoff, with what
+// hangs off them, in one short transaction; the number of rows removed.
+import type { Db } from "./sql.js";
+
+/** Verifications not changed since `cutoff`, with their history. */
+export function deleteOldVerifications(db: Db, cutoff: number, batch: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const gone = await tx.query<{ trace: string }>(
+      `DELETE FROM verifications WHERE trace IN (SELECT trace FROM verifications WHERE updated_at < $1 ORDER BY updated_at LIMIT $2) RETURNING trace`,
+      [cutoff, batch],
+    );
+    if (gone.length) await tx.query("DELETE FROM history WHERE trace = ANY($1::text[])", [gone.map((g) => g.trace)]);
+    return gone.length;
+  });
+}
+
+/** Finished outbox rows (delivered, failed, without a receiver) created before `cutoff`, with their attempts. */
+export function deleteOldDeliveries(db: Db, cutoff: number, batch: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const gone = await tx.query<{ id: string }>(
+      `DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state <> 'queued' AND created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`,
+      [cutoff, batch],
+    );
+    if (gone.length) await tx.query("DELETE FROM delivery_attempts WHERE outbox_id = ANY($1::bigint[])", [gone.map((g) => Number(g.id))]);
+    return gone.length;
+  });
+}
+
+/** Hosted forms opened before `cutoff`. */
+export async function deleteOldForms(db: Db, cutoff: number, batch: number): Promise<number> {
+  return (await db.query(`DELETE FROM forms WHERE id IN (SELECT id FROM forms WHERE created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`, [cutoff, batch])).length;
+}
