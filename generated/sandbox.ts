@@ -161,7 +161,13 @@ export const sandboxSpec = {
         "title": "Verification form",
         "invalid": "Some fields need your attention; see the messages beside them.",
         "document": "Document carried as submitted",
-        "submitted": "Thank you. Verification {trace} was submitted; a webhook reports its status."
+        "submitted": "Thank you. Verification {trace} was submitted; a webhook reports its status.",
+        "submittedTitle": "Submitted",
+        "unavailableTitle": "Form unavailable",
+        "expired": "This form expired: it is accessible for {days} days after generation.",
+        "openLimit": "This form was opened {count} times without being saved, the most allowed.",
+        "attemptsUsed": "This form was used for {count} verification attempts, the most allowed.",
+        "notRetryable": "The verification is {status}; a new attempt is possible only after a rejection."
       }
     }
   },

@@ -12,7 +12,7 @@ import type { SandboxService } from "./service.js";
 /** The form's texts and labels (spec/sandbox.yaml hostedForm, reducedPrefill). */
 interface FormTexts {
   readonly labels: Readonly<Record<string, string>>;
-  readonly messages: Readonly<Record<"title" | "invalid" | "document" | "submitted", string>>;
+  readonly messages: Readonly<Record<"title" | "invalid" | "document" | "submitted" | "submittedTitle", string>>;
   /** Fields still prefilled after the prefill window. */
   readonly keep: readonly string[];
 }
@@ -214,7 +214,7 @@ export function hostedForm(b: SandboxBinding, service: SandboxService, check: (s
         return { status: 422, html: formHtml(texts, formView(b, texts, id, stored.request, stored.reduced, values, issues)) };
       }
       const trace = await service.submitForm(id, request);
-      return { status: 200, html: messagePage("Submitted", texts.messages.submitted.replace("{trace}", trace)) };
+      return { status: 200, html: messagePage(texts.messages.submittedTitle, texts.messages.submitted.replace("{trace}", trace)) };
     },
   };
 }

@@ -452,7 +452,7 @@ export function createHandler(o: ServerOptions) {
         if (!e) return internal(ctx, req, res, path, v5, err);
         const status = e instanceof ServiceError ? e.httpStatus : e.status;
         const type = e instanceof ServiceError ? e.type : e.code;
-        if (path.startsWith("/_form/")) return send(res, status, messagePage("Form unavailable", e.message), "text/html; charset=utf-8");
+        if (path.startsWith("/_form/")) return send(res, status, messagePage(choice<Record<string, string>>(spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
         if (status === 413) res.setHeader("Connection", "close");
         const trace = (e as { trace?: string }).trace;
         const get = getPattern.exec(path);

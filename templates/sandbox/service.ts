@@ -618,12 +618,19 @@ export class SandboxService {
     return id;
   }
 
+  /** A refusal of the hosted form (spec/sandbox.yaml hostedForm.messages), its `{name}` placeholders filled. */
+  private formMessage(key: string, values: Readonly<Record<string, string | number>>): string {
+    const text = choice<Record<string, string>>(this.b.spec, "hostedForm", "messages")[key];
+    if (text === undefined) throw new Error(`sandbox binding: choices.hostedForm.messages.${key} is missing (regenerate with 'verispec generate')`);
+    return text.replace(/\{([a-z]+)\}/g, (all, name: string) => (Object.hasOwn(values, name) ? String(values[name]) : all));
+  }
+
   /** Opening the form: lifetime, opens without saving, attempts (limits.yaml). */
   async openForm(id: string): Promise<{ request: Record<string, unknown>; reduced: boolean; trace: string | null }> {
     const { limits } = this.b.spec;
     return this.db.transaction(async (tx) => {
       const { row, age } = await this.usableForm(tx, id);
-      if (Number(row.opens_since_save) >= limits.formOpens) throw new ServiceError(403, "form_open_limit", `This form was opened ${limits.formOpens} times without being saved, the most allowed.`);
+      if (Number(row.opens_since_save) >= limits.formOpens) throw new ServiceError(403, "form_open_limit", this.formMessage("openLimit", { count: limits.formOpens }));
       await tx.query("UPDATE forms SET opens_since_save = opens_since_save + 1 WHERE id = $1", [id]);
       return { request: JSON.parse(String(row.request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (row.trace as string | null) ?? null };
     });
@@ -636,8 +643,8 @@ export class SandboxService {
     const row = rows[0];
     if (!row) throw this.notFound("No such form.");
     const age = this.clock.now() - Number(row.created_at);
-    if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", `This form expired: it is accessible for ${limits.formLifetimeDays} days after generation.`);
-    if (Number(row.attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", `This form was used for ${limits.formAttempts} verification attempts, the most allowed.`);
+    if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", this.formMessage("expired", { days: limits.formLifetimeDays }));
+    if (Number(row.attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", this.formMessage("attemptsUsed", { count: limits.formAttempts }));
     return { row, age };
   }
 
@@ -666,7 +673,7 @@ export class SandboxService {
       const existing = found[0] ? toVerification(found[0]) : undefined;
       // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
       if (existing && !findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
-        throw new ServiceError(409, "conflict", `The verification is ${existing.verificationStatus}; a new attempt is possible only after a rejection.`);
+        throw new ServiceError(409, "conflict", this.formMessage("notRetryable", { status: existing.verificationStatus }));
       }
       await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1, trace = $2, request = $3 WHERE id = $1", [id, id, json(request)]);
       let entity: Verification;

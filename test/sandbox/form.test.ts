@@ -4,10 +4,11 @@
 // refused submission counted as spec/sandbox.yaml hostedForm says, and the webhooks /verify sends for the
 // same data (the entity's and one per individual stakeholder).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { choice } from "../../templates/sandbox/binding.js";
 import { olderStakeholderTrace } from "../../templates/sandbox/service.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { CREDENTIALS, request, webhookErrors } from "./helpers.js";
-import { harness, memoryDb, outbox, type Harness } from "./inprocess.js";
+import { binding, harness, memoryDb, outbox, type Harness } from "./inprocess.js";
 
 let db: Db;
 let h: Harness;
@@ -69,6 +70,18 @@ describe("the hosted form shows the fields and stakeholders", () => {
   });
 });
 
+describe("every input of the shipped spec's forms has a human label", () => {
+  it("each field of a forms-call kind and of a stakeholder type has a title in spec/ or a label in hostedForm.labels", () => {
+    const labels = choice<Record<string, string>>(binding.spec, "hostedForm", "labels");
+    const { kinds, stakeholderFields } = binding.spec.forms;
+    expect(Object.keys(kinds).sort()).toEqual(["publicCompany", "regulatedTrust", "soleTrader"]);
+    const fields = [...Object.values(kinds).flatMap((k) => k.fields), ...Object.values(stakeholderFields).flat()];
+    expect(fields.length).toBeGreaterThan(30);
+    expect(fields.filter((f) => !(f.label ?? labels[f.name])).map((f) => f.name)).toEqual([]);
+    expect(kinds.soleTrader!.roles).toEqual(["individuals"]);
+  });
+});
+
 describe("a submission is checked like the API checks /idform", () => {
   it("refuses abn=123 and a bad stakeholder name with the API's messages, each beside its field, what was typed re-shown and escaped; nothing created or sent", async () => {
     const id = await newForm(soleTrader("form-invalid"));
@@ -101,6 +114,15 @@ describe("a submission is checked like the API checks /idform", () => {
     expect(fieldOf(page.html, "fields.country")).toContain('<span class="error" id="in-fields.country-error">Invalid input: expected string, received undefined</span>');
     expect(page.html).toContain("<p>Unrecognized key: &#34;&#60;b&#62;x&#34;</p>");
     expect(page.html).not.toContain("<b>x");
+  });
+
+  it("a posted __proto__ is a key like any other: refused as unknown, no prototype touched", async () => {
+    const id = await newForm(soleTrader("form-proto"));
+    const page = await post(id, { "fields.__proto__": "x", "stakeholders.0.fields.__proto__": "y" });
+    expect(page.status).toBe(422);
+    expect(page.html).toContain("<p>Unrecognized key: &#34;__proto__&#34;</p>");
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(await h.service.get(id)).toBeUndefined();
   });
 
   it("NUL in a typed value is refused beside its field, as the API refuses it", async () => {
