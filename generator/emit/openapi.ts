@@ -171,8 +171,28 @@ export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonS
   return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, walk(schema) as JsonSchema]));
 }
 
+/** Values that are data, not schemas: never rewritten. */
+const DATA_KEYWORDS = new Set(["examples", "example", "enum", "const", "default", "x-verispec-errors"]);
+
+/**
+ * Every `then` branch that names properties says `additionalProperties: true`, the JSON Schema default
+ * written out. Redocly's `recommended` rule set checks examples as if every object were closed, and a
+ * conditional branch only adds rules to the object it sits in: without this, Redocly reads the branch
+ * as the whole object and calls every valid example invalid (32 warnings of its default rule set).
+ */
+export function withOpenConditionalBranches(schemas: Readonly<Record<string, JsonSchema>>): Record<string, JsonSchema> {
+  const walk = (v: unknown, key?: string): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (!v || typeof v !== "object" || DATA_KEYWORDS.has(key ?? "")) return v;
+    const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)])) as JsonSchema;
+    if (key === "then" && out.properties && out.additionalProperties === undefined) out.additionalProperties = true;
+    return out;
+  };
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, walk(schema) as JsonSchema]));
+}
+
 export function buildOpenApi(model: Model): OpenAPIObject {
-  const schemas = withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])));
+  const schemas = withOpenConditionalBranches(withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema]))));
   const paths: Record<string, PathItemObject> = {};
   for (const e of model.endpoints) {
     if (e.path === null) continue; // section 4.4 of the service's specification: the follow-up request's path is not shown
