@@ -23,3 +23,47 @@ export function routeNamer(binding: SandboxBinding, requestedActionsPath: string
     return { method: m, route: hit ? hit.t : "other" };
   };
 }
+
+/** Who may call a route: HTTP Basic, the older endpoints' body credentials, or anyone (the hosted form). */
+export type RouteAuth = "basic" | "body" | "none";
+
+export interface Route<H> {
+  readonly method: string;
+  /** The path as a template (`/v5/verifications/{trace}`). */
+  readonly path: string;
+  readonly auth: RouteAuth;
+  readonly handler: H;
+  /** The spec's operation, where spec/endpoints.yaml names the route. */
+  readonly operationId?: string;
+  readonly pattern: RegExp;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+
+/** A path template as a pattern: each `{name}` one segment, captured (or `capture`'s pattern for it). */
+export function pathPattern(template: string, capture: Readonly<Record<string, string>> = {}): RegExp {
+  const parts = template.split(/(\{[A-Za-z]+\})/).map((p) => (/^\{[A-Za-z]+\}$/.test(p) ? `(${capture[p.slice(1, -1)] ?? "[^/]+"})` : escapeRegExp(p)));
+  return new RegExp(`^${parts.join("")}$`);
+}
+
+/** A route of spec/endpoints.yaml: its method, path and authentication as the spec gives them (`path`: where the sandbox serves it instead, for one whose path is not shown). */
+export function specRoute<H>(binding: SandboxBinding, operationId: string, handler: H, path?: string): Route<H> {
+  const e = binding.spec.endpoints[operationId]!;
+  const template = path ?? e.path!;
+  return { method: e.method, path: template, auth: e.auth === "basic" ? "basic" : e.auth === "body" ? "body" : "none", handler, operationId, pattern: pathPattern(template) };
+}
+
+/** A route of the sandbox's own (the hosted form, the control API). */
+export function ownRoute<H>(method: string, path: string, auth: RouteAuth, handler: H, capture: Readonly<Record<string, string>> = {}): Route<H> {
+  return { method, path, auth, handler, pattern: pathPattern(path, capture) };
+}
+
+/** The first route for this method and path, with its captures (still percent-escaped). */
+export function findRoute<H>(routes: readonly Route<H>[], method: string, path: string): { route: Route<H>; captures: string[] } | undefined {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const m = route.pattern.exec(path);
+    if (m) return { route, captures: m.slice(1) };
+  }
+  return undefined;
+}

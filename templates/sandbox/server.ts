@@ -1,48 +1,18 @@
-// The HTTP layer only (node:http): routing, authentication (compared in constant time), body limits,
-// content types and the error shapes of each interface. Behaviour lives in service.ts.
+// The HTTP layer only (node:http): routing by the route table (handlers.ts, routes.ts), authentication
+// (compared in constant time), body limits, content types, the error shapes of each interface and the
+// guard. The handlers only parse, call the service and shape the answer; behaviour lives in service.ts.
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
-import { choice, validateWith, type SandboxBinding } from "./binding.js";
-import type { SandboxClock } from "./clock.js";
-import { deliveriesPage, parseBrowse, verificationsPage, type Browse } from "./browse.js";
-import { describeDeliveries, resend } from "./dispatcher.js";
-import { hostedForm } from "./form.js";
-import { messagePage, sandboxPage } from "./page.js";
-import { ServiceError, toVerification, type SandboxService } from "./service.js";
+import { choice, validateWith, type SandboxSpec } from "./binding.js";
+import { parseBrowse, type Browse } from "./browse.js";
+import { HttpError, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
+import { SandboxHandlers, type Handler } from "./handlers.js";
+import { messagePage } from "./page.js";
+import { findRoute, type Route } from "./routes.js";
+import { ServiceError } from "./service.js";
 
-/** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
-const PAGE_ROWS = 100;
-import type { Db } from "./store/index.js";
-import { outboxRowsOfTraces } from "./store/outbox.js";
-
-export interface Credentials {
-  readonly serviceUid: string;
-  readonly secret: string;
-}
-
-export interface ServerOptions {
-  readonly binding: SandboxBinding;
-  readonly service: SandboxService;
-  readonly db: Db;
-  readonly clock: SandboxClock;
-  readonly credentials: Credentials;
-  readonly maxBodyBytes: number;
-  readonly requestedActionsPath: string;
-  /** The address the sandbox is reached at (for serviceLink). */
-  readonly baseUrl: () => string;
-  readonly onClockAdvanced: () => void;
-  /** Where the one line of an internal error goes (default: stderr). */
-  readonly log?: (line: string) => void;
-  /** Internal errors log their stack too (`verispec sandbox --debug`). */
-  readonly debug?: boolean;
-}
-
-class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
-}
+export type { Credentials, ServerOptions } from "./exchange.js";
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
@@ -174,268 +144,220 @@ function decodeStrict(raw: string, malformed: () => Error): string {
   }
 }
 
-/** What one request carries through its handling: its id (for an internal error) and the serviceUid its caller sent. */
-interface RequestContext {
-  readonly id: string;
-  readonly sentUid: string | undefined;
-}
+/** The HTTP concerns of one sandbox: its rules read once from the spec, the route table, and each request's handling. */
+class SandboxHttp implements HttpKit {
+  readonly spec: SandboxSpec;
+  private readonly log: (line: string) => void;
+  private readonly auth: { readonly status: number; readonly code: string; readonly message: string };
+  private readonly bodyRules: BodyRules;
+  private readonly nul: { readonly code: string; readonly message: string };
+  private readonly credentials: ReturnType<typeof credentialChecker>;
+  private readonly routes: readonly Route<Handler>[];
+  private readonly getRoute: Route<Handler>;
 
-export function createHandler(o: ServerOptions) {
-  const b = o.binding;
-  const spec = b.spec;
-  const log = o.log ?? ((line: string) => void process.stderr.write(`verispec sandbox: ${line}\n`));
-  const auth = { status: choice<number>(spec, "authFailure", "httpStatus"), code: choice<string>(spec, "authFailure", "code"), message: choice<string>(spec, "authFailure", "message") };
-  const bodyRules: BodyRules = {
-    limit: o.maxBodyBytes,
-    tooLarge: choice<string>(spec, "requestSize", "message").replace("{limit}", String(o.maxBodyBytes)),
-    maxDepth: choice<number>(spec, "requestBody", "maxDepth"),
-    messages: choice<BodyRules["messages"]>(spec, "requestBody", "messages"),
-  };
-  const malformed = () => new HttpError(400, choice<string>(spec, "requestUrl", "code"), choice<string>(spec, "requestUrl", "message"));
-  const decode = (raw: string) => decodeStrict(raw, malformed);
-  const nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
-  const control = {
-    maxClockOffsetMs: choice<number>(spec, "controlApi", "maxClockOffsetMs"),
-    maxAttempts: choice<number>(spec, "controlApi", "maxAttempts"),
-    messages: choice<Readonly<Record<"verificationStatus" | "maxAttempts" | "trigger" | "advanceMs", string>>>(spec, "controlApi", "messages"),
-  };
-  const paths = {
-    create: spec.endpoints.createVerification!.path!,
-    get: spec.endpoints.getVerification!.path!,
-    verify: spec.endpoints.verify!.path!,
-    idForm: spec.endpoints.idForm!.path!,
-    status: spec.endpoints.getVerificationStatus!.path!,
-  };
-  const getPattern = new RegExp(`^${paths.get.replace(/\{trace\}/, "([^/]+)")}$`);
-  const request = (id: string) => spec.endpoints[id]!.request!;
-
-  const send = (res: ServerResponse, status: number, body: string, type = "application/json", extra: Record<string, string> = {}) => {
-    res.writeHead(status, { "Content-Type": type === "application/json" ? "application/json; charset=utf-8" : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...extra });
-    res.end(body);
-  };
-
-  // serviceUid: what the caller sent, never the configured one (an unauthenticated caller must not learn the account id).
-  const envelope = (ctx: RequestContext, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) => ({
-    timestamp: new Date(o.clock.now()).toISOString(),
-    ...(ctx.sentUid !== undefined ? { serviceUid: ctx.sentUid } : {}),
-    trace: fields.trace ?? randomUUID(),
-    path,
-    pathParams: fields.pathParams ?? {},
-    statusCode,
-    message: fields.message,
-    help: null,
-    status: statusCode < 400 ? "success" : "error",
-    data: fields.data ?? null,
-    error: fields.error ?? null,
-  });
-
-  /** An error in the interface's shape: v5 envelope, or the older shape of spec/sandbox.yaml. */
-  const fail = (ctx: RequestContext, res: ServerResponse, path: string, v5: boolean, status: number, type: string, message: string, details: readonly ValidationIssue[] = [], extra: { trace?: string; pathParams?: Record<string, string> } = {}) => {
-    // HTTP Basic paths (/v5, /_sandbox) challenge; the older endpoints carry credentials in the body.
-    const basicPath = v5 || path === "/_sandbox" || path.startsWith("/_sandbox/");
-    const headers: Record<string, string> = status === auth.status && basicPath ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
-    if (v5) {
-      const known = Object.hasOwn(spec.errors, type);
-      const error = type === "validation_error" ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };
-      const top = type === "validation_error" ? spec.errors[type]!.message ?? message : message;
-      return send(res, status, JSON.stringify(envelope(ctx, path, status, { message: top, error, ...extra })), "application/json", headers);
-    }
-    return send(res, status, JSON.stringify({ status: "error", statusCode: status, type, message, details }), "application/json", headers);
-  };
-
-  const invalid = (issues: readonly ValidationIssue[]) => {
-    const e = spec.errors.validation_error!;
-    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
-  };
-  /** The NUL refusal (spec/sandbox.yaml nulCharacter) of text at these paths. */
-  const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] => paths.map((path) => ({ message: nul.message, code: nul.code, path }));
-  /** Path or query parameters the store compares with: NUL refused the way the validators refuse a bad character. */
-  const params = (values: Readonly<Record<string, string | undefined>>) => {
-    const bad = Object.entries(values).filter(([, v]) => v?.includes("\0")).map(([k]) => [k]);
-    if (bad.length) throw invalid(nulIssues(bad));
-  };
-
-  /** What the API finds wrong with a body: the schema's issues and, beside them, NUL in any text (the validators accept it; the store cannot hold it). */
-  const issuesOf = (schemaId: string, body: unknown): ValidationIssue[] => {
-    const result = validateWith(b, schemaId, body);
-    const schemaIssues = result.valid ? [] : result.errors;
-    const seen = new Set(schemaIssues.map((i) => JSON.stringify(i.path)));
-    return [...schemaIssues, ...nulIssues(nulPaths(body).filter((p) => !seen.has(JSON.stringify(p))))];
-  };
-  const validate = (schemaId: string, body: unknown) => {
-    const issues = issuesOf(schemaId, body);
-    if (issues.length) throw invalid(issues);
-  };
-  // The hosted form checks a submission with the very check of the API (same validators, same messages).
-  const forms = hostedForm(b, o.service, issuesOf);
-
-  const credentials = credentialChecker(o.credentials);
-  const olderAuth = (body: Record<string, unknown>) => {
-    if (!credentials.pair({ serviceUid: body.metadata_serviceUid, secret: body.metadata_secretKey })) throw new HttpError(auth.status, auth.code, auth.message);
-  };
-  const basicAuth = (req: IncomingMessage) => {
-    if (!credentials.basic(req.headers.authorization)) throw new HttpError(auth.status, auth.code, auth.message);
-  };
-
-  async function route(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, path: string, url: URL): Promise<void> {
-    const method = req.method ?? "GET";
-    // ---- v5 ----
-    if (path === paths.create && method === "POST") {
-      basicAuth(req);
-      const body = await readJson(req, bodyRules);
-      validate(request("createVerification"), body);
-      const { trace } = await o.service.createV5(body);
-      return send(res, 200, JSON.stringify(envelope(ctx, path, 200, { message: spec.createdMessage, trace })));
-    }
-    const get = getPattern.exec(path);
-    if (get && method === "GET") {
-      basicAuth(req);
-      const trace = decode(get[1]!);
-      params({ trace });
-      const v = await o.service.get(trace);
-      if (!v || v.api !== "v5") throw Object.assign(o.service.notFound(`No verification with trace ${trace}.`), { trace });
-      return send(res, 200, JSON.stringify(envelope(ctx, path, 200, { message: choice<string>(spec, "getMessage", "message"), trace, pathParams: { trace }, data: o.service.detail(v) })));
-    }
-    // ---- older ----
-    if (method === "POST" && (path === paths.verify || path === paths.idForm || path === paths.status || path === o.requestedActionsPath)) {
-      const body = await readObject(req, bodyRules);
-      olderAuth(body);
-      if (path === paths.verify) {
-        validate(request("verify"), body);
-        return send(res, 200, (await o.service.verifyOlder(body)).text);
-      }
-      if (path === paths.idForm) {
-        validate(request("idForm"), body);
-        const id = await o.service.createForm(body);
-        return send(res, 200, JSON.stringify({ source: choice<string>(spec, "formSource", "source"), serviceLink: `${o.baseUrl()}/_form/${id}`, verificationUuid: id, status: "success" }));
-      }
-      if (path === paths.status) {
-        validate(request("getVerificationStatus"), body);
-        const text = await o.service.latestOlder({ trace: body.trace as string | undefined, userId: body.userId as string | undefined });
-        if (text === undefined) throw o.service.notFound("No verification with that trace or userId.");
-        return send(res, 200, text);
-      }
-      validate(request("submitRequestedActions"), body);
-      return send(res, 200, await o.service.followUp(String(body.verificationUuid)));
-    }
-    // ---- the hosted form (no credentials: the caller's customer opens it) ----
-    const form = /^\/_form\/([0-9a-f-]{36})$/.exec(path);
-    if (form && method === "GET") {
-      const page = await forms.open(form[1]!);
-      return send(res, page.status, page.html, "text/html; charset=utf-8");
-    }
-    if (form && method === "POST") {
-      if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", bodyRules.messages.notFormType);
-      const page = await forms.submit(form[1]!, new URLSearchParams((await readBody(req, bodyRules)).toString("utf8")));
-      return send(res, page.status, page.html, "text/html; charset=utf-8");
-    }
-    // ---- the sandbox's own control API and page ----
-    if (path === "/_sandbox" || path.startsWith("/_sandbox/")) {
-      basicAuth(req);
-      return controlApi(req, res, path, url, method);
-    }
-    throw new HttpError(choice<number>(spec, "notFound", "httpStatus"), choice<string>(spec, "notFound", "code"), `No route ${method} ${path}.`);
+  constructor(private readonly o: ServerOptions) {
+    const spec = (this.spec = o.binding.spec);
+    this.log = o.log ?? ((line: string) => void process.stderr.write(`verispec sandbox: ${line}\n`));
+    this.auth = { status: choice<number>(spec, "authFailure", "httpStatus"), code: choice<string>(spec, "authFailure", "code"), message: choice<string>(spec, "authFailure", "message") };
+    this.bodyRules = {
+      limit: o.maxBodyBytes,
+      tooLarge: choice<string>(spec, "requestSize", "message").replace("{limit}", String(o.maxBodyBytes)),
+      maxDepth: choice<number>(spec, "requestBody", "maxDepth"),
+      messages: choice<BodyRules["messages"]>(spec, "requestBody", "messages"),
+    };
+    this.nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
+    this.credentials = credentialChecker(o.credentials);
+    this.routes = new SandboxHandlers(o, this, (schemaId, body) => this.issuesOf(schemaId, body)).routes();
+    this.getRoute = this.routes.find((r) => r.operationId === "getVerification")!;
   }
 
-  /** The filter and cursor of a listing's query (browse.ts), or a 400. */
-  const browseOf = (url: URL, defaultLimit?: number): Browse => {
+  // ---- the kit the handlers use ----
+
+  send(res: ServerResponse, status: number, body: string, type = "application/json", extra: Record<string, string> = {}): void {
+    res.writeHead(status, { "Content-Type": type === "application/json" ? "application/json; charset=utf-8" : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...extra });
+    res.end(body);
+  }
+
+  // serviceUid: what the caller sent, never the configured one (an unauthenticated caller must not learn the account id).
+  envelope(ctx: RequestContext, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) {
+    return {
+      timestamp: new Date(this.o.clock.now()).toISOString(),
+      ...(ctx.sentUid !== undefined ? { serviceUid: ctx.sentUid } : {}),
+      trace: fields.trace ?? randomUUID(),
+      path,
+      pathParams: fields.pathParams ?? {},
+      statusCode,
+      message: fields.message,
+      help: null,
+      status: statusCode < 400 ? "success" : "error",
+      data: fields.data ?? null,
+      error: fields.error ?? null,
+    };
+  }
+
+  private invalid(issues: readonly ValidationIssue[]): ServiceError {
+    const e = this.spec.errors.validation_error!;
+    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
+  }
+
+  /** The NUL refusal (spec/sandbox.yaml nulCharacter) of text at these paths. */
+  private nulIssues(paths: readonly (readonly (string | number)[])[]): ValidationIssue[] {
+    return paths.map((path) => ({ message: this.nul.message, code: this.nul.code, path }));
+  }
+
+  params(values: Readonly<Record<string, string | undefined>>): void {
+    const bad = Object.entries(values).filter(([, v]) => v?.includes("\0")).map(([k]) => [k]);
+    if (bad.length) throw this.invalid(this.nulIssues(bad));
+  }
+
+  /** What the API finds wrong with a body: the schema's issues and, beside them, NUL in any text (the validators accept it; the store cannot hold it). */
+  private issuesOf(schemaId: string, body: unknown): ValidationIssue[] {
+    const result = validateWith(this.o.binding, schemaId, body);
+    const schemaIssues = result.valid ? [] : result.errors;
+    const seen = new Set(schemaIssues.map((i) => JSON.stringify(i.path)));
+    return [...schemaIssues, ...this.nulIssues(nulPaths(body).filter((p) => !seen.has(JSON.stringify(p))))];
+  }
+
+  validate(schemaId: string, body: unknown): void {
+    const issues = this.issuesOf(schemaId, body);
+    if (issues.length) throw this.invalid(issues);
+  }
+
+  readJson(req: IncomingMessage) {
+    return readJson(req, this.bodyRules);
+  }
+
+  readObject(req: IncomingMessage) {
+    return readObject(req, this.bodyRules);
+  }
+
+  async readForm(req: IncomingMessage): Promise<URLSearchParams> {
+    if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", this.bodyRules.messages.notFormType);
+    return new URLSearchParams((await readBody(req, this.bodyRules)).toString("utf8"));
+  }
+
+  browseOf(url: URL, defaultLimit?: number): Browse {
     const b = parseBrowse(url.searchParams, defaultLimit);
     if (typeof b === "string") throw new HttpError(400, "bad_request", b);
-    params({ trace: b.trace, userId: b.userId, status: b.status });
+    this.params({ trace: b.trace, userId: b.userId, status: b.status });
     return b;
-  };
-  /** Every delivery of these traces (a page's verifications), newest first. */
-  const deliveriesOf = async (traces: readonly string[]) =>
-    traces.length ? describeDeliveries(o.db, await outboxRowsOfTraces(o.db, traces, 500)) : [];
+  }
 
-  async function controlApi(req: IncomingMessage, res: ServerResponse, path: string, url: URL, method: string): Promise<void> {
-    const json = (status: number, value: unknown) => send(res, status, JSON.stringify(value));
-    const refuse = (message: keyof typeof control.messages, max?: number) => new HttpError(400, "bad_request", control.messages[message].replace("{max}", String(max)));
-    if (path === "/_sandbox" && method === "GET") return send(res, 200, sandboxPage(), "text/html; charset=utf-8");
-    if (path === "/_sandbox/state" && method === "GET") {
-      // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.
-      const b = browseOf(url, PAGE_ROWS);
-      const vs = await verificationsPage(o.db, b);
-      const verifications = await Promise.all(vs.items.map(toVerification).map(async (v) => ({ ...o.service.detail(v), api: v.api, userId: v.userId, history: await o.service.historyOf(v.trace) })));
-      const deliveries = b.trace || b.userId || b.status || b.after ? await deliveriesOf(vs.items.map((v) => String(v.trace))) : (await deliveriesPage(o.db, { limit: PAGE_ROWS })).items;
-      return json(200, { now: o.clock.now(), clockOffsetMs: o.clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
+  refuse(message: ControlMessage, max?: number): HttpError {
+    const messages = choice<Readonly<Record<ControlMessage, string>>>(this.spec, "controlApi", "messages");
+    return new HttpError(400, "bad_request", messages[message].replace("{max}", String(max)));
+  }
+
+  // ---- routing and authentication ----
+
+  private malformed(): HttpError {
+    return new HttpError(400, choice<string>(this.spec, "requestUrl", "code"), choice<string>(this.spec, "requestUrl", "message"));
+  }
+
+  private decode(raw: string): string {
+    return decodeStrict(raw, () => this.malformed());
+  }
+
+  private basicAuth(req: IncomingMessage): void {
+    if (!this.credentials.basic(req.headers.authorization)) throw new HttpError(this.auth.status, this.auth.code, this.auth.message);
+  }
+
+  private olderAuth(body: Record<string, unknown>): void {
+    if (!this.credentials.pair({ serviceUid: body.metadata_serviceUid, secret: body.metadata_secretKey })) throw new HttpError(this.auth.status, this.auth.code, this.auth.message);
+  }
+
+  /** The route's authentication first (HTTP Basic; the body's credentials after reading it), then its handler. */
+  private async route(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, path: string, url: URL): Promise<void> {
+    const method = req.method ?? "GET";
+    const found = findRoute(this.routes, method, path);
+    if (!found) {
+      // The control API's paths are the account's: no route there is told apart from another without credentials.
+      if (path === "/_sandbox" || path.startsWith("/_sandbox/")) this.basicAuth(req);
+      throw new HttpError(choice<number>(this.spec, "notFound", "httpStatus"), choice<string>(this.spec, "notFound", "code"), `No route ${method} ${path}.`);
     }
-    const status = /^\/_sandbox\/verifications\/([^/]+)\/status$/.exec(path);
-    if (status && method === "POST") {
-      const trace = decode(status[1]!);
-      const body = await readObject(req, bodyRules);
-      const to = body.verificationStatus;
-      if (typeof to !== "string") throw refuse("verificationStatus");
-      const { maxAttempts, trigger } = body;
-      if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= control.maxAttempts)) throw refuse("maxAttempts", control.maxAttempts);
-      if (trigger !== undefined && typeof trigger !== "string") throw refuse("trigger");
-      params({ trace, verificationStatus: to, trigger: trigger as string | undefined });
-      const v = await o.service.applyStatus(trace, to, { maxAttempts: maxAttempts as number | undefined, trigger: trigger as string | undefined });
-      return json(200, o.service.detail(v));
+    const { route } = found;
+    if (route.auth === "basic") this.basicAuth(req);
+    const captures = found.captures.map((c) => this.decode(c));
+    let body: Record<string, unknown> = {};
+    if (route.auth === "body") {
+      body = await this.readObject(req);
+      this.olderAuth(body);
     }
-    if (path === "/_sandbox/clock" && method === "POST") {
-      const body = await readObject(req, bodyRules);
-      const room = control.maxClockOffsetMs - o.clock.offset;
-      const ms = body.advanceMs;
-      if (!(Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= room)) throw refuse("advanceMs", room);
-      const offset = o.clock.advance(ms as number);
-      await o.service.setClockOffset(offset);
-      o.onClockAdvanced();
-      return json(200, { now: o.clock.now(), clockOffsetMs: offset });
-    }
-    if (path === "/_sandbox/deliveries" && method === "GET") {
-      const p = await deliveriesPage(o.db, browseOf(url));
-      return json(200, { deliveries: p.items, nextCursor: p.nextCursor });
-    }
-    const again = /^\/_sandbox\/deliveries\/([^/]+)\/resend$/.exec(path);
-    if (again && method === "POST") {
-      const deliveryId = decode(again[1]!);
-      params({ deliveryId });
-      const n = await resend(o.db, deliveryId);
-      if (n < 0) throw o.service.notFound("No delivery with that deliveryId.");
-      o.onClockAdvanced();
-      return json(200, { resent: n });
-    }
-    if (path === "/_sandbox/verifications" && method === "GET") return json(200, { verifications: (await o.service.list()).map((v) => o.service.detail(v)) });
-    throw new HttpError(choice<number>(spec, "notFound", "httpStatus"), choice<string>(spec, "notFound", "code"), `No route ${method} ${path}.`);
+    const exchange: Exchange = { req, res, ctx, path, url, captures, body };
+    await route.handler(exchange);
   }
 
   /** The raw path (before `?`) and query: a malformed percent-escape in either is refused before anything else. */
-  const target = (raw: string): { path: string; url: URL } => {
+  private target(raw: string): { path: string; url: URL } {
     const q = raw.indexOf("?");
-    decode(q < 0 ? raw : raw.slice(0, q));
-    if (q >= 0) decode(raw.slice(q + 1).replace(/\+/g, " "));
+    this.decode(q < 0 ? raw : raw.slice(0, q));
+    if (q >= 0) this.decode(raw.slice(q + 1).replace(/\+/g, " "));
     let url: URL;
     try {
       url = new URL(raw, "http://sandbox.invalid");
     } catch {
-      throw malformed();
+      throw this.malformed();
     }
     return { path: url.pathname, url };
-  };
+  }
+
+  // ---- errors and the guard ----
+
+  /** An error in the interface's shape: v5 envelope, or the older shape of spec/sandbox.yaml. */
+  private fail(ctx: RequestContext, res: ServerResponse, path: string, v5: boolean, status: number, type: string, message: string, details: readonly ValidationIssue[] = [], extra: { trace?: string; pathParams?: Record<string, string> } = {}): void {
+    // HTTP Basic paths (/v5, /_sandbox) challenge; the older endpoints carry credentials in the body.
+    const basicPath = v5 || path === "/_sandbox" || path.startsWith("/_sandbox/");
+    const headers: Record<string, string> = status === this.auth.status && basicPath ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
+    if (v5) {
+      const known = Object.hasOwn(this.spec.errors, type);
+      const error = type === "validation_error" ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };
+      const top = type === "validation_error" ? this.spec.errors[type]!.message ?? message : message;
+      return this.send(res, status, JSON.stringify(this.envelope(ctx, path, status, { message: top, error, ...extra })), "application/json", headers);
+    }
+    return this.send(res, status, JSON.stringify({ status: "error", statusCode: status, type, message, details }), "application/json", headers);
+  }
+
+  /** A refusal the handling foresaw (ServiceError, HttpError), in the shape of the path's interface. */
+  private refused(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, path: string, v5: boolean, e: ServiceError | HttpError): void {
+    const status = e instanceof ServiceError ? e.httpStatus : e.status;
+    const type = e instanceof ServiceError ? e.type : e.code;
+    if (path.startsWith("/_form/")) return this.send(res, status, messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
+    if (status === 413) res.setHeader("Connection", "close");
+    const trace = (e as { trace?: string }).trace;
+    const get = this.getRoute.pattern.exec(path);
+    let pathTrace: string | undefined;
+    try {
+      pathTrace = get ? decodeURIComponent(get[1]!) : undefined;
+    } catch {
+      pathTrace = undefined; // the 400 for that very escape is being answered
+    }
+    this.fail(ctx, res, path, v5, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(pathTrace !== undefined ? { pathParams: { trace: pathTrace } } : {}) });
+    // A body over the limit is not read further: drain what arrives until the connection closes.
+    if (status === 413) req.resume();
+  }
 
   /** Everything not foreseen: one line (its stack only with --debug), and a 500 that names the request id. */
-  const internal = (ctx: RequestContext, req: IncomingMessage, res: ServerResponse, path: string, v5: boolean, err: unknown) => {
+  private internal(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, path: string, v5: boolean, err: unknown): void {
     const e = err instanceof Error ? err : new Error(String(err));
-    const detail = o.debug ? (e.stack ?? e.message) : `${e.name}: ${e.message.split("\n")[0]}`;
+    const detail = this.o.debug ? (e.stack ?? e.message) : `${e.name}: ${e.message.split("\n")[0]}`;
     try {
-      log(`internal error ${ctx.id} on ${String(req.method).slice(0, 16)} ${path.slice(0, 200)}: ${detail}`);
+      this.log(`internal error ${ctx.id} on ${String(req.method).slice(0, 16)} ${path.slice(0, 200)}: ${detail}`);
     } catch {
       // a log that fails must not take the answer with it
     }
     if (res.headersSent) return void res.destroy();
-    const message = choice<string>(spec, "internalError", "message").replace("{requestId}", ctx.id);
-    const code = choice<string>(spec, "internalError", "code");
+    const message = choice<string>(this.spec, "internalError", "message").replace("{requestId}", ctx.id);
+    const code = choice<string>(this.spec, "internalError", "code");
     try {
-      fail(ctx, res, path, v5, 500, code, message, [], { trace: ctx.id });
+      this.fail(ctx, res, path, v5, 500, code, message, [], { trace: ctx.id });
     } catch {
       // The envelope itself failed (its timestamp, say): the older shape needs nothing but the message.
-      if (!res.headersSent) send(res, 500, JSON.stringify({ status: "error", statusCode: 500, type: code, message, details: [] }));
+      if (!res.headersSent) this.send(res, 500, JSON.stringify({ status: "error", statusCode: 500, type: code, message, details: [] }));
       else res.destroy();
     }
-  };
+  }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const ctx: RequestContext = { id: randomUUID(), sentUid: basicCredentials(req.headers.authorization)?.serviceUid };
     const raw = req.url ?? "/";
     const rawPath = raw.split("?")[0]!;
@@ -443,31 +365,20 @@ export function createHandler(o: ServerOptions) {
     let path = rawPath;
     try {
       try {
-        const t = target(raw);
+        const t = this.target(raw);
         path = t.path;
-        await route(req, res, ctx, path, t.url);
+        await this.route(req, res, ctx, path, t.url);
       } catch (err) {
         if (res.headersSent) return void res.destroy();
-        const e = err instanceof ServiceError || err instanceof HttpError ? err : undefined;
-        if (!e) return internal(ctx, req, res, path, v5, err);
-        const status = e instanceof ServiceError ? e.httpStatus : e.status;
-        const type = e instanceof ServiceError ? e.type : e.code;
-        if (path.startsWith("/_form/")) return send(res, status, messagePage(choice<Record<string, string>>(spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
-        if (status === 413) res.setHeader("Connection", "close");
-        const trace = (e as { trace?: string }).trace;
-        const get = getPattern.exec(path);
-        let pathTrace: string | undefined;
-        try {
-          pathTrace = get ? decodeURIComponent(get[1]!) : undefined;
-        } catch {
-          pathTrace = undefined; // the 400 for that very escape is being answered
-        }
-        fail(ctx, res, path, v5, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(pathTrace !== undefined ? { pathParams: { trace: pathTrace } } : {}) });
-        // A body over the limit is not read further: drain what arrives until the connection closes.
-        if (status === 413) req.resume();
+        if (err instanceof ServiceError || err instanceof HttpError) return this.refused(ctx, req, res, path, v5, err);
+        return this.internal(ctx, req, res, path, v5, err);
       }
     } catch (err) {
-      internal(ctx, req, res, path, v5, err);
+      this.internal(ctx, req, res, path, v5, err);
     }
   };
+}
+
+export function createHandler(o: ServerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return new SandboxHttp(o).handle;
 }
