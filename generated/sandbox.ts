@@ -138,6 +138,38 @@ export const sandboxSpec = {
       "choice": "`/idform` answers `source: \"verispec-sandbox\"` and a `serviceLink` to the sandbox's own form page `/_form/<verificationUuid>`; opening it past the lifetime is 410, past the open or attempt limits 403.",
       "source": "verispec-sandbox"
     },
+    "results": {
+      "choice": "The sandbox checks no identity and screens no watchlist, so the fields that report those results carry values chosen here (verispec's choice, not the service's scoring), by test value like the outcome: `neutral` by default, `hits` when the verification's name holds the word `hits.word` (whole word, any case; a v5 name, an older individual's names, an older entity's name). v5 payloads carry `idvRisk` and `screening` once processing has completed (section 6.2: idvRisk \"absent until calculated\", screening \"present once watchlist screening has run\"); the sandbox screens again at each later change, so `lastScreenedAt` (and `lastScreenedTime`, its ISO 8601 text) is the change's timestamp. `unknown` is one of the risk levels the specification names for `inputRisk`. Older payloads carry `verificationScore` (individuals: 0, the sandbox matches no data source), `idvRiskScore`, `inWatchLists` and `outOfWatchLists` (empty: the sandbox lists no watchlist the subject is not in) in every payload and stakeholder item, and a `screeningId` once processing has completed. The verification detail's `idvRiskScore` is the v5 `idvRisk` value.",
+      "neutral": {
+        "idvRisk": "unknown",
+        "idvRiskDescription": "Undefined",
+        "verificationScore": 0,
+        "watchlist": {
+          "status": "clear",
+          "totalHits": 0
+        },
+        "inWatchLists": []
+      },
+      "hits": {
+        "word": "Watchlist",
+        "watchlist": {
+          "status": "hits_found",
+          "totalHits": 1
+        },
+        "inWatchLists": [
+          {
+            "name": "verispec sandbox test watchlist",
+            "description": "A test hit: the name holds the test word Watchlist. Not a real watchlist."
+          }
+        ]
+      }
+    },
+    "requestedActions": {
+      "choice": "An older verification in `info` asks for one document (`{ type: document, id: <trace>-document-1, extractType }`) and, when stakeholders were sent, one individual of the first role sent (`{ type: individual, role, id: <trace>-individual-1, fields: {} }`); the follow-up request answers them.",
+      "document": {
+        "extractType": "companyExtract"
+      }
+    },
     "reducedPrefill": {
       "choice": "After the prefill window (limits.yaml formLifetime.prefilledDataReducedAfterMinutes) the form shows only `type`, `country` and `name`; the other prefilled values are blank.",
       "keep": [
@@ -532,6 +564,9 @@ export const sandboxSpec = {
       "governmentBody": []
     }
   },
+  "silentStatuses": [
+    "new"
+  ],
   "createdMessage": "Verification created successfully"
 } as const;
 

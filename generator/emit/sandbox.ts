@@ -63,6 +63,8 @@ export function sandboxSpec(model: Model) {
     olderVerificationStatuses: model.olderVerificationStatuses,
     verificationStatuses: model.verificationStatuses.map((s) => s.value),
     forms: hostedForms(model),
+    // Statuses a change into sends no webhook (statuses.yaml sendsWebhook: false).
+    silentStatuses: model.verificationStatuses.filter((s) => s.sendsWebhook === false).map((s) => s.value),
     createdMessage: need(model.shapes["v5.VerificationCreateResponse"]?.properties?.["message"]?.examples?.[0] as string | undefined, "v5.VerificationCreateResponse message example"),
   };
 }

@@ -13,7 +13,7 @@ export function buildStatuses(ctx: ModelContext): StatusModel {
   const statuses = ctx.root("statuses.yaml");
   return {
     verificationStatuses: Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({
-      value, source: s.source, meaning: s.meaning, outcome: s.outcome, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}),
+      value, source: s.source, meaning: s.meaning, outcome: s.outcome, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}), ...(s.sendsWebhook === false ? { sendsWebhook: false as const } : {}),
     })),
     olderVerificationStatuses: [...statuses.olderVerificationStatuses.values],
     submissionStatuses: Object.entries(statuses.submissionStatuses as Record<string, Raw>).map(([value, s]) => ({

@@ -173,6 +173,8 @@ export interface VerificationStatus {
   readonly outcome: string;
   /** A named condition the subject must meet to be in this status (e.g. `removed`: a stakeholder). */
   readonly onlyWhen?: string;
+  /** false: a change into this status sends no webhook (the service's specification, section 3: `new`). */
+  readonly sendsWebhook?: false;
 }
 
 /** A condition as data (spec/statuses.yaml `conditions`): its one home is the runtime that evaluates it. */

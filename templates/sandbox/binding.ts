@@ -32,6 +32,8 @@ export interface SandboxSpec {
   readonly verificationStatuses: readonly string[];
   /** What the hosted form shows: the forms call's entity kinds and the stakeholder types' fields (emit/sandbox.ts). */
   readonly forms: HostedForms;
+  /** Statuses a change into sends no webhook (statuses.yaml `sendsWebhook: false`: `new`). */
+  readonly silentStatuses: readonly string[];
   readonly createdMessage: string;
 }
 
@@ -82,6 +84,8 @@ export const SANDBOX_NEEDS = {
     formSource: ["source"],
     reducedPrefill: ["keep"],
     hostedForm: ["labels", "messages"],
+    results: ["neutral", "hits"],
+    requestedActions: ["document"],
   },
 } as const satisfies { transitions: Record<string, string>; choices: Record<string, readonly string[]> };
 

@@ -2,12 +2,13 @@
 // hosted forms. Every rule is read from the binding (statuses, transitions and their conditions, limits,
 // errors, the documented choices); every state change writes its webhooks to the outbox in the same
 // transaction, so an answered request never loses its webhook.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { ValidationIssue } from "../validators/types.js";
 import { evaluateCondition, findTransitions, type TransitionRule } from "../lifecycle/index.js";
 import { choice, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
 import type { QueuedRow } from "./dispatcher.js";
+import { derivedUuid, olderResults, resultsFor, v5Results } from "./results.js";
 import { Group } from "./store/group.js";
 import type { Db, Row, Sql } from "./store/index.js";
 
@@ -105,11 +106,15 @@ export function withoutCredentials(body: Record<string, unknown>, omit: readonly
  * entity's `stakeholders` items and the stakeholder's own webhooks name the same trace without a lookup.
  */
 export function olderStakeholderTrace(entity: { readonly trace: string; readonly attempt: number }, index: number): string {
-  const h = createHash("sha256").update(`${entity.trace}/${entity.attempt}/${index}`).digest("hex");
-  // RFC 9562 layout: version 8 (custom), variant 10.
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return derivedUuid(entity.trace, `${entity.attempt}/${index}`);
+}
+/** The grouping UUID of an older entity's individual stakeholder (6.3: individuals' submissionId): the same in every attempt. */
+export function olderStakeholderSubmissionId(entity: { readonly trace: string }, index: number): string {
+  return derivedUuid(entity.trace, `submission/${index}`);
 }
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+/** An older individual's name from its fields: first, middle and last name. */
+const olderPersonName = (f: Record<string, unknown>) => [f.firstName, f.middleName, f.lastName].filter((x) => typeof x === "string" && x).join(" ");
 
 export class SandboxService {
   private readonly b: SandboxBinding;
@@ -183,6 +188,7 @@ export class SandboxService {
       type: v.type,
       ...(v.subType ? { subType: v.subType } : {}),
       ...(str(r.inputRisk) ? { inputRisk: r.inputRisk } : {}),
+      ...v5Results(this.b, v),
       verificationStatus: v.verificationStatus,
       submissionStatus: v.submissionStatus,
       attempt: v.attempt,
@@ -192,7 +198,12 @@ export class SandboxService {
     };
   }
 
-  private olderPayload(v: Verification, parentUserId: string | null): Record<string, unknown> {
+  /**
+   * The older payload (6.3). An entity's stakeholder items: an individual's is its own verification (trace and
+   * statuses of `children`, or, before they are stored, those it starts with); a company's has a derived trace
+   * and the entity's statuses. An individual verified as part of an entity names its entity (parentVerification*).
+   */
+  private olderPayload(v: Verification, parentUserId: string | null, children: readonly Verification[]): Record<string, unknown> {
     const stakeholders = Array.isArray(v.request.stakeholders) ? (v.request.stakeholders as unknown[]) : [];
     return {
       name: v.name,
@@ -206,34 +217,43 @@ export class SandboxService {
       // An individual verified as part of an entity (6.3): the entity's id, under both names, and its userId.
       ...(v.parentTrace ? { parentVerificationTrace: v.parentTrace, parentVerificationUuid: v.parentTrace, ...(parentUserId ? { parentUserId } : {}) } : {}),
       submissionStatus: v.submissionStatus,
-      ...(stakeholders.length
-        ? {
-            stakeholders: stakeholders.map((s, i) => {
-              const f = obj(obj(s).fields);
-              const name = [f.firstName, f.lastName].filter((x) => typeof x === "string").join(" ") || str(f.name) || `stakeholder ${i + 1}`;
-              // An individual's item names the trace of its own verification (and webhooks): olderStakeholderTrace.
-              const trace = obj(s).type === "individual" ? olderStakeholderTrace(v, i) : `${v.trace}-${i + 1}`;
-              return { id: `${v.trace}-${i + 1}`, submissionId: v.submissionId, trace, name, role: str(obj(s).role) ?? "", submissionStatus: v.submissionStatus, timestamp: v.updatedAt, verificationStatus: v.verificationStatus };
-            }),
-          }
-        : {}),
-      inWatchLists: [],
-      outOfWatchLists: [],
-      idvRiskScore: { description: "Undefined" },
-      ...(v.verificationStatus === "info"
-        ? { requestedActions: [{ type: "document", id: `${v.trace}-document-1`, extractType: "companyExtract" }] }
-        : {}),
+      ...(stakeholders.length ? { stakeholders: stakeholders.map((s, i) => this.olderStakeholderItem(v, obj(s), i, children)) } : {}),
+      ...olderResults(this.b, v),
+      ...(v.verificationStatus === "info" ? { requestedActions: this.requestedActions(v, stakeholders) } : {}),
     };
   }
 
+  private olderStakeholderItem(v: Verification, s: Record<string, unknown>, i: number, children: readonly Verification[]): Record<string, unknown> {
+    const trace = olderStakeholderTrace(v, i);
+    const child = children.find((c) => c.trace === trace);
+    const f = obj(s.fields);
+    const name = olderPersonName(f) || str(f.name) || `stakeholder ${i + 1}`;
+    const own = child ?? { trace, type: s.type === "individual" ? "individual" : String(s.type ?? ""), name, verificationStatus: v.verificationStatus, submissionStatus: v.submissionStatus, updatedAt: v.updatedAt, submissionId: s.type === "individual" ? olderStakeholderSubmissionId(v, i) : trace };
+    const { inWatchLists, outOfWatchLists, idvRiskScore, verificationScore } = olderResults(this.b, { ...own, type: "individual" });
+    return {
+      id: trace, submissionId: own.submissionId, trace, verificationUuid: trace, name, role: str(s.role) ?? "", submissionStatus: own.submissionStatus, timestamp: own.updatedAt,
+      verificationScore, verificationStatus: own.verificationStatus, idvRiskScore, inWatchLists, outOfWatchLists,
+    };
+  }
+
+  /** What an entity in `info` is asked for (spec/sandbox.yaml choices.requestedActions): a document, and an individual of the first role sent. */
+  private requestedActions(v: Verification, stakeholders: readonly unknown[]): Record<string, unknown>[] {
+    const ask = choice<{ extractType: string }>(this.b.spec, "requestedActions", "document");
+    const role = stakeholders.map((s) => str(obj(s).role)).find((r) => r);
+    return [
+      { type: "document", id: `${v.trace}-document-1`, extractType: ask.extractType },
+      ...(role ? [{ type: "individual", role, id: `${v.trace}-individual-1`, fields: {} }] : []),
+    ];
+  }
+
   /** The exact text a webhook carries. Older payloads also carry the body signature (6.4 body variant). */
-  private payloadText(v: Verification, parentUserId: string | null): { format: Api; text: string } {
+  private payloadText(v: Verification, parentUserId: string | null, children: readonly Verification[]): { format: Api; text: string } {
     if (v.api === "v5") {
       const payload = this.v5Payload(v, parentUserId);
       this.checkPayload(this.b.spec.payloadSchemas.v5, payload);
       return { format: "v5", text: JSON.stringify(payload) };
     }
-    const unsigned = this.olderPayload(v, parentUserId);
+    const unsigned = this.olderPayload(v, parentUserId, children);
     const headers = this.b.signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: this.options.signingSecret });
     const value = (suffix: string) => Object.entries(headers).find(([k]) => k.toLowerCase().endsWith(suffix))?.[1] ?? "";
     const payload = { ...unsigned, signature: { version: "1", sha256: value("-sha"), keccak256: value("-keccak") } };
@@ -255,7 +275,11 @@ export class SandboxService {
       const p = await tx.query("SELECT user_id FROM verifications WHERE trace = $1", [v.parentTrace]);
       parentUserId = (p[0]?.user_id as string | null) ?? null;
     }
-    const { format, text } = this.payloadText(v, parentUserId);
+    // An older entity's stakeholder items carry its individuals' own statuses (none stored yet at its creation).
+    const children = v.api === "older" && !v.parentTrace && Array.isArray(v.request.stakeholders)
+      ? (await tx.query("SELECT * FROM verifications WHERE parent_trace = $1", [v.trace])).map(toVerification)
+      : [];
+    const { format, text } = this.payloadText(v, parentUserId, children);
     return { text, format, deliveryId: randomUUID(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
   }
 
@@ -296,19 +320,22 @@ export class SandboxService {
     return { texts: webhooks.map(({ w }) => w.text), queued };
   }
 
-  /** Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement. */
+  /**
+   * Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement.
+   * A change into a status that sends no webhook (statuses.yaml sendsWebhook: false) queues none; its text is then "".
+   */
   private async change(tx: Sql, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
     const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.clock.now(), v.updatedAt + 1) };
-    const w = await this.webhookOf(tx, next);
+    const w = this.b.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
     await tx.query(
       `WITH v AS (
          UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
            due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE trace = $1),
        h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
-       ${SandboxService.OUTBOX_INSERT(13)}`,
-      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, ...this.outboxParams([{ v: next, w }])],
+       ${w ? SandboxService.OUTBOX_INSERT(13) : "SELECT 1"}`,
+      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, ...(w ? this.outboxParams([{ v: next, w }]) : [])],
     );
-    return { v: next, text: w.text };
+    return { v: next, text: w?.text ?? "" };
   }
 
   /** A transition row's effects (`increment`, `set`), on the payload-named status fields. */
@@ -442,7 +469,7 @@ export class SandboxService {
       name: v.name, ...(str(r.industry) ? { industry: r.industry } : {}), ...(str(r.website) ? { website: r.website } : {}),
       ...(r.identifiers ? { identifiers: r.identifiers } : {}), ...(r.addresses ? { addresses: r.addresses } : {}),
       ...(str(r.inputRisk) ? { inputRisk: r.inputRisk } : {}), other: [], submissionStatus: v.submissionStatus, verificationStatus: v.verificationStatus,
-      message: this.b.rules.statuses[v.verificationStatus]?.meaning ?? "", timestamp: v.updatedAt, attempt: v.attempt,
+      message: this.b.rules.statuses[v.verificationStatus]?.meaning ?? "", timestamp: v.updatedAt, idvRiskScore: resultsFor(this.b.spec, v.name).idvRisk, attempt: v.attempt,
       ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}), ...(v.parentTrace ? { parentTrace: v.parentTrace, roles: v.roles ?? [] } : {}),
     };
   }
@@ -457,8 +484,7 @@ export class SandboxService {
     const fields = obj(body.fields);
     const tv = this.b.spec.testValues.fields;
     if (body.type === "individual") {
-      const name = [fields.firstName, fields.middleName, fields.lastName].filter((x) => typeof x === "string" && x).join(" ");
-      return { name, testText: str(fields[tv.olderIndividual]) };
+      return { name: olderPersonName(fields), testText: str(fields[tv.olderIndividual]) };
     }
     return { name: str(fields.name) ?? String(body.type), testText: str(fields[tv.olderEntity]) };
   }
@@ -491,7 +517,7 @@ export class SandboxService {
       const person = { type: "individual", role: shape.role, fields: obj(shape.fields) };
       const { name, testText } = this.olderName(person);
       const child = this.newVerification("older", {
-        trace: olderStakeholderTrace(entity, i), parentTrace: entity.trace, roles: str(shape.role) ? [shape.role as string] : [], type: "individual", name,
+        trace: olderStakeholderTrace(entity, i), submissionId: olderStakeholderSubmissionId(entity, i), parentTrace: entity.trace, roles: str(shape.role) ? [shape.role as string] : [], type: "individual", name,
         country: str(person.fields.country) ?? null, request: person, outcome: testText ?? "",
       }, this.clock.now());
       return [{ v: child, trigger: submit }];

@@ -174,6 +174,7 @@ const WHEN: Readonly<Record<string, (s: Sample, w: World) => boolean>> = {
   notInfo: (s) => s.top.verificationStatus !== "info",
   documentAction: (s) => s.value.type === "document",
   individualAction: (s) => s.value.type === "individual",
+  individualItem: (s, w) => items(sentFor(s, w)?.stakeholders)[items(s.top.stakeholders).indexOf(s.value)]?.type === "individual",
 };
 
 export function whenOf(name: string): (s: Sample, w: World) => boolean {
@@ -236,7 +237,8 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
 /** An older stakeholder item of an individual: its trace is that of the individual's own webhook (the UUID of its attempt). */
 function stakeholderItemTrace(s: Sample, v: unknown, w: World): string | undefined {
   const own = w.webhooks.filter((x) => x.body.parentVerificationTrace === s.top.trace && x.body.trace === v);
-  return own.length ? undefined : `${JSON.stringify(v)} is the trace of no webhook of an individual of ${s.top.trace}`;
+  if (!own.length) return `${JSON.stringify(v)} is the trace of no webhook of an individual of ${s.top.trace}`;
+  return own.some((x) => x.body.submissionId === s.value.submissionId) ? undefined : `submissionId ${JSON.stringify(s.value.submissionId)} is not its individual's (${own[0]!.body.submissionId})`;
 }
 
 function meaningOf(name: string): Meaning {

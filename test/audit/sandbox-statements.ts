@@ -51,7 +51,7 @@ const STAKEHOLDER_ITEM_TYPES: Readonly<Record<string, FieldType>> = {
   verificationScore: "number", verificationStatus: "string", idvRiskScore: "object", inWatchLists: "array", outOfWatchLists: "array",
 };
 const STAKEHOLDER_ITEM_EXTRA: Readonly<Record<string, Partial<Statement>>> = {
-  submissionStatus: { values: SUBMISSION }, verificationStatus: { values: OLDER_STATUSES }, timestamp: { format: "seconds-or-ms" }, name: { meaning: "stakeholderItemName" }, role: { meaning: "stakeholderItemRole" },
+  trace: { format: "uuid" }, submissionStatus: { values: SUBMISSION }, verificationStatus: { values: OLDER_STATUSES }, timestamp: { format: "seconds-or-ms" }, name: { meaning: "stakeholderItemName" }, role: { meaning: "stakeholderItemRole" },
 };
 
 const IDFORM_EXTRA: Readonly<Record<string, Partial<Statement>>> = { serviceLink: { format: "url" }, verificationUuid: { format: "uuid" }, status: { values: ["success"] } };
@@ -122,7 +122,7 @@ const older: readonly Statement[] = [
   ...["id", "submissionId", "trace", "verificationUuid", "name", "role", "submissionStatus", "timestamp", "verificationScore", "verificationStatus", "idvRiskScore", "inWatchLists", "outOfWatchLists"].map(
     (field): Statement => ({ section: "6.3", subjects: ["older.stakeholder"], field, type: STAKEHOLDER_ITEM_TYPES[field]!, ...STAKEHOLDER_ITEM_EXTRA[field], says: `stakeholders: each has ${field}` }),
   ),
-  { section: "6.3", subjects: ["older.stakeholder"], field: "trace", meaning: "stakeholderItemTrace", says: "stakeholders: an individual's trace is the UUID of its attempt (its own webhook's trace), a company's a verification UUID" },
+  { section: "6.3", subjects: ["older.stakeholder"], field: "trace", meaning: "stakeholderItemTrace", when: "individualItem", says: "stakeholders: an individual's trace is the UUID of its attempt and its submissionId its grouping UUID (those of its own webhooks)" },
   { section: "6.3", subjects: OLDER, field: "screeningId", when: "processed", type: "string", says: "screeningId: string, optional; id of the screening, if configured (the sandbox screens when processing completes)" },
   { section: "6.3", subjects: OLDER, field: "inWatchLists", type: "array", says: "inWatchLists: array, watchlists the subject is in" },
   { section: "6.3", subjects: OLDER, field: "outOfWatchLists", type: "array", says: "outOfWatchLists: array, watchlists the subject is not in" },

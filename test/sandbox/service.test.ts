@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { validate } from "../../generated/validators/index.js";
 import type { QueuedRow } from "../../templates/sandbox/dispatcher.js";
-import { ServiceError, SandboxService, subjectOf, type Verification } from "../../templates/sandbox/service.js";
+import { olderStakeholderSubmissionId, olderStakeholderTrace, ServiceError, SandboxService, subjectOf, type Verification } from "../../templates/sandbox/service.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { CREDENTIALS, olderIndividual, SIGNING_SECRET, v5Individual as typedV5 } from "./helpers.js";
@@ -100,7 +100,7 @@ describe("v5 creation", () => {
     expect(service.detail(v)).toEqual({
       trace, submissionId: v.submissionId, country: "AUS", type: "association", name: "Club", website: "https://club.example", identifiers: { abn: "51824753556" },
       addresses: { registeredAddress: "1 Main St" }, other: [], submissionStatus: "submitted", verificationStatus: "pending",
-      message: "Waiting for processing (for an individual this also follows a rejection when the individual retries).", timestamp: v.updatedAt, attempt: 1,
+      message: "Waiting for processing (for an individual this also follows a rejection when the individual retries).", timestamp: v.updatedAt, idvRiskScore: "unknown", attempt: 1,
     });
     const bio = await service.createV5({ type: "individual", subType: "biometric", name: "Bio", userId: "bio-user" });
     expect((await service.get(bio.trace))!.maxAttempts).toBeNull();
@@ -233,6 +233,30 @@ describe("v5 creation", () => {
 });
 
 describe("the control API's transitions", () => {
+  it("a change into new (statuses.yaml sendsWebhook: false) queues no webhook; the next change does", async () => {
+    const { trace } = await service.createV5(v5Individual("Nell New"));
+    const before = (await outbox(db, trace)).length;
+    expect((await service.applyStatus(trace, "new", { trigger: "compliance" })).verificationStatus).toBe("new");
+    expect(await outbox(db, trace)).toHaveLength(before);
+    expect((await history(trace)).at(-1)).toBe("new/submitted/1/automated compliance check, portal edit, or manual re-send from the portal");
+    await service.applyStatus(trace, "error", { trigger: "compliance" });
+    expect((await bodies(trace)).map((b) => b.verificationStatus)).toEqual(["pending", "error"]);
+  });
+
+  it("an older entity's individuals are verified as part of it: own verifications and webhooks naming the entity, their traces in its items", async () => {
+    const person = { country: "USA", firstName: "Lee", lastName: "Share" };
+    const { trace, text } = await service.verifyOlder(older({ metadata_userId: "corp-u", type: "privateCompany", fields: { country: "USA", name: "Corp" }, stakeholders: [{ type: "individual", role: "directors", fields: person }, { type: "privateCompany", role: "shareholders", fields: { name: "Hold Co" } }] }));
+    const children = (await db.query("SELECT trace FROM verifications WHERE parent_trace = $1", [trace])).map((r) => String(r.trace));
+    expect(children).toEqual([olderStakeholderTrace({ trace, attempt: 1 }, 0)]);
+    const [own] = await bodies(children[0]!);
+    expect(own).toMatchObject({ name: "Lee Share", entityType: "individual", parentVerificationTrace: trace, parentVerificationUuid: trace, parentUserId: "corp-u", verificationScore: 0 });
+    expect(validate("v4.WebhookPayload", own).valid).toBe(true);
+    const items = JSON.parse(text).stakeholders;
+    expect(items.map((i: { trace: string }) => i.trace)).toEqual([children[0], olderStakeholderTrace({ trace, attempt: 1 }, 1)]);
+    expect(items[0].submissionId).toBe(own!.submissionId);
+    expect(own!.submissionId).toBe(olderStakeholderSubmissionId({ trace }, 0));
+  });
+
   it("applies the table: maxAttempts raised, retry on pending, effects and the trigger's history; 409 with each reason", async () => {
     const { trace } = await service.createV5(v5Individual("Control Walker"));
     const verified = await service.applyStatus(trace, "verified", {});
@@ -303,7 +327,7 @@ describe("the older endpoints' behaviour", () => {
     expect(sha).not.toBe(keccak);
     expect(unsigned).toEqual({
       name: "Ada B Rejected", verificationStatus: "pending", verificationUuid: trace, trace, submissionId: v.submissionId, entityType: "individual", timestamp: v.updatedAt,
-      userId, submissionStatus: "submitted", inWatchLists: [], outOfWatchLists: [], idvRiskScore: { description: "Undefined" },
+      userId, submissionStatus: "submitted", verificationScore: 0, inWatchLists: [], outOfWatchLists: [], idvRiskScore: { description: "Undefined" },
     });
     expect(String((await outbox(db, trace))[0]!.body)).toBe(text);
     expect(await service.latestOlder({ trace })).toBe(text);
@@ -325,16 +349,18 @@ describe("the older endpoints' behaviour", () => {
     const payload = JSON.parse(text);
     expect(payload.submissionId).toBe(trace);
     expect(payload.userId).toBeUndefined();
-    expect(payload.stakeholders).toEqual([
-      { id: `${trace}-1`, submissionId: trace, trace: `${trace}-1`, name: "Ann Lee", role: "partner", submissionStatus: "submitted", timestamp: payload.timestamp, verificationStatus: "pending" },
-      { id: `${trace}-2`, submissionId: trace, trace: `${trace}-2`, name: "Some Co", role: "partner", submissionStatus: "submitted", timestamp: payload.timestamp, verificationStatus: "pending" },
-      { id: `${trace}-3`, submissionId: trace, trace: `${trace}-3`, name: "stakeholder 3", role: "", submissionStatus: "submitted", timestamp: payload.timestamp, verificationStatus: "pending" },
-    ]);
+    // Items: the 6.3 list; traces derived from the entity's (UUIDs); none of these is `type: individual`, so no own verification.
+    const item = (i: number, name: string, role: string) => {
+      const t = olderStakeholderTrace({ trace, attempt: 1 }, i);
+      return { id: t, submissionId: t, trace: t, verificationUuid: t, name, role, submissionStatus: "submitted", timestamp: payload.timestamp, verificationScore: 0, verificationStatus: "pending", idvRiskScore: { description: "Undefined" }, inWatchLists: [], outOfWatchLists: [] };
+    };
+    expect(payload.stakeholders).toEqual([item(0, "Ann Lee", "partner"), item(1, "Some Co", "partner"), item(2, "stakeholder 3", "")]);
+    expect(payload.stakeholders[0].trace).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(payload.requestedActions).toBeUndefined();
     expect((await service.get(trace))!).toMatchObject({ name: "Info Partners", outcome: "info" });
     await service.applyStatus(trace, "info", {});
     const info = JSON.parse((await service.latestOlder({ trace }))!);
-    expect(info.requestedActions).toEqual([{ type: "document", id: `${trace}-document-1`, extractType: "companyExtract" }]);
+    expect(info.requestedActions).toEqual([{ type: "document", id: `${trace}-document-1`, extractType: "companyExtract" }, { type: "individual", role: "partner", id: `${trace}-individual-1`, fields: {} }]);
     const before = changes;
     const answered = JSON.parse(await service.followUp(trace));
     expect(changes).toBe(before + 1);

@@ -1,0 +1,61 @@
+// The results the sandbox cannot know (it checks no identity and screens no watchlist): risk, score and
+// watchlist values chosen by test value (spec/sandbox.yaml choices.results), and the older payload built from
+// them. Pure functions over the binding's data and a stored verification; service.ts reads and writes.
+import { createHash } from "node:crypto";
+import { choice, type SandboxBinding, type SandboxSpec } from "./binding.js";
+
+type Json = Record<string, unknown>;
+
+/** What a verification's results are (spec/sandbox.yaml choices.results: neutral, or the hits of its word). */
+export interface Results {
+  readonly idvRisk: string;
+  readonly idvRiskDescription: string;
+  readonly verificationScore: number;
+  readonly watchlist: { readonly status: string; readonly totalHits: number };
+  readonly inWatchLists: readonly Json[];
+}
+
+/** The neutral results, or the hits when the name holds the hits word (whole word, any case), as test values are read. */
+export function resultsFor(spec: SandboxSpec, name: string): Results {
+  const neutral = choice<Results>(spec, "results", "neutral");
+  const hits = choice<Partial<Results> & { word: string }>(spec, "results", "hits");
+  const hit = new RegExp(`(^|[^\\p{L}])${hits.word}($|[^\\p{L}])`, "iu").test(name);
+  const { word: _word, ...values } = hits;
+  return hit ? { ...neutral, ...values } : neutral;
+}
+
+/** True once processing has completed (the status's outcome is not `processing`): results are calculated then. */
+export function processed(b: SandboxBinding, verificationStatus: string): boolean {
+  return b.rules.statuses[verificationStatus]?.outcome !== "processing";
+}
+
+/** The v5 `screening` object (the service's specification, section 6.2), screened at the change's time. */
+export function screening(r: Results, at: number): Json {
+  return { watchlist: { ...r.watchlist, lastScreenedAt: at, lastScreenedTime: new Date(at).toISOString() } };
+}
+
+/** A UUID derived from a trace and a name: stable ids for what belongs to a verification (stakeholder items, a screening). */
+export function derivedUuid(trace: string, name: string): string {
+  const h = createHash("sha256").update(`${trace}\n${name}`).digest("hex");
+  // Version 8 (custom) and the RFC 9562 variant: a well-formed UUID that says it is derived.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The older payload's result fields (6.3): score for individuals, risk, watchlists, and the screening id once screened. */
+export function olderResults(b: SandboxBinding, v: { readonly trace: string; readonly type: string; readonly name: string; readonly verificationStatus: string }): Json {
+  const r = resultsFor(b.spec, v.name);
+  return {
+    ...(v.type === "individual" ? { verificationScore: r.verificationScore } : {}),
+    ...(processed(b, v.verificationStatus) ? { screeningId: derivedUuid(v.trace, "screening") } : {}),
+    inWatchLists: r.inWatchLists,
+    outOfWatchLists: [],
+    idvRiskScore: { description: r.idvRiskDescription },
+  };
+}
+
+/** The v5 payload's result fields (6.2): absent until processing has completed. */
+export function v5Results(b: SandboxBinding, v: { readonly name: string; readonly verificationStatus: string; readonly updatedAt: number }): Json {
+  if (!processed(b, v.verificationStatus)) return {};
+  const r = resultsFor(b.spec, v.name);
+  return { idvRisk: r.idvRisk, screening: screening(r, v.updatedAt) };
+}
