@@ -112,7 +112,7 @@ const cases: Case[] = [
     file: "statuses.yaml",
     from: "to: [verified, rejected, info]",
     to: "to: [verified, rejected, approved]",
-    message: 'spec/statuses.yaml:117:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
+    message: 'spec/statuses.yaml:118:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
   },
   {
     name: "path parameters that do not match the path",
@@ -133,21 +133,21 @@ const cases: Case[] = [
     file: "statuses.yaml",
     from: "    when: { ref: canRetry }",
     to: "    when: { ref: canRetryy }",
-    message: "spec/statuses.yaml:129:18: error VS318: found the condition \"canRetryy\"; expected a condition of `conditions` in statuses.yaml: `canRetry`, `capExhausted`, `isStakeholder`, `isEntity`",
+    message: "spec/statuses.yaml:130:18: error VS318: found the condition \"canRetryy\"; expected a condition of `conditions` in statuses.yaml: `canRetry`, `capExhausted`, `isStakeholder`, `isEntity`",
   },
   {
     name: "a condition testing a field the webhook payload does not have",
     file: "statuses.yaml",
     from: "      - { field: attempt, below: maxAttempts }",
     to: "      - { field: attempts, below: maxAttempts }",
-    message: 'spec/statuses.yaml:84:18: error VS319: found the field "attempts"; expected a field of the current webhook payload: `version`, `userId`, `onBehalfUid`, `tags`, `trace`, `submissionId`, `name`, `country`, `type`, `subType`, `inputRisk`, `idvRisk`, `screening`, `verificationStatus`, `submissionStatus`, `attempt`, `maxAttempts`, `timestamp`, `parentTrace`, `parentUserId`, `roles`',
+    message: 'spec/statuses.yaml:85:18: error VS319: found the field "attempts"; expected a field of the current webhook payload: `version`, `userId`, `onBehalfUid`, `tags`, `trace`, `submissionId`, `name`, `country`, `type`, `subType`, `inputRisk`, `idvRisk`, `screening`, `verificationStatus`, `submissionStatus`, `attempt`, `maxAttempts`, `timestamp`, `parentTrace`, `parentUserId`, `roles`',
   },
   {
     name: "no submission status that locks resubmission",
     file: "statuses.yaml",
     from: "    locksResubmission: true\n",
     to: "",
-    message: "spec/statuses.yaml:39:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (the service's specification, section 3)",
+    message: "spec/statuses.yaml:40:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (the service's specification, section 3)",
   },
   {
     name: "webhook payloads without the older format",
