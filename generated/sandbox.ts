@@ -179,7 +179,7 @@ export const sandboxSpec = {
       ]
     },
     "olderStakeholders": {
-      "choice": "An older entity's individual stakeholders (`type: individual`) get their own verifications and webhooks in the older format (6.2: a stakeholder webhook for each individual besides the entity's; 6.3: `parentVerificationTrace`, `parentVerificationUuid`, `parentUserId`), made with the entity by `/verify` and by each saved attempt of a hosted form. Each one's trace (6.3: for an individual, the UUID of the attempt) is a UUID derived from the entity's trace, its attempt and the stakeholder's place, and the entity's `stakeholders` item for that person names it. Company and government body stakeholders get no verification of their own."
+      "choice": "An older entity's individual stakeholders (`type: individual`) get their own verifications and webhooks in the older format (6.2: a stakeholder webhook for each individual besides the entity's; 6.3: `parentVerificationTrace`, `parentVerificationUuid`, `parentUserId`), made with the entity by `/verify` and by each saved attempt of a hosted form. Each one's trace (6.3: for an individual, the UUID of the attempt) is a UUID derived from the entity's trace, its attempt and the stakeholder's place, and the entity's `stakeholders` item for that person names it; its submissionId (6.3: for an individual, a grouping UUID) is derived from the entity's trace and the stakeholder's place, the same in every attempt. Company and government body stakeholders get no verification of their own."
     },
     "hostedForm": {
       "answers": "Which forms fields are required beyond `country` and `type`: not shown.",

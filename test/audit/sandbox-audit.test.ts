@@ -54,6 +54,17 @@ describe("audit of the sandbox's outputs against the service's specification", (
     expect(failures.some((f) => /^webhook 0 .*: attempt 0 is below 1$/.test(f))).toBe(true);
   });
 
+  it("a scenario that does not hold is reported: a webhook for the change into new, a second stakeholder item with another submissionId", () => {
+    const into = world.steps["v5.ada.new"]!;
+    const hook = { ...into.hooks.at(-1)!, verificationStatus: "new" };
+    const steps = { ...world.steps, "v5.ada.new": { ...into, hooks: [...into.hooks, hook] }, "v5.ada.error": { ...world.steps["v5.ada.error"]!, hooks: [...world.steps["v5.ada.error"]!.hooks.slice(0, -1), hook, world.steps["v5.ada.error"]!.hooks.at(-1)!] } };
+    const [newRow] = STATEMENTS.filter((s) => s.scenario === "newSendsNoWebhook");
+    expect(auditSandbox({ ...world, steps }, [newRow!])[0]!.failures).toEqual(['the transition into new sent ["new"]']);
+    const itemRow = STATEMENTS.filter((s) => s.meaning === "stakeholderItemTrace");
+    const otherId = world.webhooks.map((w) => (w.body.stakeholders ? { ...w, body: { ...w.body, stakeholders: w.body.stakeholders.map((i: Record<string, unknown>) => ({ ...i, submissionId: "other" })) } } : w));
+    expect(auditSandbox({ ...world, webhooks: otherId }, itemRow)[0]!.failures[0]).toMatch(/submissionId "other" is not its individual's/);
+  });
+
   it("lists a statement for every field row of the 6.2 and 6.3 tables and every status of section 3", () => {
     const seed = locateSeed(ROOT);
     if (!seed) return void expect(seed).toBeUndefined();
