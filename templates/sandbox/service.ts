@@ -9,10 +9,18 @@ import { choice, transitionRow, validateWith, type SandboxBinding } from "./bind
 import type { SandboxClock } from "./clock.js";
 import type { QueuedRow } from "./dispatcher.js";
 import { derivedUuid, olderResults, resultsFor, v5Results } from "./results.js";
+import { loadClockOffset, saveClockOffset } from "./store/clock.js";
+import { countFormOpening, insertForm, lockForm, saveFormAttempt } from "./store/forms.js";
 import { Group } from "./store/group.js";
 import type { Db, Row, Sql } from "./store/index.js";
+import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./store/outbox.js";
+import {
+  childrenOf, claimDueVerifications, findVerification, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
+  olderTraceOf, toVerification, updateVerification, userIdOf, type Api, type Verification,
+} from "./store/verifications.js";
 
-export type Api = "v5" | "older";
+export { toVerification, type Api, type Verification } from "./store/verifications.js";
+
 
 /** A state change's webhook: its text and its outbox rows' values (one row per receiver; url null: none configured). */
 interface Webhook {
@@ -22,29 +30,6 @@ interface Webhook {
   readonly urls: readonly (string | null)[];
 }
 
-/** A verification as stored. The status fields keep the payload's names, so conditions read them directly. */
-export interface Verification {
-  readonly trace: string;
-  readonly api: Api;
-  readonly userId: string | null;
-  readonly submissionId: string;
-  readonly parentTrace: string | null;
-  readonly roles: readonly string[] | null;
-  readonly type: string;
-  readonly subType: string | null;
-  readonly name: string;
-  readonly country: string | null;
-  readonly request: Record<string, unknown>;
-  readonly verificationStatus: string;
-  readonly submissionStatus: string;
-  readonly attempt: number;
-  readonly maxAttempts: number | null;
-  readonly outcome: string;
-  readonly dueAt: number | null;
-  readonly formId: string | null;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-}
 
 export interface ServiceOptions {
   readonly binding: SandboxBinding;
@@ -71,19 +56,7 @@ export class ServiceError extends Error {
   }
 }
 
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const json = (v: unknown) => JSON.stringify(v);
 
-export function toVerification(r: Row): Verification {
-  return {
-    trace: String(r.trace), api: r.api as Api, userId: (r.user_id as string | null) ?? null, submissionId: String(r.submission_id),
-    parentTrace: (r.parent_trace as string | null) ?? null, roles: r.roles ? (JSON.parse(String(r.roles)) as string[]) : null,
-    type: String(r.type), subType: (r.sub_type as string | null) ?? null, name: String(r.name), country: (r.country as string | null) ?? null,
-    request: JSON.parse(String(r.request)) as Record<string, unknown>, verificationStatus: String(r.verification_status),
-    submissionStatus: String(r.submission_status), attempt: Number(r.attempt), maxAttempts: num(r.max_attempts), outcome: String(r.outcome),
-    dueAt: num(r.due_at), formId: (r.form_id as string | null) ?? null, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
-  };
-}
 
 /** The fields conditions are evaluated over (the current payload's names). */
 export function subjectOf(v: Verification): Record<string, unknown> {
@@ -272,48 +245,27 @@ export class SandboxService {
   private async webhookOf(tx: Sql, v: Verification): Promise<Webhook> {
     let parentUserId: string | null = null;
     if (v.parentTrace) {
-      const p = await tx.query("SELECT user_id FROM verifications WHERE trace = $1", [v.parentTrace]);
-      parentUserId = (p[0]?.user_id as string | null) ?? null;
+      parentUserId = await userIdOf(tx, v.parentTrace);
     }
     // An older entity's stakeholder items carry its individuals' own statuses (none stored yet at its creation).
     const children = v.api === "older" && !v.parentTrace && Array.isArray(v.request.stakeholders)
-      ? (await tx.query("SELECT * FROM verifications WHERE parent_trace = $1", [v.trace])).map(toVerification)
+      ? await childrenOf(tx, v.trace)
       : [];
     const { format, text } = this.payloadText(v, parentUserId, children);
     return { text, format, deliveryId: randomUUID(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
   }
 
-  /** Outbox rows, one per receiver of each webhook, as SQL appended to a statement: parameters from `at` on (outboxParams). */
-  private static readonly OUTBOX_INSERT = (at: number) =>
-    `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
-     SELECT w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 7}, $${at + 7}
-       FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)
-     RETURNING id, delivery_id, url, signature_version, tries, state`;
 
-  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): unknown[] {
+  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): OutboxBatch {
     const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt]));
-    return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([this.options.signatureVersion, Date.now()]);
+    return outboxBatch(rows, this.options.signatureVersion, Date.now());
   }
 
   /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text and the outbox rows queued for a receiver. */
   private async insert(tx: Sql, items: readonly { v: Verification; trigger: string }[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
     for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
-    const col = (f: (v: Verification) => unknown) => items.map(({ v }) => f(v));
-    const outbox = await tx.query(
-      `WITH v AS (
-         INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
-           verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-           $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::bigint[], $18::text[], $19::bigint[], $20::bigint[])),
-       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at)
-         SELECT * FROM unnest($1::text[], $12::text[], $13::text[], $14::int[], $21::text[], $20::bigint[]))
-       ${SandboxService.OUTBOX_INSERT(22)}`,
-      [col((v) => v.trace), col((v) => v.api), col((v) => v.userId), col((v) => v.submissionId), col((v) => v.parentTrace), col((v) => (v.roles ? json(v.roles) : null)),
-        col((v) => v.type), col((v) => v.subType), col((v) => v.name), col((v) => v.country), col((v) => json(v.request)), col((v) => v.verificationStatus),
-        col((v) => v.submissionStatus), col((v) => v.attempt), col((v) => v.maxAttempts), col((v) => v.outcome), col((v) => v.dueAt), col((v) => v.formId),
-        col((v) => v.createdAt), col((v) => v.updatedAt), items.map((i) => i.trigger), ...this.outboxParams(webhooks)],
-    );
+    const outbox = await insertVerifications(tx, items, this.outboxParams(webhooks));
     // The bodies are the texts at hand: not read back from the database.
     const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
     const queued = outbox.filter((r) => r.state === "queued").map((r): QueuedRow => ({ id: r.id, delivery_id: r.delivery_id, url: r.url, body: bodies.get(String(r.delivery_id)), signature_version: r.signature_version, tries: r.tries }));
@@ -327,14 +279,7 @@ export class SandboxService {
   private async change(tx: Sql, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
     const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.clock.now(), v.updatedAt + 1) };
     const w = this.b.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
-    await tx.query(
-      `WITH v AS (
-         UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
-           due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE trace = $1),
-       h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
-       ${w ? SandboxService.OUTBOX_INSERT(13) : "SELECT 1"}`,
-      [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, ...(w ? this.outboxParams([{ v: next, w }]) : [])],
-    );
+    await updateVerification(tx, next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
     return { v: next, text: w?.text ?? "" };
   }
 
@@ -388,11 +333,7 @@ export class SandboxService {
     }
     return this.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
-        const rows = await tx.query(
-          "SELECT * FROM verifications WHERE user_id = $1 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
-          [userId],
-        );
-        const existing = rows[0] ? toVerification(rows[0]) : undefined;
+        const existing = await lockLatestResubmittable(tx, userId);
         if (existing) {
           const resubmitted = await this.resubmit(tx, existing, body);
           if (resubmitted) return resubmitted;
@@ -457,8 +398,7 @@ export class SandboxService {
   }
 
   async get(trace: string): Promise<Verification | undefined> {
-    const rows = await this.db.query("SELECT * FROM verifications WHERE trace = $1", [trace]);
-    return rows[0] ? toVerification(rows[0]) : undefined;
+    return findVerification(this.db, trace);
   }
 
   /** The verification detail of 2.11 (GET /v5/verifications/:trace `data`). */
@@ -538,12 +478,8 @@ export class SandboxService {
 
   /** POST /getVerificationStatus: the latest webhook content, by trace or userId (the service's specification, section 4.3). */
   async latestOlder(key: { trace?: string; userId?: string }): Promise<string | undefined> {
-    const rows = key.trace !== undefined
-      ? await this.db.query("SELECT trace FROM verifications WHERE trace = $1 AND api = 'older'", [key.trace])
-      : await this.db.query("SELECT trace FROM verifications WHERE user_id = $1 AND api = 'older' ORDER BY seq DESC LIMIT 1", [key.userId]);
-    if (!rows[0]) return undefined;
-    const body = await this.db.query("SELECT body FROM outbox WHERE trace = $1 AND resend_of IS NULL ORDER BY id DESC LIMIT 1", [rows[0].trace]);
-    return body[0] ? String(body[0].body) : undefined;
+    const trace = await olderTraceOf(this.db, key);
+    return trace === undefined ? undefined : latestWebhookBody(this.db, trace);
   }
 
   /** The follow-up request (4.4): a verification in `info` moves to the documented target state. */
@@ -551,9 +487,8 @@ export class SandboxService {
     const target = choice<string>(this.b.spec, "followUpTarget", "to");
     const row = this.row("followUp");
     const text = await this.db.transaction(async (tx) => {
-      const rows = await tx.query("SELECT * FROM verifications WHERE trace = $1 AND api = 'older' FOR UPDATE", [verificationUuid]);
-      if (!rows[0]) throw this.notFound(`No verification with verificationUuid ${verificationUuid}.`);
-      const v = toVerification(rows[0]);
+      const v = await lockVerification(tx, verificationUuid, "older");
+      if (!v) throw this.notFound(`No verification with verificationUuid ${verificationUuid}.`);
       if (v.verificationStatus !== row.from) throw new ServiceError(409, "conflict", `The verification is ${v.verificationStatus}; requested actions are answered only in status ${row.from}.`);
       return (await this.change(tx, v, { verificationStatus: target, dueAt: this.dueAt(this.clock.now()), outcome: this.b.spec.testValues.default }, row.trigger)).text;
     });
@@ -571,12 +506,8 @@ export class SandboxService {
   async processDue(): Promise<number> {
     const complete = this.row("complete");
     const done = await this.db.transaction(async (tx) => {
-      const rows = await tx.query(
-        "SELECT * FROM verifications WHERE due_at IS NOT NULL AND due_at <= $1 AND verification_status = $2 ORDER BY due_at LIMIT 100 FOR UPDATE SKIP LOCKED",
-        [this.clock.now(), complete.from],
-      );
-      for (const r of rows) {
-        const v = toVerification(r);
+      const rows = await claimDueVerifications(tx, this.clock.now(), complete.from!, 100);
+      for (const v of rows) {
         const to = complete.to.includes(v.outcome) ? v.outcome : this.b.spec.testValues.default;
         await this.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
       }
@@ -594,9 +525,9 @@ export class SandboxService {
    */
   async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
     const result = await this.db.transaction(async (tx) => {
-      const rows = await tx.query("SELECT * FROM verifications WHERE trace = $1 FOR UPDATE", [trace]);
-      if (!rows[0]) throw this.notFound(`No verification with trace ${trace}.`);
-      let v = toVerification(rows[0]);
+      const found = await lockVerification(tx, trace);
+      if (!found) throw this.notFound(`No verification with trace ${trace}.`);
+      let v = found;
       if (opts.maxAttempts !== undefined) v = { ...v, maxAttempts: opts.maxAttempts };
       if (!Object.hasOwn(this.b.rules.statuses, to)) throw new ServiceError(409, "conflict", `Unknown verificationStatus ${JSON.stringify(to)}; the statuses are ${Object.keys(this.b.rules.statuses).join(", ")}.`);
       if (v.api === "older" && !this.b.spec.olderVerificationStatuses.includes(to)) {
@@ -628,19 +559,18 @@ export class SandboxService {
   }
 
   async setClockOffset(offset: number): Promise<void> {
-    await this.db.query("INSERT INTO sandbox_meta (key, value) VALUES ('clockOffset', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [String(offset)]);
+    await saveClockOffset(this.db, offset);
   }
 
   async loadClockOffset(): Promise<number> {
-    const rows = await this.db.query("SELECT value FROM sandbox_meta WHERE key = 'clockOffset'");
-    return rows[0] ? Number(rows[0].value) : 0;
+    return loadClockOffset(this.db);
   }
 
   // ---- hosted forms (4.2, 8) ---------------------------------------------------------------------
 
   async createForm(body: Record<string, unknown>): Promise<string> {
     const id = randomUUID();
-    await this.db.query("INSERT INTO forms (id, request, created_at) VALUES ($1, $2, $3)", [id, json(this.storable(body)), this.clock.now()]);
+    await insertForm(this.db, id, this.storable(body), this.clock.now());
     return id;
   }
 
@@ -657,7 +587,7 @@ export class SandboxService {
     return this.db.transaction(async (tx) => {
       const { row, age } = await this.usableForm(tx, id);
       if (Number(row.opens_since_save) >= limits.formOpens) throw new ServiceError(403, "form_open_limit", this.formMessage("openLimit", { count: limits.formOpens }));
-      await tx.query("UPDATE forms SET opens_since_save = opens_since_save + 1 WHERE id = $1", [id]);
+      await countFormOpening(tx, id);
       return { request: JSON.parse(String(row.request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (row.trace as string | null) ?? null };
     });
   }
@@ -665,8 +595,7 @@ export class SandboxService {
   /** The form's row, locked for this transaction, when it is within its lifetime and has attempts left (limits.yaml). */
   private async usableForm(tx: Sql, id: string): Promise<{ row: Row; age: number }> {
     const { limits } = this.b.spec;
-    const rows = await tx.query("SELECT * FROM forms WHERE id = $1 FOR UPDATE", [id]);
-    const row = rows[0];
+    const row = await lockForm(tx, id);
     if (!row) throw this.notFound("No such form.");
     const age = this.clock.now() - Number(row.created_at);
     if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", this.formMessage("expired", { days: limits.formLifetimeDays }));
@@ -695,13 +624,12 @@ export class SandboxService {
     const retry = this.row("retry");
     await this.db.transaction(async (tx) => {
       await this.usableForm(tx, id);
-      const found = await tx.query("SELECT * FROM verifications WHERE trace = $1 FOR UPDATE", [id]);
-      const existing = found[0] ? toVerification(found[0]) : undefined;
+      const existing = await lockVerification(tx, id);
       // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
       if (existing && !findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
         throw new ServiceError(409, "conflict", this.formMessage("notRetryable", { status: existing.verificationStatus }));
       }
-      await tx.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1, trace = $2, request = $3 WHERE id = $1", [id, id, json(request)]);
+      await saveFormAttempt(tx, id, id, request);
       let entity: Verification;
       if (!existing) {
         entity = this.olderVerification(request, { id, maxAttempts: limits.formAttempts });
@@ -721,10 +649,10 @@ export class SandboxService {
   // ---- reading for the control API and the page --------------------------------------------------
 
   async list(limit = 200): Promise<Verification[]> {
-    return (await this.db.query("SELECT * FROM verifications ORDER BY seq DESC LIMIT $1", [limit])).map(toVerification);
+    return latestVerifications(this.db, limit);
   }
 
   async historyOf(trace: string): Promise<Row[]> {
-    return this.db.query("SELECT verification_status, submission_status, attempt, trigger, at FROM history WHERE trace = $1 ORDER BY id", [trace]);
+    return historyOf(this.db, trace);
   }
 }

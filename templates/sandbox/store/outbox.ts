@@ -140,3 +140,26 @@ export async function oldestQueuedCreatedAt(sql: Sql): Promise<number | undefine
   const rows = await sql.query<{ created_at: string }>("SELECT created_at FROM outbox WHERE state = 'queued' ORDER BY id LIMIT 1");
   return rows.length ? Number(rows[0]!.created_at) : undefined;
 }
+
+// ---- enqueueing, in the caller's statement and transaction ----------------------------------------------
+
+/** The parameters of OUTBOX_INSERT: six column arrays (one row per receiver of each webhook), the signature version, now. */
+export type OutboxBatch = unknown[];
+
+/** Outbox rows as parameters: `rows` are [deliveryId, trace, url, format, body, timestamp]. */
+export function outboxBatch(rows: readonly (readonly unknown[])[], signatureVersion: string, now: number): OutboxBatch {
+  return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([signatureVersion, now]);
+}
+
+/** Outbox rows, one per receiver of each webhook, as SQL appended to a statement: parameters from `at` on (an OutboxBatch). */
+export const OUTBOX_INSERT = (at: number) =>
+  `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+     SELECT w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 7}, $${at + 7}
+       FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)
+     RETURNING id, delivery_id, url, signature_version, tries, state`;
+
+/** The body of a trace's latest first delivery (not a re-send), or undefined. */
+export async function latestWebhookBody(sql: Sql, trace: string): Promise<string | undefined> {
+  const body = await sql.query("SELECT body FROM outbox WHERE trace = $1 AND resend_of IS NULL ORDER BY id DESC LIMIT 1", [trace]);
+  return body[0] ? String(body[0].body) : undefined;
+}

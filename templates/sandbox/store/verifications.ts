@@ -1,0 +1,135 @@
+// The verifications' statements: create (with history and webhooks in one statement), change, the
+// lookups the behaviour needs (locked for its transaction where it changes what it read), and the listings.
+import type { Row, Sql } from "./sql.js";
+import { OUTBOX_INSERT, type OutboxBatch } from "./outbox.js";
+
+export type Api = "v5" | "older";
+
+/** A verification as stored. The status fields keep the payload's names, so conditions read them directly. */
+export interface Verification {
+  readonly trace: string;
+  readonly api: Api;
+  readonly userId: string | null;
+  readonly submissionId: string;
+  readonly parentTrace: string | null;
+  readonly roles: readonly string[] | null;
+  readonly type: string;
+  readonly subType: string | null;
+  readonly name: string;
+  readonly country: string | null;
+  readonly request: Record<string, unknown>;
+  readonly verificationStatus: string;
+  readonly submissionStatus: string;
+  readonly attempt: number;
+  readonly maxAttempts: number | null;
+  readonly outcome: string;
+  readonly dueAt: number | null;
+  readonly formId: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+export const json = (v: unknown) => JSON.stringify(v);
+
+export function toVerification(r: Row): Verification {
+  return {
+    trace: String(r.trace), api: r.api as Api, userId: (r.user_id as string | null) ?? null, submissionId: String(r.submission_id),
+    parentTrace: (r.parent_trace as string | null) ?? null, roles: r.roles ? (JSON.parse(String(r.roles)) as string[]) : null,
+    type: String(r.type), subType: (r.sub_type as string | null) ?? null, name: String(r.name), country: (r.country as string | null) ?? null,
+    request: JSON.parse(String(r.request)) as Record<string, unknown>, verificationStatus: String(r.verification_status),
+    submissionStatus: String(r.submission_status), attempt: Number(r.attempt), maxAttempts: num(r.max_attempts), outcome: String(r.outcome),
+    dueAt: num(r.due_at), formId: (r.form_id as string | null) ?? null, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+  };
+}
+
+const DUE_CONDITION = "due_at IS NOT NULL AND due_at <= $1 AND verification_status = $2";
+
+/** The userId of a verification (a stakeholder's parent), or null. */
+export async function userIdOf(sql: Sql, trace: string): Promise<string | null> {
+  const p = await sql.query("SELECT user_id FROM verifications WHERE trace = $1", [trace]);
+  return (p[0]?.user_id as string | null) ?? null;
+}
+
+/** New verifications, their history rows and their webhooks in the outbox: one statement. The outbox rows written. */
+export function insertVerifications(sql: Sql, items: readonly { v: Verification; trigger: string }[], outbox: OutboxBatch): Promise<Row[]> {
+  const col = (f: (v: Verification) => unknown) => items.map(({ v }) => f(v));
+  return sql.query(
+    `WITH v AS (
+       INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
+         verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+         $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::bigint[], $18::text[], $19::bigint[], $20::bigint[])),
+     h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at)
+       SELECT * FROM unnest($1::text[], $12::text[], $13::text[], $14::int[], $21::text[], $20::bigint[]))
+     ${OUTBOX_INSERT(22)}`,
+    [col((v) => v.trace), col((v) => v.api), col((v) => v.userId), col((v) => v.submissionId), col((v) => v.parentTrace), col((v) => (v.roles ? json(v.roles) : null)),
+      col((v) => v.type), col((v) => v.subType), col((v) => v.name), col((v) => v.country), col((v) => json(v.request)), col((v) => v.verificationStatus),
+      col((v) => v.submissionStatus), col((v) => v.attempt), col((v) => v.maxAttempts), col((v) => v.outcome), col((v) => v.dueAt), col((v) => v.formId),
+      col((v) => v.createdAt), col((v) => v.updatedAt), items.map((i) => i.trigger), ...outbox],
+  );
+}
+
+/** A change of a verification, its history row and its webhook in the outbox (none without `outbox`): one statement. */
+export async function updateVerification(sql: Sql, next: Verification, trigger: string, outbox: OutboxBatch | undefined): Promise<void> {
+  await sql.query(
+    `WITH v AS (
+       UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
+         due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE trace = $1),
+     h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
+     ${outbox ? OUTBOX_INSERT(13) : "SELECT 1"}`,
+    [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, ...(outbox ?? [])],
+  );
+}
+
+/** The latest top-level v5 individual (subType data) of a userId, locked for the transaction: the one a resubmission retries. */
+export async function lockLatestResubmittable(sql: Sql, userId: string): Promise<Verification | undefined> {
+  const rows = await sql.query(
+    "SELECT * FROM verifications WHERE user_id = $1 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
+    [userId],
+  );
+  return rows[0] ? toVerification(rows[0]) : undefined;
+}
+
+/** The stakeholder verifications of an entity. */
+export async function childrenOf(sql: Sql, trace: string): Promise<Verification[]> {
+  return (await sql.query("SELECT * FROM verifications WHERE parent_trace = $1", [trace])).map(toVerification);
+}
+
+export async function findVerification(sql: Sql, trace: string): Promise<Verification | undefined> {
+  const rows = await sql.query("SELECT * FROM verifications WHERE trace = $1", [trace]);
+  return rows[0] ? toVerification(rows[0]) : undefined;
+}
+
+/** A verification (of one interface, when `api` is given), locked for the transaction. */
+export async function lockVerification(sql: Sql, trace: string, api?: Api): Promise<Verification | undefined> {
+  const rows = api === undefined
+    ? await sql.query("SELECT * FROM verifications WHERE trace = $1 FOR UPDATE", [trace])
+    : await sql.query("SELECT * FROM verifications WHERE trace = $1 AND api = $2 FOR UPDATE", [trace, api]);
+  return rows[0] ? toVerification(rows[0]) : undefined;
+}
+
+/** Verifications in `status` whose processing is due at `now`, locked (skipping those another transaction holds). */
+export async function claimDueVerifications(sql: Sql, now: number, status: string, limit: number): Promise<Verification[]> {
+  const rows = await sql.query(`SELECT * FROM verifications WHERE ${DUE_CONDITION} ORDER BY due_at LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED`, [now, status]);
+  return rows.map(toVerification);
+}
+
+/** The trace of an older-interface verification by trace, or the latest one of a userId. */
+export async function olderTraceOf(sql: Sql, key: { trace?: string; userId?: string }): Promise<string | undefined> {
+  const rows = key.trace !== undefined
+    ? await sql.query("SELECT trace FROM verifications WHERE trace = $1 AND api = 'older'", [key.trace])
+    : await sql.query("SELECT trace FROM verifications WHERE user_id = $1 AND api = 'older' ORDER BY seq DESC LIMIT 1", [key.userId]);
+  return rows[0] ? String(rows[0].trace) : undefined;
+}
+
+/** The newest verifications, newest first. */
+export async function latestVerifications(sql: Sql, limit: number): Promise<Verification[]> {
+  return (await sql.query("SELECT * FROM verifications ORDER BY seq DESC LIMIT $1", [limit])).map(toVerification);
+}
+
+/** A verification's history, oldest first. */
+export function historyOf(sql: Sql, trace: string): Promise<Row[]> {
+  return sql.query("SELECT verification_status, submission_status, attempt, trigger, at FROM history WHERE trace = $1 ORDER BY id", [trace]);
+}
