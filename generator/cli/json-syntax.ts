@@ -43,85 +43,109 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 }
 
 function scan(text: string): void {
-  let i = 0;
-  const stack: Array<"}" | "]"> = [];
-  const fail = (problem: string): never => {
-    throw new Stop(i, i >= text.length ? "unexpected end of input" : problem);
-  };
-  const skipWhitespace = () => {
-    while (i < text.length && WHITESPACE.has(text[i]!)) i++;
-  };
-  const string = () => {
-    i++; // the opening quote
-    for (;;) {
-      const c = text[i];
-      if (c === undefined) return fail("unterminated string");
-      if (c === '"') return void i++;
-      if (c < " ") return fail("control character in a string (escape it)");
-      if (c !== "\\") {
-        i++;
-        continue;
-      }
-      const next = text[i + 1];
-      if (next !== undefined && SHORT_ESCAPES.has(next)) i += 2;
-      else if (next === "u" && ((HEX4.lastIndex = i + 2), HEX4.test(text))) i += 6;
-      else return fail("invalid escape in a string");
-    }
-  };
-  const propertyName = () => {
-    skipWhitespace();
-    if (text[i] !== '"') fail("expected a property name in double quotes");
-    string();
-    skipWhitespace();
-    if (text[i] !== ":") fail("expected ':' after a property name");
-    i++;
-  };
-  const scalar = () => {
-    const c = text[i];
-    if (c === '"') return string();
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) {
-      NUMBER.lastIndex = i;
-      if (!NUMBER.test(text)) fail("invalid number");
-      return void (i = NUMBER.lastIndex);
-    }
-    for (const word of ["true", "false", "null"]) if (text.startsWith(word, i)) return void (i += word.length);
-    fail("expected a value");
-  };
+  new Scanner(text).document();
+}
 
-  for (;;) {
-    // A value is expected here.
-    skipWhitespace();
-    const open = text[i];
-    if (open === "{" || open === "[") {
-      i++;
-      skipWhitespace();
-      const close = open === "{" ? "}" : "]";
-      if (text[i] !== close) {
-        stack.push(close);
-        if (close === "}") propertyName();
-        continue;
-      }
-      i++;
-    } else {
-      scalar();
-    }
-    // After a value: close containers, or a comma and the next value.
+/** A JSON text read by hand, stopping (Stop) at the first offset that breaks the grammar. */
+class Scanner {
+  private i = 0;
+  private readonly stack: Array<"}" | "]"> = [];
+
+  constructor(private readonly text: string) {}
+
+  private fail(problem: string): never {
+    throw new Stop(this.i, this.i >= this.text.length ? "unexpected end of input" : problem);
+  }
+
+  private skipWhitespace(): void {
+    while (this.i < this.text.length && WHITESPACE.has(this.text[this.i]!)) this.i++;
+  }
+
+  private string(): void {
+    const text = this.text;
+    this.i++; // the opening quote
     for (;;) {
-      skipWhitespace();
-      const close = stack.at(-1);
-      if (close === undefined) {
-        if (i < text.length) fail("unexpected text after the document");
-        return;
-      }
-      if (text[i] === close) {
-        i++;
-        stack.pop();
+      const c = text[this.i];
+      if (c === undefined) return this.fail("unterminated string");
+      if (c === '"') return void this.i++;
+      if (c < " ") return this.fail("control character in a string (escape it)");
+      if (c !== "\\") {
+        this.i++;
         continue;
       }
-      if (text[i] !== ",") fail(`expected ',' or '${close}'`);
-      i++;
-      if (close === "}") propertyName();
-      break;
+      const next = text[this.i + 1];
+      if (next !== undefined && SHORT_ESCAPES.has(next)) this.i += 2;
+      else if (next === "u" && ((HEX4.lastIndex = this.i + 2), HEX4.test(text))) this.i += 6;
+      else return this.fail("invalid escape in a string");
+    }
+  }
+
+  private propertyName(): void {
+    this.skipWhitespace();
+    if (this.text[this.i] !== '"') this.fail("expected a property name in double quotes");
+    this.string();
+    this.skipWhitespace();
+    if (this.text[this.i] !== ":") this.fail("expected ':' after a property name");
+    this.i++;
+  }
+
+  private scalar(): void {
+    const c = this.text[this.i];
+    if (c === '"') return this.string();
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) {
+      NUMBER.lastIndex = this.i;
+      if (!NUMBER.test(this.text)) this.fail("invalid number");
+      return void (this.i = NUMBER.lastIndex);
+    }
+    for (const word of ["true", "false", "null"]) if (this.text.startsWith(word, this.i)) return void (this.i += word.length);
+    this.fail("expected a value");
+  }
+
+  /** A value where one is expected: true when it opened a container that is not empty (its first member comes next). */
+  private value(): boolean {
+    this.skipWhitespace();
+    const open = this.text[this.i];
+    if (open !== "{" && open !== "[") {
+      this.scalar();
+      return false;
+    }
+    this.i++;
+    this.skipWhitespace();
+    const close = open === "{" ? "}" : "]";
+    if (this.text[this.i] !== close) {
+      this.stack.push(close);
+      if (close === "}") this.propertyName();
+      return true;
+    }
+    this.i++;
+    return false;
+  }
+
+  /** After a value: close containers, or a comma and the next member; false at the end of the document. */
+  private afterValue(): boolean {
+    for (;;) {
+      this.skipWhitespace();
+      const close = this.stack.at(-1);
+      if (close === undefined) {
+        if (this.i < this.text.length) this.fail("unexpected text after the document");
+        return false;
+      }
+      if (this.text[this.i] === close) {
+        this.i++;
+        this.stack.pop();
+        continue;
+      }
+      if (this.text[this.i] !== ",") this.fail(`expected ',' or '${close}'`);
+      this.i++;
+      if (close === "}") this.propertyName();
+      return true;
+    }
+  }
+
+  document(): void {
+    for (;;) {
+      if (this.value()) continue;
+      if (!this.afterValue()) return;
     }
   }
 }

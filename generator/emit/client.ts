@@ -47,16 +47,18 @@ function methodDoc(e: Endpoint, indent: string): string {
   );
 }
 
-export function clientText(model: Model): string {
-  const ops = model.endpoints.map((e) => {
+/** The operation table's lines: method, path, auth and schema ids of every endpoint. */
+function operationLines(model: Model): string[] {
+  return model.endpoints.map((e) => {
     const spec: Record<string, unknown> = { name: e.client, method: e.method, path: e.path, auth: e.auth };
     if (e.request) spec.requestSchema = e.request;
     if (e.responses["200"]) spec.responseSchema = e.responses["200"];
     return `  ${opKey(e)}: { ${Object.entries(spec).map(([k, v]) => `${k}: ${lit(v)}`).join(", ")} },`;
   });
-  const byStatus = [...model.errorTypes].sort((a, b) => a.httpStatus - b.httpStatus).map((t) => `    ${t.httpStatus}: ${lit(t.type)},`);
+}
 
-  // Methods grouped by the client name's prefix ("v5.createVerification" -> client.v5.createVerification).
+/** The client's methods, grouped by the client name's prefix ("v5.createVerification" -> client.v5.createVerification): interface and implementation lines. */
+function methodLines(model: Model): { iface: string[]; impl: string[] } {
   const groups = new Map<string, Endpoint[]>();
   for (const e of model.endpoints) {
     const parts = e.client.split(".");
@@ -81,6 +83,13 @@ export function clientText(model: Model): string {
       impl.push(...sigs.map((s) => `  ${s.impl}`));
     }
   }
+  return { iface, impl };
+}
+
+export function clientText(model: Model): string {
+  const ops = operationLines(model);
+  const byStatus = [...model.errorTypes].sort((a, b) => a.httpStatus - b.httpStatus).map((t) => `    ${t.httpStatus}: ${lit(t.type)},`);
+  const { iface, impl } = methodLines(model);
 
   return `// ${BANNER}
 // The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic
