@@ -89,6 +89,56 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
+/** The clock's stored offset (0 with --reset-clock); a stored offset out of range is a start-up error. */
+async function restoreClock(o: SandboxOptions, service: SandboxService, clock: SandboxClock): Promise<void> {
+  if (o.resetClock) await service.setClockOffset(0);
+  const stored = await service.loadClockOffset();
+  if (!clock.allows(stored)) {
+    throw new StartError(`the sandbox clock stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`, "VERISPEC_CLOCK_RANGE");
+  }
+  clock.set(stored);
+}
+
+/** Listens on the configured host and port; a failure runs `stop` and is one StartError line. */
+async function listenOrStop(server: Server, o: SandboxOptions, stop: () => Promise<void>): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(o.port, o.host, () => resolve());
+    });
+  } catch (err) {
+    await stop();
+    const e = err as NodeJS.ErrnoException;
+    const where = o.host.includes(":") ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`;
+    throw new StartError(`cannot listen on ${where}: ${listenCause(e)} (${e.code ?? e.name})`, "VERISPEC_LISTEN", err);
+  }
+}
+
+/** --retain-days: a sweep now and every RETENTION_EVERY_MS, one at a time; `stop` ends it, `running` is the sweep under way. */
+function startRetention(db: Db, clock: SandboxClock, logger: SandboxLogger, retainDays: number): { stop(): void; running(): Promise<unknown> | undefined } {
+  let sweeping: Promise<unknown> | undefined;
+  let stopping = false;
+  const retain = () => {
+    if (sweeping || retainDays === 0 || stopping) return;
+    sweeping = sweep(db, { days: retainDays, now: () => clock.now(), stopped: () => stopping })
+      .then((t) => {
+        if (t.verifications + t.deliveries + t.forms) logger.event("info", `retention: removed ${t.verifications} verifications, ${t.deliveries} deliveries and ${t.forms} forms older than ${retainDays} days`);
+      })
+      .catch((err: Error) => logger.event("error", `retention: ${err.message}`))
+      .finally(() => (sweeping = undefined));
+  };
+  const timer = setInterval(retain, RETENTION_EVERY_MS);
+  timer.unref();
+  retain();
+  return {
+    stop: () => {
+      stopping = true;
+      clearInterval(timer);
+    },
+    running: () => sweeping,
+  };
+}
+
 export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const db = await openStore(o.db, o.cwd);
   const clock = new SandboxClock(0, choice<number>(o.binding.spec, "controlApi", "maxClockOffsetMs"));
@@ -97,12 +147,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     binding: o.binding, db, clock, webhookUrls: o.webhookUrls, signatureVersion: o.signatureVersion, processingMs: o.processingMs, signingSecret: o.signingSecret,
   });
   try {
-    if (o.resetClock) await service.setClockOffset(0);
-    const stored = await service.loadClockOffset();
-    if (!clock.allows(stored)) {
-      throw new StartError(`the sandbox clock stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`, "VERISPEC_CLOCK_RANGE");
-    }
-    clock.set(stored);
+    await restoreClock(o, service, clock);
   } catch (err) {
     await db.close().catch(() => {});
     throw err;
@@ -146,65 +191,44 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   // The handler answers every error itself; a rejection reaching here is logged, never left unhandled.
   server = createServer((req, res) => void serve(req, res).catch((err: Error) => o.log(`internal error: ${err?.message}`)));
   server.keepAliveTimeout = 5000;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server!.once("error", reject);
-      server!.listen(o.port, o.host, () => resolve());
-    });
-  } catch (err) {
+  await listenOrStop(server, o, async () => {
     // Nothing may keep the process alive after a failed start: the loops and the database are stopped.
     clearInterval(tick);
     await dispatcher.stop().catch(() => {});
     await db.close().catch(() => {});
-    const e = err as NodeJS.ErrnoException;
-    const where = o.host.includes(":") ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`;
-    throw new StartError(`cannot listen on ${where}: ${listenCause(e)} (${e.code ?? e.name})`, "VERISPEC_LISTEN", err);
-  }
-  const retainDays = o.retainDays ?? DEFAULT_RETAIN_DAYS;
-  let sweeping: Promise<unknown> | undefined;
-  let stopping = false;
-  const retain = () => {
-    if (sweeping || retainDays === 0 || stopping) return;
-    sweeping = sweep(db, { days: retainDays, now: () => clock.now(), stopped: () => stopping })
-      .then((t) => {
-        if (t.verifications + t.deliveries + t.forms) logger.event("info", `retention: removed ${t.verifications} verifications, ${t.deliveries} deliveries and ${t.forms} forms older than ${retainDays} days`);
-      })
-      .catch((err: Error) => logger.event("error", `retention: ${err.message}`))
-      .finally(() => (sweeping = undefined));
-  };
-  const retention = setInterval(retain, RETENTION_EVERY_MS);
-  retention.unref();
-  retain();
+  });
+  const retention = startRetention(db, clock, logger, o.retainDays ?? DEFAULT_RETAIN_DAYS);
   const { port } = server.address() as AddressInfo;
   address = `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`;
 
   let closing: Promise<void> | undefined;
-  return {
-    url: address,
-    db,
-    close: () =>
-      (closing ??= (async () => {
-        ops.drain();
-        stopping = true;
-        clearInterval(tick);
-        clearInterval(retention);
-        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-        server!.closeIdleConnections();
-        const finished = (async () => {
-          await closed;
-          await processing;
-          await sweeping;
-          await dispatcher.stop();
-        })();
-        let timer: NodeJS.Timeout | undefined;
-        const bound = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), o.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS)));
-        if ((await Promise.race([finished, bound])) === "late") {
-          logger.event("warn", "shutdown: work still running after the shutdown timeout; closing its connections");
-          server!.closeAllConnections();
-          await Promise.race([finished, new Promise((r) => setTimeout(r, 1000))]);
-        }
-        clearTimeout(timer);
-        await db.close();
-      })()),
-  };
+  const parts = { ops, retention, tick, server, processing: () => processing, dispatcher, db, logger, timeoutMs: o.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS };
+  return { url: address, db, close: () => (closing ??= shutdown(parts)) };
+}
+
+/** Drains, stops the loops, lets running work finish within the shutdown timeout (then closes its connections), closes the database. */
+async function shutdown(p: {
+  ops: { drain(): void }; retention: { stop(): void; running(): Promise<unknown> | undefined }; tick: NodeJS.Timeout; server: Server;
+  processing: () => Promise<unknown> | undefined; dispatcher: Dispatcher; db: Db; logger: SandboxLogger; timeoutMs: number;
+}): Promise<void> {
+  p.ops.drain();
+  p.retention.stop();
+  clearInterval(p.tick);
+  const closed = new Promise<void>((resolve) => p.server.close(() => resolve()));
+  p.server.closeIdleConnections();
+  const finished = (async () => {
+    await closed;
+    await p.processing();
+    await p.retention.running();
+    await p.dispatcher.stop();
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), p.timeoutMs)));
+  if ((await Promise.race([finished, bound])) === "late") {
+    p.logger.event("warn", "shutdown: work still running after the shutdown timeout; closing its connections");
+    p.server.closeAllConnections();
+    await Promise.race([finished, new Promise((r) => setTimeout(r, 1000))]);
+  }
+  clearTimeout(timer);
+  await p.db.close();
 }
