@@ -61,7 +61,23 @@ export function digitsOf(pattern: string): readonly [number, number] | undefined
   return m ? [Number(m[1]), Number(m[2] ?? m[1])] : undefined;
 }
 
+/** What the prose checks share: a rule's facts (digits, maxLength) and the comparison of a text's claims with facts. */
+interface ProseKit {
+  readonly ruleTruth: (name: string) => Truth;
+  readonly compare: (a: At, truth: Truth, source: string, countClaims?: boolean) => void;
+}
+
 export function checkProse(c: Checks): void {
+  const kit = proseKit(c);
+  checkRuleTexts(c, kit);
+  checkFieldTexts(c, kit);
+  checkLimitTexts(c, kit);
+  checkSignatureTexts(c, kit);
+  checkAttemptTexts(c, kit);
+  checkConditionTexts(c);
+}
+
+function proseKit(c: Checks): ProseKit {
   const rulesRoot = c.root("rules.yaml");
   const parts = { ...((rawAt(rulesRoot).patternParts as Record<string, string> | undefined) ?? {}), unicodeLetter: letterClass(rawAt(c.root("unicode-letters.yaml")).ranges) };
   const rules = rawAt(rulesRoot).rules as Record<string, Raw>;
@@ -81,8 +97,13 @@ export function checkProse(c: Checks): void {
       c.report("VS434", a, { quote: JSON.stringify(claim.words), claim: show(claim.kind, claim.value), truth: show(claim.kind, known), source });
     }
   };
+  return { ruleTruth, compare };
+}
 
-  // Rules: their descriptions, and the messages they report.
+/** Rules: their descriptions, and the messages they report. */
+function checkRuleTexts(c: Checks, { ruleTruth, compare }: ProseKit): void {
+  const rulesRoot = c.root("rules.yaml");
+  const rules = rawAt(rulesRoot).rules as Record<string, Raw>;
   const messages = rawAt(c.root("errors.yaml")).validationMessages as Raw;
   for (const [name, r] of Object.entries(rules)) {
     const source = `rules.yaml ${name}`;
@@ -91,8 +112,10 @@ export function checkProse(c: Checks): void {
       for (const group of ["observed", "verispec"]) if (messages[group]?.[id]) compare(at(c.root("errors.yaml"), "validationMessages", group, id, "message"), ruleTruth(name), source);
     }
   }
+}
 
-  // Fields that use a rule, anywhere: their description; an object's description naming such a field.
+/** Fields that use a rule, anywhere: their description; an object's description naming such a field. */
+function checkFieldTexts(c: Checks, { ruleTruth, compare }: ProseKit): void {
   const walk = (a: At, v: unknown): void => {
     if (Array.isArray(v)) return v.forEach((x, i) => walk(at(a, i), x));
     if (!v || typeof v !== "object") return;
@@ -113,8 +136,10 @@ export function checkProse(c: Checks): void {
     for (const [k, x] of Object.entries(o)) walk(at(a, k), x);
   };
   for (const file of c.spec.files) if (file.name !== "rules.yaml" && !file.name.startsWith("meta/")) walk({ file, path: [] }, file.data);
+}
 
-  // Limits: the `value` text against the limit's numbers (and its rule's).
+/** Limits: the `value` text against the limit's numbers (and its rule's). */
+function checkLimitTexts(c: Checks, { ruleTruth, compare }: ProseKit): void {
   const limitsRoot = c.root("limits.yaml");
   const limits = rawAt(limitsRoot).limits as Record<string, Raw>;
   const attempts = rawAt(c.root("statuses.yaml")).attempts as Raw;
@@ -133,22 +158,31 @@ export function checkProse(c: Checks): void {
       c.report("VS434", at(limitsRoot, "limits", name, "observedDefault"), { quote: String(l.observedDefault), claim: show("observedDefaultCap", l.observedDefault), truth: show("observedDefaultCap", attempts.observedDefaultCap), source: "statuses.yaml attempts.observedDefaultCap" });
     }
   }
+}
 
-  // Signatures: what a receiver must check, against the tolerance limit.
+/** Signatures: what a receiver must check, against the tolerance limit. */
+function checkSignatureTexts(c: Checks, { compare }: ProseKit): void {
+  const limits = rawAt(c.root("limits.yaml")).limits as Record<string, Raw>;
   const webhooks = c.root("webhooks.yaml");
   for (const [version, s] of Object.entries(rawAt(webhooks).signatures as Record<string, Raw>)) {
     const limit = typeof s.toleranceLimit === "string" ? limits[s.toleranceLimit] : undefined;
     if (!limit || typeof limit.ms !== "number") continue;
     ((s.receiverMust ?? []) as string[]).forEach((_, i) => compare(at(webhooks, "signatures", version, "receiverMust", i), { minutes: limit.ms / 60_000 }, `limits.yaml ${s.toleranceLimit}`));
   }
+}
 
-  // The attempt rules' sentences against the attempt data.
+/** The attempt rules' sentences against the attempt data. */
+function checkAttemptTexts(c: Checks, { compare }: ProseKit): void {
+  const attempts = rawAt(c.root("statuses.yaml")).attempts as Raw;
   const statuses = c.root("statuses.yaml");
   ((attempts.rules ?? []) as string[]).forEach((_, i) =>
     compare(at(statuses, "attempts", "rules", i), { startsAt: attempts.startsAt, observedDefaultCap: attempts.observedDefaultCap }, "statuses.yaml attempts"),
   );
+}
 
-  // A transition's condition text is its `when` condition's text (the model derives it when left out).
+/** A transition's condition text is its `when` condition's text (the model derives it when left out). */
+function checkConditionTexts(c: Checks): void {
+  const statuses = c.root("statuses.yaml");
   const conditions = (rawAt(statuses).conditions ?? {}) as Record<string, Raw>;
   (rawAt(statuses).transitions as Raw[]).forEach((t, i) => {
     const ref = t.when?.ref;

@@ -8,7 +8,6 @@ import { MAX_FUNCTION_LINES, ROOT, SQL_PATTERN, importCircles, layerBreaches, me
 
 const ALLOWED_LONG = new Set<string>([
   "generator/conform/run.ts runConform",
-  "generator/check/prose.ts checkProse",
   "templates/client/core.ts createClientCore",
 ]);
 
