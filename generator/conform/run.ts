@@ -40,271 +40,322 @@ const brief = (v: unknown, max = 300) => {
 };
 const equal = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-export async function runConform(model: Model, rt: Runtime, o: ConformOptions): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
-  const c = o.client;
-  const endpoint = (id: string) => model.endpoints.find((e) => e.operationId === id)!;
-  const create = endpoint("createVerification");
-  const get = endpoint("getVerification");
-  const validation = model.errorTypes.find((e) => e.type === "validation_error")!;
-  const createdMessage = model.shapes[create.responses["200"]!]?.properties?.["message"]?.examples?.[0] as string | undefined;
-  const vectors = requestCases(model);
-  let budgetHit = false;
-  const budgetReason = () => `request budget reached (--max-requests ${c.o.maxRequests})`;
-  let planned = vectors.length + 12;
+type Created = { trace: string; sent: Obj; vector: string };
+type Prepared = { path: string; body: Obj; auth: "basic" | "none" } | { skip: string };
 
-  const held = (id: string, operation: string, expected: string) => results.push({ id, operation, outcome: "held", expected });
-  const failed = (id: string, operation: string, expected: string, got: string) => results.push({ id, operation, outcome: "failed", expected, got });
-  const skipped = (id: string, operation: string, reason: string) => results.push({ id, operation, outcome: "skipped", reason });
-  const check = (id: string, operation: string, ok: boolean, expected: string, got: string) => (ok ? held(id, operation, expected) : failed(id, operation, expected, got));
-  const tick = () => o.progress?.(results.length, Math.max(planned, results.length));
+const CREDENTIAL_FIELDS = new Set(["metadata_serviceUid", "metadata_secretKey"]);
+
+/** Whether a vector's change is at `path` (or below it). */
+const touches = (v: RequestCase, ...path: (string | number)[]) => v.changed !== undefined && path.every((p, i) => String(v.changed![i]) === String(p));
+
+/** The key that names a stakeholder of the older interface (its shape's `name`, else `firstName`). */
+function nameKeyOf(model: Model, type: unknown): string | undefined {
+  const props = model.shapes[model.stakeholderTypes.find((t) => t.name === type)?.fields ?? ""]?.properties ?? {};
+  return "name" in props ? "name" : "firstName" in props ? "firstName" : undefined;
+}
+
+/** The payload with the test-data mark in its names; undefined when a valid case sets a name too short to carry it. */
+function markTestData(model: Model, createSchema: string | undefined, v: RequestCase, payload: Obj): Obj | undefined {
+  const p = clone(payload);
+  let unmarked = false;
+  const markIn = (holder: Obj, key: string, at: string[]) => {
+    if (touches(v, ...at)) {
+      const value = holder[key];
+      if (typeof value === "string" && value.length >= TEST_DATA_MARK.length && /^[A-Za-z ]*$/.test(value.slice(0, TEST_DATA_MARK.length))) holder[key] = TEST_DATA_MARK + value.slice(TEST_DATA_MARK.length);
+      else unmarked = true;
+    } else if (key in holder) holder[key] = TEST_DATA_MARK;
+  };
+  const stakeholders = Array.isArray(p["stakeholders"]) ? p["stakeholders"] : [];
+  if (createSchema === v.schema) {
+    if (!touches(v, "name")) p["name"] = TEST_DATA_MARK;
+    else markIn(p, "name", ["name"]);
+    // A stakeholder becomes a verification of its own: its name is marked too (v5 objects are open).
+    stakeholders.forEach((x, i) => {
+      const holder = isObj(x) && isObj(x["entity"]) ? x["entity"] : x;
+      if (isObj(holder) && !touches(v, "stakeholders", i)) holder["name"] = TEST_DATA_MARK;
+    });
+  } else if (isObj(p["fields"])) {
+    markIn(p["fields"], "name", ["fields", "name"]);
+    markIn(p["fields"], "firstName", ["fields", "firstName"]);
+    stakeholders.forEach((x, i) => {
+      const key = isObj(x) ? nameKeyOf(model, x["type"]) : undefined;
+      if (key && isObj(x) && isObj(x["fields"]) && !touches(v, "stakeholders", i, "fields", key)) x["fields"][key] = TEST_DATA_MARK;
+    });
+  }
+  return unmarked && v.valid ? undefined : p;
+}
+
+/** Of each operation's vectors, the first of each kind (valid, or each set of error codes): what names a deviation first. */
+function coreVectors(vectors: readonly RequestCase[], operationId: string): RequestCase[] {
+  const seen = new Set<string>();
+  return vectors.filter((v) => {
+    if (v.operation !== operationId) return false;
+    const key = v.valid ? "valid" : v.errors.map((e) => e.code).join(",");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export async function runConform(model: Model, rt: Runtime, o: ConformOptions): Promise<CheckResult[]> {
+  const run = new ConformRun(model, rt, o);
+  await run.plan();
+  await checkWebhooks(model, rt, o, run.created.map((x) => x.trace), run.results);
+  run.tick();
+  return run.results;
+}
+
+/** One run of the checks: the results so far, the request budget, and what the run created. */
+class ConformRun {
+  readonly results: CheckResult[] = [];
+  readonly created: Created[] = [];
+  private readonly older: { trace?: string; userId?: string } = {};
+  private readonly done = new Set<string>();
+  private budgetHit = false;
+  private readonly create: Endpoint;
+  private readonly get: Endpoint;
+  private readonly validation: Model["errorTypes"][number];
+  private readonly createdMessage: string | undefined;
+  private readonly vectors: RequestCase[];
+  private readonly lifecycle: LifecycleCase[];
+  private readonly planned: number;
+
+  constructor(private readonly model: Model, private readonly rt: Runtime, private readonly o: ConformOptions) {
+    this.create = this.endpoint("createVerification");
+    this.get = this.endpoint("getVerification");
+    this.validation = model.errorTypes.find((e) => e.type === "validation_error")!;
+    this.createdMessage = model.shapes[this.create.responses["200"]!]?.properties?.["message"]?.examples?.[0] as string | undefined;
+    this.vectors = requestCases(model);
+    this.lifecycle = lifecycleCases(model);
+    this.planned = this.vectors.length + this.lifecycle.length + 10;
+  }
+
+  /** What names a deviation first (under a small budget), then everything else. */
+  async plan(): Promise<void> {
+    const control = await this.send("control:detect", "control", "POST", "/_sandbox/clock", { advanceMs: 0 });
+    const hasControl = control !== undefined && control.status === 200 && isObj(control.json) && typeof control.json["now"] === "number";
+    const olderOps = this.model.endpoints.filter((e) => e.auth === "body" && e.request).map((e) => e.operationId);
+    await this.runVectors(coreVectors(this.vectors, this.create.operationId));
+    if (this.created[0]) await this.checkGet(this.created[0]);
+    await this.attemptCycle(hasControl);
+    this.tick();
+    for (const op of olderOps) await this.runVectors(coreVectors(this.vectors, op));
+    await this.runVectors(this.vectors);
+    for (const x of this.created.slice(1)) await this.checkGet(x);
+  }
+
+  tick(): void {
+    this.o.progress?.(this.results.length, Math.max(this.planned, this.results.length));
+  }
+
+  private endpoint(id: string): Endpoint {
+    return this.model.endpoints.find((e) => e.operationId === id)!;
+  }
+
+  private budgetReason(): string {
+    return `request budget reached (--max-requests ${this.o.client.o.maxRequests})`;
+  }
+
+  private held(id: string, operation: string, expected: string): void {
+    this.results.push({ id, operation, outcome: "held", expected });
+  }
+
+  private failed(id: string, operation: string, expected: string, got: string): void {
+    this.results.push({ id, operation, outcome: "failed", expected, got });
+  }
+
+  private skipped(id: string, operation: string, reason: string): void {
+    this.results.push({ id, operation, outcome: "skipped", reason });
+  }
+
+  private check(id: string, operation: string, ok: boolean, expected: string, got: string): void {
+    if (ok) this.held(id, operation, expected);
+    else this.failed(id, operation, expected, got);
+  }
+
   /** Sends, or records the check as skipped once the budget is spent. */
-  const send = async (id: string, operation: string, method: "GET" | "POST", path: string, body?: unknown, auth: "basic" | "none" = "basic"): Promise<Answer | undefined> => {
-    if (budgetHit) return void skipped(id, operation, budgetReason());
+  private async send(id: string, operation: string, method: "GET" | "POST", path: string, body?: unknown, auth: "basic" | "none" = "basic"): Promise<Answer | undefined> {
+    if (this.budgetHit) return void this.skipped(id, operation, this.budgetReason());
     try {
-      const a = await c.send(method, path, body, auth);
+      const a = await this.o.client.send(method, path, body, auth);
       // Refused credentials make every later check meaningless: a usage error, not hundreds of failures.
       if ((a.status === 401 || a.status === 403) && operation !== "control") throw new ConnectionFailed(`${method} ${path}: the server refused the credentials (HTTP ${a.status})`);
       return a;
     } catch (e) {
       if (!(e instanceof BudgetExhausted)) throw e;
-      budgetHit = true;
-      return void skipped(id, operation, budgetReason());
+      this.budgetHit = true;
+      return void this.skipped(id, operation, this.budgetReason());
     }
-  };
-  const schemaCheck = (id: string, operation: string, schema: string, body: unknown) => {
-    const r = rt.validate(schema, body);
-    check(id, operation, r.valid, `a body valid against ${schema}`, r.valid ? "" : r.errors.slice(0, 3).map((e) => `${e.path.join(".") || "(root)"}: ${e.message}`).join("; "));
-  };
+  }
 
-  // ---- payloads as sent: test data marked, credentials and real lookup keys filled in ------------------
-  const created: { trace: string; sent: Obj; vector: string }[] = [];
-  const older: { trace?: string; userId?: string } = {};
-  const credentialFields = new Set(["metadata_serviceUid", "metadata_secretKey"]);
-  const touches = (v: RequestCase, ...path: (string | number)[]) => v.changed !== undefined && path.every((p, i) => String(v.changed![i]) === String(p));
-  /** The key that names a stakeholder of the older interface (its shape's `name`, else `firstName`). */
-  const nameKeyOf = (type: unknown) => {
-    const props = model.shapes[model.stakeholderTypes.find((t) => t.name === type)?.fields ?? ""]?.properties ?? {};
-    return "name" in props ? "name" : "firstName" in props ? "firstName" : undefined;
-  };
-  /** The payload with the test-data mark in its name; undefined when a valid case sets a name too short to carry it. */
-  const mark = (v: RequestCase, payload: Obj): Obj | undefined => {
-    const p = clone(payload);
-    let unmarked = false;
-    const markIn = (holder: Obj, key: string, at: string[]) => {
-      if (touches(v, ...at)) {
-        const value = holder[key];
-        if (typeof value === "string" && value.length >= TEST_DATA_MARK.length && /^[A-Za-z ]*$/.test(value.slice(0, TEST_DATA_MARK.length))) holder[key] = TEST_DATA_MARK + value.slice(TEST_DATA_MARK.length);
-        else unmarked = true;
-      } else if (key in holder) holder[key] = TEST_DATA_MARK;
-    };
-    const stakeholders = Array.isArray(p["stakeholders"]) ? p["stakeholders"] : [];
-    if (create.request === v.schema) {
-      if (!touches(v, "name")) p["name"] = TEST_DATA_MARK;
-      else markIn(p, "name", ["name"]);
-      // A stakeholder becomes a verification of its own: its name is marked too (v5 objects are open).
-      stakeholders.forEach((x, i) => {
-        const holder = isObj(x) && isObj(x["entity"]) ? x["entity"] : x;
-        if (isObj(holder) && !touches(v, "stakeholders", i)) holder["name"] = TEST_DATA_MARK;
-      });
-    } else if (isObj(p["fields"])) {
-      markIn(p["fields"], "name", ["fields", "name"]);
-      markIn(p["fields"], "firstName", ["fields", "firstName"]);
-      stakeholders.forEach((x, i) => {
-        const key = isObj(x) ? nameKeyOf(x["type"]) : undefined;
-        if (key && isObj(x) && isObj(x["fields"]) && !touches(v, "stakeholders", i, "fields", key)) x["fields"][key] = TEST_DATA_MARK;
-      });
-    }
-    return unmarked && v.valid ? undefined : p;
-  };
-  const prepare = (v: RequestCase): { path: string; body: Obj; auth: "basic" | "none" } | { skip: string } => {
-    const e = endpoint(v.operation);
-    const path = e.path ?? (e.operationId === "submitRequestedActions" ? o.requestedActionsPath : undefined);
+  private schemaCheck(id: string, operation: string, schema: string, body: unknown): void {
+    const r = this.rt.validate(schema, body);
+    this.check(id, operation, r.valid, `a body valid against ${schema}`, r.valid ? "" : r.errors.slice(0, 3).map((e) => `${e.path.join(".") || "(root)"}: ${e.message}`).join("; "));
+  }
+
+  /** The payload as sent: test data marked, credentials and real lookup keys filled in. */
+  private prepare(v: RequestCase): Prepared {
+    const e = this.endpoint(v.operation);
+    const path = e.path ?? (e.operationId === "submitRequestedActions" ? this.o.requestedActionsPath : undefined);
     if (path === undefined) return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.source}); give --requested-actions-path to run it` };
-    if (v.changed && credentialFields.has(String(v.changed[0]))) return { skip: "the answer to failed authentication is not shown (the service's specification, section 7)" };
-    const body = mark(v, v.payload as Obj);
+    if (v.changed && CREDENTIAL_FIELDS.has(String(v.changed[0]))) return { skip: "the answer to failed authentication is not shown (the service's specification, section 7)" };
+    const body = markTestData(this.model, this.create.request, v, v.payload as Obj);
     if (body === undefined) return { skip: "a valid case that sets the name itself, too short to carry the test-data mark, is not sent" };
-    if (e.auth === "body") {
-      for (const [k, value] of [["metadata_serviceUid", o.serviceUid], ["metadata_secretKey", o.secret]] as const) if (k in body) body[k] = value;
-      if (v.valid && e.operationId === "getVerificationStatus") {
-        if ("trace" in body) {
-          if (older.trace === undefined) return { skip: "no verification of this run to look up by trace" };
-          body["trace"] = older.trace;
-        }
-        if ("userId" in body) {
-          if (older.userId === undefined) return { skip: "no verification of this run to look up by userId" };
-          body["userId"] = older.userId;
-        }
+    if (e.auth !== "body") return { path, body, auth: e.auth === "basic" ? "basic" : "none" };
+    for (const [k, value] of [["metadata_serviceUid", this.o.serviceUid], ["metadata_secretKey", this.o.secret]] as const) if (k in body) body[k] = value;
+    if (v.valid && e.operationId === "getVerificationStatus") {
+      for (const key of ["trace", "userId"] as const) {
+        if (!(key in body)) continue;
+        if (this.older[key] === undefined) return { skip: `no verification of this run to look up by ${key}` };
+        body[key] = this.older[key];
       }
-      if (v.valid && e.operationId === "submitRequestedActions") return { skip: "a valid follow-up needs a verification in status info" };
-      if (v.valid && "metadata_userId" in body) body["metadata_userId"] = `${o.runId}-${created.length + results.length}`;
     }
-    return { path, body, auth: e.auth === "basic" ? "basic" : "none" };
-  };
+    if (v.valid && e.operationId === "submitRequestedActions") return { skip: "a valid follow-up needs a verification in status info" };
+    if (v.valid && "metadata_userId" in body) body["metadata_userId"] = `${this.o.runId}-${this.created.length + this.results.length}`;
+    return { path, body, auth: "none" };
+  }
 
-  // ---- one request vector: status, body schema, and the exact issues -------------------------------
-  const done = new Set<string>();
-  const runVector = async (v: RequestCase) => {
-    if (done.has(v.id)) return;
-    done.add(v.id);
-    const id = `vector:${v.id}`;
-    const e = endpoint(v.operation);
-    const p = prepare(v);
-    if ("skip" in p) return void skipped(id, e.operationId, p.skip);
-    const a = await send(id, e.operationId, e.method, p.path, p.body, p.auth);
-    if (!a) return;
-    if (v.valid) {
-      check(`${id}#status`, e.operationId, a.status === 200, "HTTP 200 for a valid payload", `HTTP ${a.status}: ${brief(a.text, 200)}`);
-      if (a.status !== 200) return;
-      schemaCheck(`${id}#body`, e.operationId, e.responses["200"]!, a.json);
-      if (e === create) {
-        const body = isObj(a.json) ? a.json : {};
-        if (createdMessage !== undefined) check(`${id}#message`, e.operationId, body["message"] === createdMessage, `message ${JSON.stringify(createdMessage)}`, brief(body["message"]));
-        check(`${id}#envelope`, e.operationId, body["status"] === "success" && body["data"] === null && body["error"] === null, "status success, data null, error null", `status ${brief(body["status"])}, data ${brief(body["data"])}, error ${brief(body["error"])}`);
-        check(`${id}#trace`, e.operationId, typeof body["trace"] === "string" && body["trace"] !== "", "a trace naming the new verification", brief(body["trace"]));
-        if (typeof body["trace"] === "string" && body["trace"] !== "") created.push({ trace: body["trace"], sent: p.body, vector: v.id });
-      }
-      if (e.operationId === "verify" && isObj(a.json)) {
-        if (typeof a.json["trace"] === "string") older.trace ??= a.json["trace"];
-        if (typeof p.body["metadata_userId"] === "string") older.userId ??= p.body["metadata_userId"];
-      }
-      return;
+  private async runVectors(list: readonly RequestCase[]): Promise<void> {
+    for (const v of list) {
+      await this.runVector(v);
+      this.tick();
     }
+  }
+
+  /** One request vector: status, body schema, and the exact issues. */
+  private async runVector(v: RequestCase): Promise<void> {
+    if (this.done.has(v.id)) return;
+    this.done.add(v.id);
+    const id = `vector:${v.id}`;
+    const e = this.endpoint(v.operation);
+    const p = this.prepare(v);
+    if ("skip" in p) return void this.skipped(id, e.operationId, p.skip);
+    const a = await this.send(id, e.operationId, e.method, p.path, p.body, p.auth);
+    if (!a) return;
+    if (v.valid) this.checkAccepted(id, v, e, p.body, a);
+    else this.checkRefused(id, v, e, a);
+  }
+
+  private checkAccepted(id: string, v: RequestCase, e: Endpoint, sent: Obj, a: Answer): void {
+    this.check(`${id}#status`, e.operationId, a.status === 200, "HTTP 200 for a valid payload", `HTTP ${a.status}: ${brief(a.text, 200)}`);
+    if (a.status !== 200) return;
+    this.schemaCheck(`${id}#body`, e.operationId, e.responses["200"]!, a.json);
+    if (e === this.create) {
+      const body = isObj(a.json) ? a.json : {};
+      if (this.createdMessage !== undefined) this.check(`${id}#message`, e.operationId, body["message"] === this.createdMessage, `message ${JSON.stringify(this.createdMessage)}`, brief(body["message"]));
+      this.check(`${id}#envelope`, e.operationId, body["status"] === "success" && body["data"] === null && body["error"] === null, "status success, data null, error null", `status ${brief(body["status"])}, data ${brief(body["data"])}, error ${brief(body["error"])}`);
+      this.check(`${id}#trace`, e.operationId, typeof body["trace"] === "string" && body["trace"] !== "", "a trace naming the new verification", brief(body["trace"]));
+      if (typeof body["trace"] === "string" && body["trace"] !== "") this.created.push({ trace: body["trace"], sent, vector: v.id });
+    }
+    if (e.operationId === "verify" && isObj(a.json)) {
+      if (typeof a.json["trace"] === "string") this.older.trace ??= a.json["trace"];
+      if (typeof sent["metadata_userId"] === "string") this.older.userId ??= sent["metadata_userId"];
+    }
+  }
+
+  private checkRefused(id: string, v: RequestCase, e: Endpoint, a: Answer): void {
+    const validation = this.validation;
     const expected = `HTTP ${validation.httpStatus} ${validation.type} with ${JSON.stringify(v.errors)}`;
-    check(`${id}#status`, e.operationId, a.status === validation.httpStatus, `HTTP ${validation.httpStatus} for an invalid payload`, `HTTP ${a.status}: ${brief(a.text, 200)}`);
+    this.check(`${id}#status`, e.operationId, a.status === validation.httpStatus, `HTTP ${validation.httpStatus} for an invalid payload`, `HTTP ${a.status}: ${brief(a.text, 200)}`);
     if (a.status !== validation.httpStatus) return;
     const body = isObj(a.json) ? a.json : {};
     let details: unknown;
     if (e.auth === "basic") {
-      schemaCheck(`${id}#body`, e.operationId, e.errorBody, a.json);
+      this.schemaCheck(`${id}#body`, e.operationId, e.errorBody, a.json);
       const error = isObj(body["error"]) ? body["error"] : {};
-      check(`${id}#type`, e.operationId, error["type"] === validation.type && (validation.message === undefined || body["message"] === validation.message), `error.type ${validation.type}, message ${JSON.stringify(validation.message)}`, `error.type ${brief(error["type"])}, message ${brief(body["message"])}`);
+      this.check(`${id}#type`, e.operationId, error["type"] === validation.type && (validation.message === undefined || body["message"] === validation.message), `error.type ${validation.type}, message ${JSON.stringify(validation.message)}`, `error.type ${brief(error["type"])}, message ${brief(body["message"])}`);
       details = error["details"];
     } else {
       // The older error body's shape is not shown (section 7): its issues are compared where it lists them.
       details = body["details"];
-      if (!Array.isArray(details)) return void skipped(`${id}#errors`, e.operationId, "the older interface's error body is not shown (the service's specification, section 7) and this one lists no details");
+      if (!Array.isArray(details)) return void this.skipped(`${id}#errors`, e.operationId, "the older interface's error body is not shown (the service's specification, section 7) and this one lists no details");
     }
     const got = Array.isArray(details) ? canonicalIssues(details as RequestCase["errors"]) : details;
-    check(`${id}#errors`, e.operationId, equal(got, v.errors), expected, brief(got, 600));
-  };
+    this.check(`${id}#errors`, e.operationId, equal(got, v.errors), expected, brief(got, 600));
+  }
 
-  // ---- GET by trace: the detail of each created verification matches what was sent ----------------------
-  const checkGet = async (x: { trace: string; sent: Obj; vector: string }) => {
+  /** GET by trace: the detail of a created verification matches what was sent. */
+  private async checkGet(x: Created): Promise<void> {
+    const get = this.get;
     const id = `get:${x.vector}`;
-    const path = get.path!.replace("{trace}", encodeURIComponent(x.trace));
-    const a = await send(id, get.operationId, "GET", path);
+    const a = await this.send(id, get.operationId, "GET", get.path!.replace("{trace}", encodeURIComponent(x.trace)));
     if (!a) return;
-    check(`${id}#status`, get.operationId, a.status === 200, "HTTP 200 for a created verification", `HTTP ${a.status}: ${brief(a.text, 200)}`);
+    this.check(`${id}#status`, get.operationId, a.status === 200, "HTTP 200 for a created verification", `HTTP ${a.status}: ${brief(a.text, 200)}`);
     if (a.status !== 200) return;
-    schemaCheck(`${id}#body`, get.operationId, get.responses["200"]!, a.json);
+    this.schemaCheck(`${id}#body`, get.operationId, get.responses["200"]!, a.json);
     const data = isObj(a.json) && isObj(a.json["data"]) ? a.json["data"] : {};
-    check(`${id}#trace`, get.operationId, data["trace"] === x.trace, `data.trace ${x.trace}`, brief(data["trace"]));
-    const detail = model.shapes[get.responses["200"]!]?.properties?.["data"];
-    const keys = Object.keys(model.shapes[detail?.ref ?? ""]?.properties ?? {}).filter((k) => k in x.sent && k !== "trace");
+    this.check(`${id}#trace`, get.operationId, data["trace"] === x.trace, `data.trace ${x.trace}`, brief(data["trace"]));
+    const detail = this.model.shapes[get.responses["200"]!]?.properties?.["data"];
+    const keys = Object.keys(this.model.shapes[detail?.ref ?? ""]?.properties ?? {}).filter((k) => k in x.sent && k !== "trace");
     const differ = keys.filter((k) => !equal(data[k], x.sent[k]));
-    check(`${id}#matches-request`, get.operationId, differ.length === 0, `${keys.join(", ")} as sent`, differ.map((k) => `${k}: sent ${brief(x.sent[k], 80)}, got ${brief(data[k], 80)}`).join("; "));
-  };
+    this.check(`${id}#matches-request`, get.operationId, differ.length === 0, `${keys.join(", ")} as sent`, differ.map((k) => `${k}: sent ${brief(x.sent[k], 80)}, got ${brief(data[k], 80)}`).join("; "));
+  }
 
-  // ---- the attempt cycle, driven through a control API where the server has one ------------------------
-  const lifecycle = lifecycleCases(model);
-  const control = await send("control:detect", "control", "POST", "/_sandbox/clock", { advanceMs: 0 });
-  const hasControl = control !== undefined && control.status === 200 && isObj(control.json) && typeof control.json["now"] === "number";
-  const attemptCycle = async () => {
-    const ids = lifecycle.filter((l) => l.event === "resubmit" && l.given.type === "individual");
+  /** The attempt cycle, driven through a control API where the server has one. */
+  private async attemptCycle(hasControl: boolean): Promise<void> {
+    const create = this.create;
     if (!hasControl) {
-      for (const l of ids) skipped(`lifecycle:${l.id}`, create.operationId, "the server offers no way to drive a verification's status (no control API found at /_sandbox)");
+      for (const l of this.lifecycle.filter((l) => l.event === "resubmit" && l.given.type === "individual")) this.skipped(`lifecycle:${l.id}`, create.operationId, "the server offers no way to drive a verification's status (no control API found at /_sandbox)");
       return;
     }
-    const userId = `${o.runId}-attempts`;
-    const base: Obj = { ...(clone((vectors.find((v) => v.schema === create.request && v.valid)!.payload) as Obj)), name: TEST_DATA_MARK, type: "individual", subType: "data", userId };
+    const base: Obj = { ...(clone((this.vectors.find((v) => v.schema === create.request && v.valid)!.payload) as Obj)), name: TEST_DATA_MARK, type: "individual", subType: "data", userId: `${this.o.runId}-attempts` };
     delete base["documents"];
     delete base["stakeholders"];
-    const first = await send("lifecycle:submit/new", create.operationId, "POST", create.path!, base);
+    const first = await this.send("lifecycle:submit/new", create.operationId, "POST", create.path!, base);
     if (!first) return;
     const trace = isObj(first.json) && typeof first.json["trace"] === "string" ? first.json["trace"] : "";
-    if (first.status !== 200 || !trace) return void failed("lifecycle:submit/new", create.operationId, "HTTP 200 and a trace for a new individual (subType data)", `HTTP ${first.status}: ${brief(first.text, 200)}`);
-    created.push({ trace, sent: base, vector: "lifecycle-individual" });
-    const detail = async (id: string) => {
-      const a = await send(id, get.operationId, "GET", get.path!.replace("{trace}", encodeURIComponent(trace)));
-      return a && isObj(a.json) && isObj(a.json["data"]) ? a.json["data"] : undefined;
-    };
-    const state = (d: Obj | undefined) => ({ verificationStatus: d?.["verificationStatus"] ?? null, submissionStatus: d?.["submissionStatus"] ?? null, attempt: d?.["attempt"] ?? null });
-    const start = await detail("lifecycle:submit/new#state");
-    if (budgetHit) return;
-    const submit = lifecycle.find((l) => l.event === "submit")!;
-    if (submit.expect.outcome === "transition") check(`lifecycle:${submit.id}`, create.operationId, equal(state(start), submit.expect.state), brief(submit.expect.state), brief(state(start)));
+    if (first.status !== 200 || !trace) return void this.failed("lifecycle:submit/new", create.operationId, "HTTP 200 and a trace for a new individual (subType data)", `HTTP ${first.status}: ${brief(first.text, 200)}`);
+    this.created.push({ trace, sent: base, vector: "lifecycle-individual" });
+    const start = await this.detail("lifecycle:submit/new#state", trace);
+    if (this.budgetHit) return;
+    const submit = this.lifecycle.find((l) => l.event === "submit")!;
+    if (submit.expect.outcome === "transition") this.check(`lifecycle:${submit.id}`, create.operationId, equal(lifecycleState(start), submit.expect.state), brief(submit.expect.state), brief(lifecycleState(start)));
     const cap = start?.["maxAttempts"];
-    if (typeof cap !== "number") return void skipped("lifecycle:resubmit", create.operationId, "the created individual carries no maxAttempts: its rejections are final");
-    /** A resubmission against a vector: its answer, then the state the server reports. */
-    const resubmit = async (l: LifecycleCase) => {
-      const id = `lifecycle:${l.id}`;
-      const a = await send(id, create.operationId, "POST", create.path!, base);
-      if (!a) return;
-      const after = state(await detail(`${id}#state`));
-      if (budgetHit) return void skipped(id, create.operationId, budgetReason());
-      const x = l.expect;
-      if (x.outcome === "error") {
-        const type = isObj(a.json) && isObj(a.json["error"]) ? a.json["error"]["type"] : undefined;
-        check(id, create.operationId, a.status === x.httpStatus && type === x.error && equal(after, x.state), `HTTP ${x.httpStatus} ${x.error}, then ${brief(x.state)}`, `HTTP ${a.status} ${brief(type)}, then ${brief(after)}`);
-      } else if (x.outcome === "transition") {
-        check(id, create.operationId, a.status === 200 && equal(after, x.state), `HTTP 200, then ${brief(x.state)}`, `HTTP ${a.status}, then ${brief(after)}`);
-      }
-    };
-    const reject = async (id: string) => {
-      const a = await send(`${id}#control`, "control", "POST", `/_sandbox/verifications/${encodeURIComponent(trace)}/status`, { verificationStatus: "rejected" });
-      return a?.status === 200;
-    };
-    const vector = (prefix: string) => lifecycle.find((l) => l.id.startsWith(prefix));
+    if (typeof cap !== "number") return void this.skipped("lifecycle:resubmit", create.operationId, "the created individual carries no maxAttempts: its rejections are final");
+    await this.resubmitUntilLocked(trace, base, start?.["attempt"] as number, cap);
+  }
+
+  /** Each rejection followed by a resubmission, up to the cap and once past it. */
+  private async resubmitUntilLocked(trace: string, base: Obj, startAttempt: number, cap: number): Promise<void> {
+    const vector = (prefix: string) => this.lifecycle.find((l) => l.id.startsWith(prefix));
     const inFlight = vector("resubmit/pending/in-flight");
-    if (inFlight) await resubmit({ ...inFlight, expect: inFlight.expect.outcome === "error" ? { ...inFlight.expect, state: { ...inFlight.expect.state, attempt: start?.["attempt"] as number } } : inFlight.expect });
-    for (let attempt = model.attempts.startsAt; attempt <= cap; attempt++) {
+    if (inFlight) await this.resubmit(trace, base, { ...inFlight, expect: inFlight.expect.outcome === "error" ? { ...inFlight.expect, state: { ...inFlight.expect.state, attempt: startAttempt } } : inFlight.expect });
+    for (let attempt = this.model.attempts.startsAt; attempt <= cap; attempt++) {
       const l = vector(`resubmit/rejected/attempt-${attempt}-of-${cap}`);
-      if (!l) return void skipped("lifecycle:resubmit", create.operationId, `the server's cap (${cap}) is not the spec's observed default; no vector for it`);
-      if (!(await reject(`lifecycle:${l.id}`))) return budgetHit ? void skipped(`lifecycle:${l.id}`, create.operationId, budgetReason()) : void failed(`lifecycle:${l.id}#control`, "control", "the control API sets rejected", "it refused");
-      await resubmit(l);
+      if (!l) return void this.skipped("lifecycle:resubmit", this.create.operationId, `the server's cap (${cap}) is not the spec's observed default; no vector for it`);
+      const control = await this.send(`lifecycle:${l.id}#control`, "control", "POST", `/_sandbox/verifications/${encodeURIComponent(trace)}/status`, { verificationStatus: "rejected" });
+      if (control?.status !== 200) return this.budgetHit ? void this.skipped(`lifecycle:${l.id}`, this.create.operationId, this.budgetReason()) : void this.failed(`lifecycle:${l.id}#control`, "control", "the control API sets rejected", "it refused");
+      await this.resubmit(trace, base, l);
     }
     const again = vector("resubmit/rejected/already-locked-at-cap");
-    if (again) await resubmit(again);
-  };
+    if (again) await this.resubmit(trace, base, again);
+  }
 
-  // ---- the plan: what names a deviation first (under a small budget), then everything else --------------
-  const byOperation = new Map<string, RequestCase[]>();
-  for (const v of vectors) byOperation.set(v.operation, [...(byOperation.get(v.operation) ?? []), v]);
-  const core = (op: string) => {
-    const list = byOperation.get(op) ?? [];
-    const seen = new Set<string>();
-    return list.filter((v) => {
-      const key = v.valid ? "valid" : v.errors.map((e) => e.code).join(",");
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-  };
-  const olderOps = model.endpoints.filter((e) => e.auth === "body" && e.request).map((e) => e.operationId);
-  planned = vectors.length + lifecycle.length + 10;
-  for (const v of core(create.operationId)) {
-    await runVector(v);
-    tick();
+  private async detail(id: string, trace: string): Promise<Obj | undefined> {
+    const a = await this.send(id, this.get.operationId, "GET", this.get.path!.replace("{trace}", encodeURIComponent(trace)));
+    return a && isObj(a.json) && isObj(a.json["data"]) ? a.json["data"] : undefined;
   }
-  if (created[0]) await checkGet(created[0]);
-  await attemptCycle();
-  tick();
-  for (const op of olderOps) for (const v of core(op)) {
-    await runVector(v);
-    tick();
-  }
-  for (const v of vectors) {
-    await runVector(v);
-    tick();
-  }
-  for (const x of created.slice(1)) await checkGet(x);
 
-  // ---- webhooks: every delivery verified, its payload valid, its order per trace ----------------------
-  await checkWebhooks(model, rt, o, created.map((x) => x.trace), results);
-  tick();
-  return results;
+  /** A resubmission against a vector: its answer, then the state the server reports. */
+  private async resubmit(trace: string, base: Obj, l: LifecycleCase): Promise<void> {
+    const create = this.create;
+    const id = `lifecycle:${l.id}`;
+    const a = await this.send(id, create.operationId, "POST", create.path!, base);
+    if (!a) return;
+    const after = lifecycleState(await this.detail(`${id}#state`, trace));
+    if (this.budgetHit) return void this.skipped(id, create.operationId, this.budgetReason());
+    const x = l.expect;
+    if (x.outcome === "error") {
+      const type = isObj(a.json) && isObj(a.json["error"]) ? a.json["error"]["type"] : undefined;
+      this.check(id, create.operationId, a.status === x.httpStatus && type === x.error && equal(after, x.state), `HTTP ${x.httpStatus} ${x.error}, then ${brief(x.state)}`, `HTTP ${a.status} ${brief(type)}, then ${brief(after)}`);
+    } else if (x.outcome === "transition") {
+      this.check(id, create.operationId, a.status === 200 && equal(after, x.state), `HTTP 200, then ${brief(x.state)}`, `HTTP ${a.status}, then ${brief(after)}`);
+    }
+  }
 }
+
+/** The part of a verification's detail the life-cycle vectors state. */
+const lifecycleState = (d: Obj | undefined) => ({ verificationStatus: d?.["verificationStatus"] ?? null, submissionStatus: d?.["submissionStatus"] ?? null, attempt: d?.["attempt"] ?? null });
 
 async function checkWebhooks(model: Model, rt: Runtime, o: ConformOptions, traces: readonly string[], results: CheckResult[]): Promise<void> {
   const op = "webhook";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { choice } from "../../templates/sandbox/binding.js";
 import { olderStakeholderTrace } from "../../templates/sandbox/service.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { CREDENTIALS, request, webhookErrors } from "./helpers.js";
+import { request, webhookErrors, olderBody as older } from "./helpers.js";
 import { binding, harness, memoryDb, outbox, type Harness } from "./inprocess.js";
 
 let db: Db;
@@ -23,7 +23,6 @@ afterAll(async () => {
   await db?.close();
 });
 
-const older = (extra: Record<string, unknown>): Record<string, unknown> => ({ metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra });
 const soleTrader = (userId: string, name = "Form Trader") => ({
   metadata_userId: userId, type: "soleTrader",
   fields: { country: "AUS", name, principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },

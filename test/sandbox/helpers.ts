@@ -113,6 +113,11 @@ export async function until<T>(probe: () => T | undefined | false | Promise<T | 
   }
 }
 
+/** An older-interface body with the test account's metadata_* credentials (version 4) and `extra`. */
+export function olderBody(extra: Record<string, unknown>): Record<string, unknown> {
+  return { metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra };
+}
+
 export function basic(c = CREDENTIALS): string {
   return `Basic ${Buffer.from(`${c.serviceUid}:${c.secret}`).toString("base64")}`;
 }

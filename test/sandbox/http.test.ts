@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { validate } from "../../generated/validators/index.js";
 import { credentialChecker } from "../../templates/sandbox/server.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer } from "./helpers.js";
+import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer, olderBody as older } from "./helpers.js";
 import { harness, memoryDb, outbox, type Harness } from "./inprocess.js";
 
 let db: Db;
@@ -27,7 +27,6 @@ afterAll(async () => {
 
 const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => request(h.url, method, path, body, headers);
 const authed = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => send(method, path, body, { authorization: basic(), ...headers });
-const older = (extra: Record<string, unknown>): Record<string, unknown> => ({ metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra });
 
 /** The v5 envelope's fixed fields, its timestamp from the sandbox clock. */
 function expectEnvelope(body: any, before: number, path: string, statusCode: number) {

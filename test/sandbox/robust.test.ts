@@ -8,7 +8,7 @@ import { createHandler } from "../../templates/sandbox/server.js";
 import { withoutCredentials } from "../../templates/sandbox/service.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { migrate } from "../../templates/sandbox/store/migrations.js";
-import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer } from "./helpers.js";
+import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer, olderBody as older } from "./helpers.js";
 import { binding, harness, memoryDb, type Harness } from "./inprocess.js";
 
 let db: Db;
@@ -26,7 +26,6 @@ afterAll(async () => {
 
 const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => request(h.url, method, path, body, headers);
 const authed = (method: string, path: string, body?: unknown) => send(method, path, body, { authorization: basic() });
-const older = (extra: Record<string, unknown>): Record<string, unknown> => ({ metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra });
 
 /** A request with the path sent byte for byte (fetch would normalise some escapes). */
 function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {

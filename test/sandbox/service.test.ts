@@ -8,7 +8,7 @@ import type { QueuedRow } from "../../templates/sandbox/dispatcher.js";
 import { olderStakeholderSubmissionId, olderStakeholderTrace, ServiceError, SandboxService, subjectOf, type Verification } from "../../templates/sandbox/service.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { CREDENTIALS, olderIndividual, SIGNING_SECRET, v5Individual as typedV5 } from "./helpers.js";
+import { olderIndividual, SIGNING_SECRET, v5Individual as typedV5, olderBody as older } from "./helpers.js";
 import { binding, memoryDb, outbox } from "./inprocess.js";
 
 /** A valid v5 create body, as the service takes it. */
@@ -45,7 +45,6 @@ afterAll(async () => {
   await db?.close();
 });
 
-const older = (extra: Record<string, unknown>): Record<string, unknown> => ({ metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, ...extra });
 const bodies = async (trace: string) => (await outbox(db, trace)).map((r) => JSON.parse(String(r.body)) as Record<string, any>);
 const history = async (trace: string) => (await service.historyOf(trace)).map((r) => `${r.verification_status}/${r.submission_status}/${r.attempt}/${r.trigger}`);
 const unique = () => `u-${Math.random().toString(36).slice(2)}`;
