@@ -74,12 +74,7 @@ export function createClientCore(
   // Loaded lazily and once, so validators stay out of the core bundle.
   let validator: Promise<Validate> | undefined;
   /** Throws `Cls` with the validator's issues (redacted) when `data` does not match `schemaId`. */
-  async function check(
-    Cls: typeof ValidationError | typeof ResponseValidationError,
-    prefix: string,
-    schemaId: string | undefined,
-    data: unknown,
-  ): Promise<void> {
+  async function check(Cls: typeof ValidationError | typeof ResponseValidationError, prefix: string, schemaId: string | undefined, data: unknown): Promise<void> {
     if (!schemaId) return;
     const result = (await (validator ??= loadValidate()))(schemaId, data);
     if (!result.valid) {
@@ -119,16 +114,7 @@ export function createClientCore(
           redirect: "manual",
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
-        // Browsers hide a manual redirect's status and Location ("opaqueredirect", status 0).
-        if (r.type == "opaqueredirect" || (r.status > 299 && r.status < 400)) {
-          const to = r.headers.get("location");
-          const targetOrigin = to && URL.canParse(to, url) ? new URL(to, url).origin : undefined;
-          await r.body?.cancel();
-          throw new RedirectError(`HTTP ${r.status || "3xx"} redirect to ${targetOrigin ?? "an unknown location"} not followed`, {
-            status: r.status,
-            targetOrigin,
-          });
-        }
+        await refuseRedirect(r, url);
         text = await readText(r, maxBytes);
         data = parseBody(text);
         res = r; // only once the body is read: a failure while reading is a network error
@@ -138,12 +124,7 @@ export function createClientCore(
         if (attempt >= attempts) throw new NetworkError("Network error", { cause: scrub(e, redact) });
       }
       if (res?.ok) {
-        // An operation with a response schema answers a JSON object: HTML, text, nothing, null, 42 or [] is not a success.
-        if (op.responseSchema && (Object(data) !== data || Array.isArray(data)))
-          throw new ResponseFormatError(`HTTP ${res.status}: response is ${text ? (data === text ? "not JSON" : "not a JSON object") : "empty"}`, {
-            status: res.status,
-            body: redact(text).slice(0, 4096), // redacted first: a cut must not split a secret
-          });
+        if (op.responseSchema) requireObject(res.status, data, text, redact);
         if (options.validateResponses) await check(ResponseValidationError, "Response does not match", op.responseSchema, data);
         return data as T;
       }
@@ -153,6 +134,28 @@ export function createClientCore(
   }
 
   return { call };
+}
+
+/** A 3xx (browsers hide a manual redirect's status and Location: "opaqueredirect", status 0) is never followed. */
+async function refuseRedirect(r: Response, url: string): Promise<void> {
+  if (r.type == "opaqueredirect" || (r.status > 299 && r.status < 400)) {
+    const to = r.headers.get("location");
+    const targetOrigin = to && URL.canParse(to, url) ? new URL(to, url).origin : undefined;
+    await r.body?.cancel();
+    throw new RedirectError(`HTTP ${r.status || "3xx"} redirect to ${targetOrigin ?? "an unknown location"} not followed`, {
+      status: r.status,
+      targetOrigin,
+    });
+  }
+}
+
+/** A 2xx of an operation with a response schema is a JSON object: HTML, text, nothing, null, 42 or [] is not a success. */
+function requireObject(status: number, data: unknown, text: string, redact: <T>(v: T) => T): void {
+  if (Object(data) !== data || Array.isArray(data))
+    throw new ResponseFormatError(`HTTP ${status}: response is ${text ? (data === text ? "not JSON" : "not a JSON object") : "empty"}`, {
+      status,
+      body: redact(text).slice(0, 4096), // redacted first: a cut must not split a secret
+    });
 }
 
 /**
