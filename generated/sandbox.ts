@@ -20,7 +20,14 @@ export const sandboxSpec = {
       "choice": "An unknown trace, userId, form or path is answered 404 in the interface's error shape (the specification shows no 404).",
       "httpStatus": 404,
       "code": "not_found",
-      "message": "Not found."
+      "messages": {
+        "trace": "No verification with trace {trace}.",
+        "verificationUuid": "No verification with verificationUuid {verificationUuid}.",
+        "traceOrUserId": "No verification with that trace or userId.",
+        "delivery": "No delivery with that deliveryId.",
+        "form": "No such form.",
+        "route": "No route {method} {path}."
+      }
     },
     "olderErrorShape": {
       "answers": "The body of errors from the older endpoints is JSON; its exact shape: not shown.",

@@ -71,7 +71,7 @@ export const SANDBOX_NEEDS = {
   },
   choices: {
     authFailure: ["httpStatus", "code", "message"],
-    notFound: ["httpStatus", "code"],
+    notFound: ["httpStatus", "code", "messages"],
     errorMessages: ["messages"],
     followUpTarget: ["to"],
     followUpPath: ["path"],
@@ -94,6 +94,13 @@ export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
   const value = spec.choices[name]?.[key];
   if (value === undefined) throw new Error(`sandbox binding: choices.${name}.${key} is missing (regenerate with 'verispec generate')`);
   return value as T;
+}
+
+/** A message of a choice's `messages` with each `{name}` replaced by `values[name]`. */
+export function choiceMessage(spec: SandboxSpec, name: string, key: string, values: Readonly<Record<string, string | number>> = {}): string {
+  const template = choice<Readonly<Record<string, string>>>(spec, name, "messages")[key];
+  if (template === undefined) throw new Error(`sandbox binding: choices.${name}.messages.${key} is missing (regenerate with 'verispec generate')`);
+  return template.replace(/\{([A-Za-z]+)\}/g, (whole, v: string) => (values[v] === undefined ? whole : String(values[v])));
 }
 
 export function transitionRow(rules: WebhookRules, id: string): TransitionRule {

@@ -69,7 +69,7 @@ export class SandboxHandlers {
     const trace = x.captures[0]!;
     this.http.params({ trace });
     const v = await this.o.service.get(trace);
-    if (!v || v.api !== "v5") throw Object.assign(this.o.service.notFound(`No verification with trace ${trace}.`), { trace });
+    if (!v || v.api !== "v5") throw Object.assign(this.o.service.notFound("trace", { trace }), { trace });
     const message = choice<string>(this.http.spec, "getMessage", "message");
     this.json(x, 200, this.http.envelope(x.ctx, x.path, 200, { message, trace, pathParams: { trace }, data: this.o.service.detail(v) }));
   };
@@ -90,7 +90,7 @@ export class SandboxHandlers {
   readonly verificationStatus: Handler = async (x) => {
     this.http.validate(this.request("getVerificationStatus"), x.body);
     const text = await this.o.service.latestOlder({ trace: x.body.trace as string | undefined, userId: x.body.userId as string | undefined });
-    if (text === undefined) throw this.o.service.notFound("No verification with that trace or userId.");
+    if (text === undefined) throw this.o.service.notFound("traceOrUserId");
     this.http.send(x.res, 200, text);
   };
 
@@ -163,7 +163,7 @@ export class SandboxHandlers {
     const deliveryId = x.captures[0]!;
     this.http.params({ deliveryId });
     const n = await resend(this.o.db, deliveryId);
-    if (n < 0) throw this.o.service.notFound("No delivery with that deliveryId.");
+    if (n < 0) throw this.o.service.notFound("delivery");
     this.o.onClockAdvanced();
     this.json(x, 200, { resent: n });
   };

@@ -10,7 +10,7 @@ import { SandboxClock } from "./clock.js";
 import { Dispatcher } from "./dispatcher.js";
 import { textLogger, type SandboxLogger } from "./logging.js";
 import { createMetrics, type SandboxMetrics } from "./metrics.js";
-import { createOps } from "./ops.js";
+import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
 import { routeNamer } from "./routes.js";
 import { createHandler, type Credentials } from "./server.js";
@@ -184,7 +184,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     },
   });
   const ops = createOps({
-    db, logger, metrics: o.metrics === false ? undefined : await loadMetrics(db, logger), routeOf: routeNamer(o.binding, o.requestedActionsPath),
+    db, logger, metrics: o.metrics === false ? undefined : await loadMetrics(db, logger), routeOf: routeNamer(handler.routes, OPS_PATHS),
   });
   const serve = ops.wrap(handler);
   await dispatcher.start();

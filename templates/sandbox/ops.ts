@@ -19,6 +19,9 @@ export interface OpsOptions {
   readonly routeOf: (method: string, path: string) => { method: string; route: string };
 }
 
+/** The operator's paths, answered here before any route of the service. */
+export const OPS_PATHS = ["/healthz", "/readyz", "/metrics"] as const;
+
 const LATEST_MIGRATION = Math.max(...MIGRATIONS.map((m) => m.version));
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -4,7 +4,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
-import { choice, validateWith, type SandboxSpec } from "./binding.js";
+import { choice, choiceMessage, validateWith, type SandboxSpec } from "./binding.js";
 import { parseBrowse, type Browse } from "./browse.js";
 import { HttpError, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
@@ -152,7 +152,7 @@ class SandboxHttp implements HttpKit {
   private readonly bodyRules: BodyRules;
   private readonly nul: { readonly code: string; readonly message: string };
   private readonly credentials: ReturnType<typeof credentialChecker>;
-  private readonly routes: readonly Route<Handler>[];
+  readonly routes: readonly Route<Handler>[];
   private readonly getRoute: Route<Handler>;
 
   constructor(private readonly o: ServerOptions) {
@@ -273,7 +273,7 @@ class SandboxHttp implements HttpKit {
     if (!found) {
       // The control API's paths are the account's: no route there is told apart from another without credentials.
       if (path === "/_sandbox" || path.startsWith("/_sandbox/")) this.basicAuth(req);
-      throw new HttpError(choice<number>(this.spec, "notFound", "httpStatus"), choice<string>(this.spec, "notFound", "code"), `No route ${method} ${path}.`);
+      throw new HttpError(choice<number>(this.spec, "notFound", "httpStatus"), choice<string>(this.spec, "notFound", "code"), choiceMessage(this.spec, "notFound", "route", { method, path }));
     }
     const { route } = found;
     if (route.auth === "basic") this.basicAuth(req);
@@ -379,6 +379,10 @@ class SandboxHttp implements HttpKit {
   };
 }
 
-export function createHandler(o: ServerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return new SandboxHttp(o).handle;
+/** The request handler, and its route table (metrics and logs name requests by it). */
+export type SandboxRequestHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & { readonly routes: readonly Route<Handler>[] };
+
+export function createHandler(o: ServerOptions): SandboxRequestHandler {
+  const http = new SandboxHttp(o);
+  return Object.assign(http.handle, { routes: http.routes });
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { ValidationIssue } from "../validators/types.js";
 import { evaluateCondition, findTransitions, type TransitionRule } from "../lifecycle/index.js";
-import { choice, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
+import { choice, choiceMessage, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
 import type { QueuedRow } from "./dispatcher.js";
 import { derivedUuid, olderResults, resultsFor, v5Results } from "./results.js";
@@ -488,7 +488,7 @@ export class SandboxService {
     const row = this.row("followUp");
     const text = await this.db.transaction(async (tx) => {
       const v = await lockVerification(tx, verificationUuid, "older");
-      if (!v) throw this.notFound(`No verification with verificationUuid ${verificationUuid}.`);
+      if (!v) throw this.notFound("verificationUuid", { verificationUuid });
       if (v.verificationStatus !== row.from) throw new ServiceError(409, "conflict", `The verification is ${v.verificationStatus}; requested actions are answered only in status ${row.from}.`);
       return (await this.change(tx, v, { verificationStatus: target, dueAt: this.dueAt(this.clock.now()), outcome: this.b.spec.testValues.default }, row.trigger)).text;
     });
@@ -496,8 +496,9 @@ export class SandboxService {
     return text;
   }
 
-  notFound(message: string): ServiceError {
-    return new ServiceError(choice<number>(this.b.spec, "notFound", "httpStatus"), choice<string>(this.b.spec, "notFound", "code"), message);
+  /** The 404 of spec/sandbox.yaml `notFound`, with its message for what was not found. */
+  notFound(what: string, values: Readonly<Record<string, string>> = {}): ServiceError {
+    return new ServiceError(choice<number>(this.b.spec, "notFound", "httpStatus"), choice<string>(this.b.spec, "notFound", "code"), choiceMessage(this.b.spec, "notFound", what, values));
   }
 
   // ---- processing and the control API ------------------------------------------------------------
@@ -526,7 +527,7 @@ export class SandboxService {
   async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
     const result = await this.db.transaction(async (tx) => {
       const found = await lockVerification(tx, trace);
-      if (!found) throw this.notFound(`No verification with trace ${trace}.`);
+      if (!found) throw this.notFound("trace", { trace });
       let v = found;
       if (opts.maxAttempts !== undefined) v = { ...v, maxAttempts: opts.maxAttempts };
       if (!Object.hasOwn(this.b.rules.statuses, to)) throw new ServiceError(409, "conflict", `Unknown verificationStatus ${JSON.stringify(to)}; the statuses are ${Object.keys(this.b.rules.statuses).join(", ")}.`);
@@ -596,7 +597,7 @@ export class SandboxService {
   private async usableForm(tx: Sql, id: string): Promise<{ row: Row; age: number }> {
     const { limits } = this.b.spec;
     const row = await lockForm(tx, id);
-    if (!row) throw this.notFound("No such form.");
+    if (!row) throw this.notFound("form");
     const age = this.clock.now() - Number(row.created_at);
     if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", this.formMessage("expired", { days: limits.formLifetimeDays }));
     if (Number(row.attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", this.formMessage("attemptsUsed", { count: limits.formAttempts }));

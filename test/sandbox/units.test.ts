@@ -1,7 +1,7 @@
 // Small parts of the sandbox runtime in-process: the clock, the binding's lookups, the pages' HTML and
 // the store's description.
 import { describe, expect, it, vi } from "vitest";
-import { choice, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
+import { choice, choiceMessage, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { escapeHtml, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
 import { describeDb } from "../../templates/sandbox/store/index.js";
@@ -40,6 +40,14 @@ describe("the binding's lookups", () => {
     expect(choice<string>(binding.spec, "deliveryId", "header")).toBe("X-Svc-Delivery-Id");
     expect(() => choice(binding.spec, "deliveryId", "nope")).toThrow("sandbox binding: choices.deliveryId.nope is missing (regenerate with 'verispec generate')");
     expect(() => choice(binding.spec, "noSuchChoice", "x")).toThrow("sandbox binding: choices.noSuchChoice.x is missing (regenerate with 'verispec generate')");
+  });
+
+  it("choiceMessage fills a choice's message from spec/sandbox.yaml; an unknown placeholder stays; a missing message is named", () => {
+    const templates = choice<Record<string, string>>(binding.spec, "notFound", "messages");
+    expect(choiceMessage(binding.spec, "notFound", "trace", { trace: "t-1" })).toBe(templates.trace!.replace("{trace}", "t-1"));
+    expect(choiceMessage(binding.spec, "notFound", "route", { method: "GET", path: "/x/{trace}" })).toBe(templates.route!.replace("{method}", "GET").replace("{path}", "/x/{trace}"));
+    expect(choiceMessage(binding.spec, "notFound", "trace")).toBe(templates.trace);
+    expect(() => choiceMessage(binding.spec, "notFound", "nope")).toThrow("sandbox binding: choices.notFound.messages.nope is missing (regenerate with 'verispec generate')");
   });
 
   it("transitionRow finds a row by id, and names a missing one; validateWith uses the generated validator", () => {
