@@ -363,16 +363,12 @@ export class SandboxService {
    */
   private async resubmit(tx: Sql, v: Verification, body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError } | undefined> {
     if (v.verificationStatus === this.row("complete").from) {
-      const conflict = this.errorOf("submission_conflict");
-      throw new ServiceError(conflict.httpStatus, "submission_conflict", conflict.message, [], v.trace);
+      throw this.refusal("submission_conflict", v.trace);
     }
     const retry = this.row("retry");
     const lock = this.row("lock");
     // A locked submission accepts no resubmission (statuses.yaml locksResubmission): the lock's error, nothing changes.
-    if (v.submissionStatus === this.b.spec.lockingSubmissionStatus) {
-      const error = this.errorOf(lock.error!);
-      return { trace: v.trace, error: new ServiceError(error.httpStatus, lock.error!, error.message, [], v.trace) };
-    }
+    if (v.submissionStatus === this.b.spec.lockingSubmissionStatus) return { trace: v.trace, error: this.refusal(lock.error!, v.trace) };
     if (v.verificationStatus !== retry.from) return undefined;
     const subject = subjectOf(v);
     if (findTransitions(this.b.rules, v.verificationStatus, retry.to[0]!, subject).some((r) => r.id === retry.id)) {
@@ -383,11 +379,16 @@ export class SandboxService {
     if (findTransitions(this.b.rules, v.verificationStatus, lock.to[0]!, subject).some((r) => r.id === lock.id)) {
       const patch = this.effects(lock, v);
       if (patch.submissionStatus !== v.submissionStatus) await this.change(tx, v, { ...patch, dueAt: null }, lock.trigger);
-      const error = this.errorOf(lock.error!);
       // The lock is a committed state change: the 474 is answered after the transaction commits.
-      return { trace: v.trace, error: new ServiceError(error.httpStatus, lock.error!, error.message, [], v.trace) };
+      return { trace: v.trace, error: this.refusal(lock.error!, v.trace) };
     }
     return undefined;
+  }
+
+  /** The service's error of `type` (its status and message) refusing a request about `trace`. */
+  private refusal(type: string, trace: string): ServiceError {
+    const error = this.errorOf(type);
+    return new ServiceError(error.httpStatus, type, error.message, [], trace);
   }
 
   errorOf(type: string): { httpStatus: number; message: string } {
