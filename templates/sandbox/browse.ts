@@ -49,16 +49,16 @@ function cut(rows: Row[], b: Browse, key: string): { rows: Row[]; nextCursor: st
   return { rows: items, nextCursor: more ? encode(Number(items.at(-1)![key])) : null };
 }
 
-/** Deliveries, newest first (one trace's: in order, oldest first); status is the delivery's state. */
-export async function deliveriesPage(db: Db, b: Browse): Promise<Page<Record<string, unknown>>> {
-  const read = await outboxPageRows(db, { trace: b.trace, state: b.status, userId: b.userId }, { limit: b.limit, after: b.after, ascending: b.trace !== undefined });
+/** The tenant's deliveries, newest first (one trace's: in order, oldest first); status is the delivery's state. */
+export async function deliveriesPage(db: Db, tenant: string, b: Browse): Promise<Page<Record<string, unknown>>> {
+  const read = await outboxPageRows(db, tenant, { trace: b.trace, state: b.status, userId: b.userId }, { limit: b.limit, after: b.after, ascending: b.trace !== undefined });
   const { rows, nextCursor } = cut(read, b, "id");
   return { items: await describeDeliveries(db, rows), nextCursor };
 }
 
-/** Verification rows, newest first; status is the verification status. */
-export async function verificationsPage(db: Db, b: Browse): Promise<Page<Row>> {
-  const read = await verificationPageRows(db, { trace: b.trace, userId: b.userId, verificationStatus: b.status }, { limit: b.limit, after: b.after, ascending: false });
+/** The tenant's verification rows, newest first; status is the verification status. */
+export async function verificationsPage(db: Db, tenant: string, b: Browse): Promise<Page<Row>> {
+  const read = await verificationPageRows(db, tenant, { trace: b.trace, userId: b.userId, verificationStatus: b.status }, { limit: b.limit, after: b.after, ascending: false });
   const { rows, nextCursor } = cut(read, b, "seq");
   return { items: rows, nextCursor };
 }

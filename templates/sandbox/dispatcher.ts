@@ -23,7 +23,8 @@ export type { QueuedRow } from "./store/outbox.js";
 
 export interface DispatcherOptions {
   readonly db: Db;
-  readonly sign: (version: "1" | "2", body: string) => Record<string, string>;
+  /** The signature headers of a body, with the signing secret of the tenant whose webhook it is. */
+  readonly sign: (version: "1" | "2", body: string, tenant: string) => Record<string, string>;
   readonly deliveryIdHeader: string;
   readonly timeoutMs: number;
   readonly delaysMs: readonly number[];
@@ -198,7 +199,7 @@ export class Dispatcher {
     try {
       statusCode = await this.post(String(row.url), body, {
         "Content-Type": "application/json",
-        ...this.o.sign(String(row.signature_version) as "1" | "2", body),
+        ...this.o.sign(String(row.signature_version) as "1" | "2", body, String(row.tenant)),
         [this.o.deliveryIdHeader]: String(row.delivery_id),
       });
       if (statusCode < 200 || statusCode > 299) error = `answered ${statusCode}`;
@@ -246,9 +247,9 @@ export class Dispatcher {
   }
 }
 
-/** Listing for the control API and the page: deliveries with their attempts. */
-export async function listDeliveries(db: Db, trace?: string): Promise<Record<string, unknown>[]> {
-  const rows = trace ? await outboxRowsOfTrace(db, trace) : await latestOutboxRows(db, 500);
+/** Listing for the control API and the page: a tenant's deliveries with their attempts. */
+export async function listDeliveries(db: Db, tenant: string, trace?: string): Promise<Record<string, unknown>[]> {
+  const rows = trace ? await outboxRowsOfTrace(db, tenant, trace) : await latestOutboxRows(db, tenant, 500);
   return describeDeliveries(db, rows);
 }
 
@@ -278,6 +279,6 @@ export async function describeDeliveries(db: Db, rows: readonly Row[]): Promise<
 }
 
 /** The portal's manual re-send (6.1): new outbox rows with the same body, timestamp and deliveryId. */
-export function resend(db: Db, deliveryId: string): Promise<number> {
-  return requeueDelivery(db, deliveryId, Date.now());
+export function resend(db: Db, tenant: string, deliveryId: string): Promise<number> {
+  return requeueDelivery(db, tenant, deliveryId, Date.now());
 }

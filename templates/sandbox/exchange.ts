@@ -12,16 +12,28 @@ export interface Credentials {
   readonly secret: string;
 }
 
+/**
+ * One account of the sandbox (a tenant): its credentials, and the service and clock that act on its rows
+ * only. A request's credentials pick its account; its handlers see nothing of another's.
+ */
+export interface Account {
+  /** Not a secret: it is stored beside the account's rows and may label logs and metrics. */
+  readonly name: string;
+  readonly credentials: Credentials;
+  readonly service: SandboxService;
+  readonly clock: SandboxClock;
+}
+
 export interface ServerOptions {
   readonly binding: SandboxBinding;
-  readonly service: SandboxService;
   readonly db: Db;
-  readonly clock: SandboxClock;
-  readonly credentials: Credentials;
+  /** Every account (at least one); their service UIDs differ. */
+  readonly accounts: readonly Account[];
   readonly maxBodyBytes: number;
   readonly requestedActionsPath: string;
   /** The address the sandbox is reached at (for serviceLink). */
   readonly baseUrl: () => string;
+  /** An account's clock moved: processing and the dispatcher look again. */
   readonly onClockAdvanced: () => void;
   /** Where the one line of an internal error goes (default: stderr). */
   readonly log?: (line: string) => void;
@@ -35,14 +47,16 @@ export class HttpError extends Error {
   }
 }
 
-/** What one request carries through its handling: its id (for an internal error) and the serviceUid its caller sent. */
+/** What one request carries through its handling: its id (for an internal error), the serviceUid its caller sent, and the account its credentials picked (once checked). */
 export interface RequestContext {
   readonly id: string;
   readonly sentUid: string | undefined;
+  account?: Account;
 }
 
-/** One request as a handler sees it: the route's captures (decoded), and the body an `auth: body` route read. */
+/** One request as a handler sees it: the route's captures (decoded), the body an `auth: body` route read, and the caller's account (none on an `auth: none` route). */
 export interface Exchange {
+  readonly account: Account | undefined;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly ctx: RequestContext;

@@ -1,14 +1,16 @@
 // The sandbox's handlers, one a route: each parses what the route carries, calls the service and shapes
 // the answer. The HTTP concerns (authentication, bodies, limits, errors) are server.ts's; the behaviour
-// is service.ts's.
+// is service.ts's. Each handler acts for the account the caller's credentials picked (its service, its
+// clock, its rows); the hosted form, opened without credentials, for the account whose form it is.
 import { choice } from "./binding.js";
 import { deliveriesPage, verificationsPage } from "./browse.js";
 import { describeDeliveries, resend } from "./dispatcher.js";
-import type { Exchange, HttpKit, ServerOptions } from "./exchange.js";
+import type { Account, Exchange, HttpKit, ServerOptions } from "./exchange.js";
 import { hostedForm } from "./form.js";
 import { sandboxPage } from "./page.js";
 import { ownRoute, specRoute, type Route } from "./routes.js";
 import { toVerification } from "./service.js";
+import { formTenant } from "./store/forms.js";
 import { outboxRowsOfTraces } from "./store/outbox.js";
 
 /** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
@@ -18,11 +20,27 @@ const HTML = "text/html; charset=utf-8";
 export type Handler = (x: Exchange) => Promise<void>;
 
 export class SandboxHandlers {
-  private readonly forms: ReturnType<typeof hostedForm>;
+  /** Each account's hosted forms, by account name. */
+  private readonly forms: ReadonlyMap<string, ReturnType<typeof hostedForm>>;
 
   constructor(private readonly o: ServerOptions, private readonly http: HttpKit, issuesOf: Parameters<typeof hostedForm>[2]) {
     // The hosted form checks a submission with the very check of the API (same validators, same messages).
-    this.forms = hostedForm(o.binding, o.service, issuesOf);
+    this.forms = new Map(o.accounts.map((a) => [a.name, hostedForm(o.binding, a.service, issuesOf)]));
+  }
+
+  /** The caller's account (every route but the hosted form's checks credentials before its handler runs). */
+  private account(x: Exchange): Account {
+    if (!x.account) throw new Error("sandbox bug: a route with credentials reached its handler without an account");
+    return x.account;
+  }
+
+  /**
+   * The forms of the account that created form `id`. A form no account of this sandbox holds is looked up
+   * as the first account's, which finds nothing: the very answer of an unknown id.
+   */
+  private async formsOf(id: string): Promise<ReturnType<typeof hostedForm>> {
+    const tenant = await formTenant(this.o.db, id);
+    return this.forms.get(tenant ?? "") ?? this.forms.get(this.o.accounts[0]!.name)!;
   }
 
   /** The route table: spec/endpoints.yaml's routes, then the hosted form and the control API, matched in order. */
@@ -61,53 +79,56 @@ export class SandboxHandlers {
   readonly createVerification: Handler = async (x) => {
     const body = await this.http.readJson(x.req);
     this.http.validate(this.request("createVerification"), body);
-    const { trace } = await this.o.service.createV5(body);
+    const { trace } = await this.account(x).service.createV5(body);
     this.json(x, 200, this.http.envelope(x.ctx, x.path, 200, { message: this.http.spec.createdMessage, trace }));
   };
 
   readonly getVerification: Handler = async (x) => {
     const trace = x.captures[0]!;
     this.http.params({ trace });
-    const v = await this.o.service.get(trace);
-    if (!v || v.api !== "v5") throw Object.assign(this.o.service.notFound("trace", { trace }), { trace });
+    const { service } = this.account(x);
+    const v = await service.get(trace);
+    if (!v || v.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
     const message = choice<string>(this.http.spec, "getMessage", "message");
-    this.json(x, 200, this.http.envelope(x.ctx, x.path, 200, { message, trace, pathParams: { trace }, data: this.o.service.detail(v) }));
+    this.json(x, 200, this.http.envelope(x.ctx, x.path, 200, { message, trace, pathParams: { trace }, data: service.detail(v) }));
   };
 
   // ---- older (the body is read and its credentials checked before these run) ----
 
   readonly verify: Handler = async (x) => {
     this.http.validate(this.request("verify"), x.body);
-    this.http.send(x.res, 200, (await this.o.service.verifyOlder(x.body)).text);
+    this.http.send(x.res, 200, (await this.account(x).service.verifyOlder(x.body)).text);
   };
 
   readonly idForm: Handler = async (x) => {
     this.http.validate(this.request("idForm"), x.body);
-    const id = await this.o.service.createForm(x.body);
+    const id = await this.account(x).service.createForm(x.body);
     this.json(x, 200, { source: choice<string>(this.http.spec, "formSource", "source"), serviceLink: `${this.o.baseUrl()}/_form/${id}`, verificationUuid: id, status: "success" });
   };
 
   readonly verificationStatus: Handler = async (x) => {
     this.http.validate(this.request("getVerificationStatus"), x.body);
-    const text = await this.o.service.latestOlder({ trace: x.body.trace as string | undefined, userId: x.body.userId as string | undefined });
-    if (text === undefined) throw this.o.service.notFound("traceOrUserId");
+    const { service } = this.account(x);
+    const text = await service.latestOlder({ trace: x.body.trace as string | undefined, userId: x.body.userId as string | undefined });
+    if (text === undefined) throw service.notFound("traceOrUserId");
     this.http.send(x.res, 200, text);
   };
 
   readonly requestedActions: Handler = async (x) => {
     this.http.validate(this.request("submitRequestedActions"), x.body);
-    this.http.send(x.res, 200, await this.o.service.followUp(String(x.body.verificationUuid)));
+    this.http.send(x.res, 200, await this.account(x).service.followUp(String(x.body.verificationUuid)));
   };
 
   // ---- the hosted form (no credentials: the caller's customer opens it) ----
 
   readonly openForm: Handler = async (x) => {
-    const page = await this.forms.open(x.captures[0]!);
+    const page = await (await this.formsOf(x.captures[0]!)).open(x.captures[0]!);
     this.http.send(x.res, page.status, page.html, HTML);
   };
 
   readonly submitForm: Handler = async (x) => {
-    const page = await this.forms.submit(x.captures[0]!, await this.http.readForm(x.req));
+    const forms = await this.formsOf(x.captures[0]!);
+    const page = await forms.submit(x.captures[0]!, await this.http.readForm(x.req));
     this.http.send(x.res, page.status, page.html, HTML);
   };
 
@@ -118,15 +139,16 @@ export class SandboxHandlers {
   readonly state: Handler = async (x) => {
     // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.
     const b = this.http.browseOf(x.url, PAGE_ROWS);
-    const vs = await verificationsPage(this.o.db, b);
-    const verifications = await Promise.all(vs.items.map(toVerification).map(async (v) => ({ ...this.o.service.detail(v), api: v.api, userId: v.userId, history: await this.o.service.historyOf(v.trace) })));
-    const deliveries = b.trace || b.userId || b.status || b.after ? await this.deliveriesOf(vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, { limit: PAGE_ROWS })).items;
-    this.json(x, 200, { now: this.o.clock.now(), clockOffsetMs: this.o.clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
+    const { name, service, clock } = this.account(x);
+    const vs = await verificationsPage(this.o.db, name, b);
+    const verifications = await Promise.all(vs.items.map(toVerification).map(async (v) => ({ ...service.detail(v), api: v.api, userId: v.userId, history: await service.historyOf(v.trace) })));
+    const deliveries = b.trace || b.userId || b.status || b.after ? await this.deliveriesOf(name, vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, name, { limit: PAGE_ROWS })).items;
+    this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
   };
 
-  /** Every delivery of these traces (a page's verifications), newest first. */
-  private async deliveriesOf(traces: readonly string[]) {
-    return traces.length ? describeDeliveries(this.o.db, await outboxRowsOfTraces(this.o.db, traces, 500)) : [];
+  /** Every delivery of these traces (a page's verifications) of the tenant, newest first. */
+  private async deliveriesOf(tenant: string, traces: readonly string[]) {
+    return traces.length ? describeDeliveries(this.o.db, await outboxRowsOfTraces(this.o.db, tenant, traces, 500)) : [];
   }
 
   readonly setStatus: Handler = async (x) => {
@@ -139,36 +161,40 @@ export class SandboxHandlers {
     if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= cap)) throw this.http.refuse("maxAttempts", cap);
     if (trigger !== undefined && typeof trigger !== "string") throw this.http.refuse("trigger");
     this.http.params({ trace, verificationStatus: to, trigger: trigger as string | undefined });
-    const v = await this.o.service.applyStatus(trace, to, { maxAttempts: maxAttempts as number | undefined, trigger: trigger as string | undefined });
-    this.json(x, 200, this.o.service.detail(v));
+    const { service } = this.account(x);
+    const v = await service.applyStatus(trace, to, { maxAttempts: maxAttempts as number | undefined, trigger: trigger as string | undefined });
+    this.json(x, 200, service.detail(v));
   };
 
   readonly advanceClock: Handler = async (x) => {
     const body = await this.http.readObject(x.req);
-    const room = choice<number>(this.http.spec, "controlApi", "maxClockOffsetMs") - this.o.clock.offset;
+    const { service, clock } = this.account(x);
+    const room = choice<number>(this.http.spec, "controlApi", "maxClockOffsetMs") - clock.offset;
     const ms = body.advanceMs;
     if (!(Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= room)) throw this.http.refuse("advanceMs", room);
-    const offset = this.o.clock.advance(ms as number);
-    await this.o.service.setClockOffset(offset);
+    const offset = clock.advance(ms as number);
+    await service.setClockOffset(offset);
     this.o.onClockAdvanced();
-    this.json(x, 200, { now: this.o.clock.now(), clockOffsetMs: offset });
+    this.json(x, 200, { now: clock.now(), clockOffsetMs: offset });
   };
 
   readonly deliveries: Handler = async (x) => {
-    const p = await deliveriesPage(this.o.db, this.http.browseOf(x.url));
+    const p = await deliveriesPage(this.o.db, this.account(x).name, this.http.browseOf(x.url));
     this.json(x, 200, { deliveries: p.items, nextCursor: p.nextCursor });
   };
 
   readonly resend: Handler = async (x) => {
     const deliveryId = x.captures[0]!;
     this.http.params({ deliveryId });
-    const n = await resend(this.o.db, deliveryId);
-    if (n < 0) throw this.o.service.notFound("delivery");
+    const { name, service } = this.account(x);
+    const n = await resend(this.o.db, name, deliveryId);
+    if (n < 0) throw service.notFound("delivery");
     this.o.onClockAdvanced();
     this.json(x, 200, { resent: n });
   };
 
   readonly verifications: Handler = async (x) => {
-    this.json(x, 200, { verifications: (await this.o.service.list()).map((v) => this.o.service.detail(v)) });
+    const { service } = this.account(x);
+    this.json(x, 200, { verifications: (await service.list()).map((v) => service.detail(v)) });
   };
 }

@@ -13,9 +13,9 @@ import { createMetrics, type SandboxMetrics } from "./metrics.js";
 import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
 import { routeNamer } from "./routes.js";
-import { createHandler, type Credentials } from "./server.js";
+import { createHandler, type Account, type Credentials } from "./server.js";
 import { SandboxService } from "./service.js";
-import { describeDb, openStore, type Db } from "./store/index.js";
+import { DEFAULT_TENANT, describeDb, openStore, type Db } from "./store/index.js";
 
 export interface SandboxOptions {
   readonly binding: SandboxBinding;
@@ -24,13 +24,18 @@ export interface SandboxOptions {
   /** A directory (PGlite), "memory", or a postgres:// URL. */
   readonly db: string;
   readonly cwd: string;
-  readonly webhookUrls: readonly string[];
-  readonly signatureVersion: "1" | "2";
+  /**
+   * The accounts (docs/operating-a-shared-sandbox.md, Tenants). Without it, the one account named
+   * DEFAULT_TENANT made of `credentials`, `signingSecret`, `webhookUrls` and `signatureVersion`.
+   */
+  readonly tenants?: readonly TenantOptions[];
+  readonly webhookUrls?: readonly string[];
+  readonly signatureVersion?: "1" | "2";
   readonly processingMs: number | "manual";
   readonly requestedActionsPath: string;
   readonly maxBodyBytes: number;
-  readonly credentials: Credentials;
-  readonly signingSecret: string;
+  readonly credentials?: Credentials;
+  readonly signingSecret?: string;
   readonly deliveryTimeoutMs: number;
   readonly retryDelaysMs: readonly number[];
   readonly log: (line: string) => void;
@@ -48,9 +53,19 @@ export interface SandboxOptions {
   readonly retainDays?: number;
 }
 
+/** One account of the sandbox: its credentials, signing secret and webhook receivers. */
+export interface TenantOptions {
+  /** Letters, digits, `_` and `-` (it labels rows, logs and metrics; never a secret). */
+  readonly name: string;
+  readonly credentials: Credentials;
+  readonly signingSecret: string;
+  readonly webhookUrls: readonly string[];
+  readonly signatureVersion: "1" | "2";
+}
+
 /** Why the sandbox did not start, in one line for its user (the CLI prints it and exits 2). */
 export class StartError extends Error {
-  constructor(message: string, readonly code: "VERISPEC_LISTEN" | "VERISPEC_CLOCK_RANGE", readonly cause?: unknown) {
+  constructor(message: string, readonly code: "VERISPEC_LISTEN" | "VERISPEC_CLOCK_RANGE" | "VERISPEC_TENANTS", readonly cause?: unknown) {
     super(message);
     this.name = "StartError";
   }
@@ -89,14 +104,52 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-/** The clock's stored offset (0 with --reset-clock); a stored offset out of range is a start-up error. */
-async function restoreClock(o: SandboxOptions, service: SandboxService, clock: SandboxClock): Promise<void> {
+/** An account's clock's stored offset (0 with --reset-clock); a stored offset out of range is a start-up error. */
+async function restoreClock(o: SandboxOptions, { service, clock }: Account): Promise<void> {
   if (o.resetClock) await service.setClockOffset(0);
   const stored = await service.loadClockOffset();
   if (!clock.allows(stored)) {
-    throw new StartError(`the sandbox clock stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`, "VERISPEC_CLOCK_RANGE");
+    const whose = service.tenant === DEFAULT_TENANT ? "" : ` (tenant ${service.tenant})`;
+    throw new StartError(`the sandbox clock${whose} stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`, "VERISPEC_CLOCK_RANGE");
   }
   clock.set(stored);
+}
+
+/** The accounts of the options: `tenants`, or the one account of the single-account options; names and service UIDs each distinct. */
+export function tenantsOf(o: SandboxOptions): readonly TenantOptions[] {
+  const tenants = o.tenants ?? (o.credentials && o.signingSecret !== undefined
+    ? [{ name: DEFAULT_TENANT, credentials: o.credentials, signingSecret: o.signingSecret, webhookUrls: o.webhookUrls ?? [], signatureVersion: o.signatureVersion ?? "2" }]
+    : []);
+  if (!tenants.length) throw new StartError("the sandbox needs an account: credentials and a signing secret, or tenants", "VERISPEC_TENANTS");
+  const twice = (values: string[]) => values.find((v, i) => values.indexOf(v) !== i);
+  if (twice(tenants.map((t) => t.name)) !== undefined) throw new StartError(`two tenants are named ${twice(tenants.map((t) => t.name))}`, "VERISPEC_TENANTS");
+  // Not the UID itself: the message may reach a log, and which UIDs exist is the accounts' business.
+  const uid = twice(tenants.map((t) => t.credentials.serviceUid));
+  if (uid !== undefined) throw new StartError(`two tenants have one service UID (${tenants.filter((t) => t.credentials.serviceUid === uid).map((t) => t.name).join(", ")})`, "VERISPEC_TENANTS");
+  return tenants;
+}
+
+/** Each tenant's account: its own clock (restored from the store) and a service acting on its rows only. */
+async function openAccounts(o: SandboxOptions, db: Db, tenants: readonly TenantOptions[]): Promise<Account[]> {
+  const accounts = tenants.map((t): Account => {
+    const clock = new SandboxClock(0, choice<number>(o.binding.spec, "controlApi", "maxClockOffsetMs"));
+    const service = new SandboxService({
+      binding: o.binding, db, clock, webhookUrls: t.webhookUrls, signatureVersion: t.signatureVersion, processingMs: o.processingMs, signingSecret: t.signingSecret, tenant: t.name,
+    });
+    return { name: t.name, credentials: t.credentials, service, clock };
+  });
+  for (const a of accounts) await restoreClock(o, a);
+  return accounts;
+}
+
+/** Signs a tenant's webhook with its signing secret; a row of a tenant no longer configured is not signed (its delivery fails and is retried as the policy says). */
+function signer(binding: SandboxBinding, tenants: readonly TenantOptions[]): (version: "1" | "2", body: string, tenant: string) => Record<string, string> {
+  const secrets = new Map(tenants.map((t) => [t.name, t.signingSecret]));
+  return (version, body, tenant) => {
+    const secret = secrets.get(tenant);
+    if (secret === undefined) throw new Error(`no tenant ${tenant} in this sandbox's configuration: not signed, not sent`);
+    return binding.signWebhook({ version, rawBody: body, secret });
+  };
 }
 
 /** Listens on the configured host and port; a failure runs `stop` and is one StartError line. */
@@ -114,13 +167,13 @@ async function listenOrStop(server: Server, o: SandboxOptions, stop: () => Promi
   }
 }
 
-/** --retain-days: a sweep now and every RETENTION_EVERY_MS, one at a time; `stop` ends it, `running` is the sweep under way. */
-function startRetention(db: Db, clock: SandboxClock, logger: SandboxLogger, retainDays: number): { stop(): void; running(): Promise<unknown> | undefined } {
+/** --retain-days: a sweep now and every RETENTION_EVERY_MS, one at a time, each account by its own clock; `stop` ends it, `running` is the sweep under way. */
+function startRetention(db: Db, accounts: readonly Account[], logger: SandboxLogger, retainDays: number): { stop(): void; running(): Promise<unknown> | undefined } {
   let sweeping: Promise<unknown> | undefined;
   let stopping = false;
   const retain = () => {
     if (sweeping || retainDays === 0 || stopping) return;
-    sweeping = sweep(db, { days: retainDays, now: () => clock.now(), stopped: () => stopping })
+    sweeping = sweep(db, { days: retainDays, now: Date.now, tenants: accounts.map((a) => ({ name: a.name, now: () => a.clock.now() })), stopped: () => stopping })
       .then((t) => {
         if (t.verifications + t.deliveries + t.forms) logger.event("info", `retention: removed ${t.verifications} verifications, ${t.deliveries} deliveries and ${t.forms} forms older than ${retainDays} days`);
       })
@@ -140,33 +193,33 @@ function startRetention(db: Db, clock: SandboxClock, logger: SandboxLogger, reta
 }
 
 export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
+  const tenants = tenantsOf(o);
   const db = await openStore(o.db, o.cwd);
-  const clock = new SandboxClock(0, choice<number>(o.binding.spec, "controlApi", "maxClockOffsetMs"));
   const logger = o.logger ?? { event: (_level, message) => o.log(message), request: () => {} };
-  const service = new SandboxService({
-    binding: o.binding, db, clock, webhookUrls: o.webhookUrls, signatureVersion: o.signatureVersion, processingMs: o.processingMs, signingSecret: o.signingSecret,
-  });
+  let accounts: Account[];
   try {
-    await restoreClock(o, service, clock);
+    accounts = await openAccounts(o, db, tenants);
   } catch (err) {
     await db.close().catch(() => {});
     throw err;
   }
   const dispatcher = new Dispatcher({
     db,
-    sign: (version, body) => o.binding.signWebhook({ version, rawBody: body, secret: o.signingSecret }),
+    sign: signer(o.binding, tenants),
     deliveryIdHeader: choice<string>(o.binding.spec, "deliveryId", "header"),
     timeoutMs: o.deliveryTimeoutMs,
     delaysMs: o.retryDelaysMs,
     log: (line) => logger.event("warn", line),
   });
-  service.onChange = () => dispatcher.wake();
-  service.onQueued = (rows) => dispatcher.handOver(rows);
+  for (const { service } of accounts) {
+    service.onChange = () => dispatcher.wake();
+    service.onQueued = (rows) => dispatcher.handOver(rows);
+  }
 
   let processing: Promise<unknown> | undefined;
   const process = () => {
     if (processing) return;
-    processing = service.processDue().catch((err: Error) => logger.event("error", `processing: ${err.message}`)).finally(() => (processing = undefined));
+    processing = processAll(accounts).catch((err: Error) => logger.event("error", `processing: ${err.message}`)).finally(() => (processing = undefined));
   };
   const tick = setInterval(process, o.processingMs === "manual" ? 250 : Math.max(10, Math.min(100, o.processingMs / 4)));
   tick.unref();
@@ -174,7 +227,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   let server: Server | undefined;
   let address = "";
   const handler = createHandler({
-    binding: o.binding, service, db, clock, credentials: o.credentials, maxBodyBytes: o.maxBodyBytes, requestedActionsPath: o.requestedActionsPath,
+    binding: o.binding, db, accounts, maxBodyBytes: o.maxBodyBytes, requestedActionsPath: o.requestedActionsPath,
     baseUrl: () => address,
     log: (line) => o.log(line),
     debug: o.debug,
@@ -197,13 +250,18 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     await dispatcher.stop().catch(() => {});
     await db.close().catch(() => {});
   });
-  const retention = startRetention(db, clock, logger, o.retainDays ?? DEFAULT_RETAIN_DAYS);
+  const retention = startRetention(db, accounts, logger, o.retainDays ?? DEFAULT_RETAIN_DAYS);
   const { port } = server.address() as AddressInfo;
   address = `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`;
 
   let closing: Promise<void> | undefined;
   const parts = { ops, retention, tick, server, processing: () => processing, dispatcher, db, logger, timeoutMs: o.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS };
   return { url: address, db, close: () => (closing ??= shutdown(parts)) };
+}
+
+/** Completes what is due for each account, one after another (each by its own clock). */
+async function processAll(accounts: readonly Account[]): Promise<void> {
+  for (const { service } of accounts) await service.processDue();
 }
 
 /** Drains, stops the loops, lets running work finish within the shutdown timeout (then closes its connections), closes the database. */

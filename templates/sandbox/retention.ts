@@ -3,7 +3,7 @@
 // between batches, so requests never wait behind one long delete. Removed: verifications not changed
 // since the cutoff (with their history), delivered, failed and receiver-less outbox rows created before
 // it (with their attempts; queued rows stay until delivered), and hosted forms opened before it.
-import type { Db } from "./store/index.js";
+import { DEFAULT_TENANT, type Db } from "./store/index.js";
 import { deleteOldDeliveries, deleteOldForms, deleteOldVerifications } from "./store/retention.js";
 
 export const DEFAULT_RETAIN_DAYS = 30;
@@ -17,26 +17,41 @@ export interface RetentionPass {
   readonly forms: number;
 }
 
-/** Deletes up to RETENTION_BATCH of each kind older than `cutoff` (ms); the counts deleted. */
-export async function retentionBatch(db: Db, cutoff: number, wallCutoff: number, batch = RETENTION_BATCH): Promise<RetentionPass> {
-  const verifications = await deleteOldVerifications(db, cutoff, batch);
+/**
+ * Deletes up to `batch` of each kind older than a cutoff (ms): the tenant's verifications and forms by its
+ * own clock (`cutoff`), finished deliveries of every tenant by wall time (`wallCutoff`); the counts deleted.
+ */
+export async function retentionBatch(db: Db, cutoff: number, wallCutoff: number, batch = RETENTION_BATCH, tenant = DEFAULT_TENANT): Promise<RetentionPass> {
+  const verifications = await deleteOldVerifications(db, tenant, cutoff, batch);
   const deliveries = await deleteOldDeliveries(db, wallCutoff, batch);
-  const forms = await deleteOldForms(db, cutoff, batch);
+  const forms = await deleteOldForms(db, tenant, cutoff, batch);
   return { verifications, deliveries, forms };
 }
 
-/** Runs batches until nothing older than the cutoff is left, pausing `pauseMs` between batches; the totals. */
-export async function sweep(db: Db, o: { days: number; now: () => number; pauseMs?: number; stopped?: () => boolean }): Promise<RetentionPass> {
+/** A tenant and its clock (each tenant's control API moves its own). */
+export interface ClockedTenant {
+  readonly name: string;
+  readonly now: () => number;
+}
+
+/**
+ * Runs batches until nothing older than the cutoff is left, pausing `pauseMs` between batches; the totals.
+ * `tenants` (default: the one account, on `now`) each by their own clock.
+ */
+export async function sweep(db: Db, o: { days: number; now: () => number; tenants?: readonly ClockedTenant[]; pauseMs?: number; stopped?: () => boolean }): Promise<RetentionPass> {
   const total = { verifications: 0, deliveries: 0, forms: 0 };
+  const tenants = o.tenants ?? [{ name: DEFAULT_TENANT, now: o.now }];
   for (;;) {
-    if (o.stopped?.()) return total;
-    const cutoff = o.now() - o.days * DAY_MS;
-    const wallCutoff = Date.now() - o.days * DAY_MS;
-    const pass = await retentionBatch(db, cutoff, wallCutoff);
-    total.verifications += pass.verifications;
-    total.deliveries += pass.deliveries;
-    total.forms += pass.forms;
-    if (pass.verifications + pass.deliveries + pass.forms === 0) return total;
+    let removed = 0;
+    for (const t of tenants) {
+      if (o.stopped?.()) return total;
+      const pass = await retentionBatch(db, t.now() - o.days * DAY_MS, Date.now() - o.days * DAY_MS, RETENTION_BATCH, t.name);
+      total.verifications += pass.verifications;
+      total.deliveries += pass.deliveries;
+      total.forms += pass.forms;
+      removed += pass.verifications + pass.deliveries + pass.forms;
+    }
+    if (removed === 0) return total;
     await new Promise((r) => setTimeout(r, o.pauseMs ?? 20));
   }
 }

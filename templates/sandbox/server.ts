@@ -6,13 +6,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
 import { choice, choiceMessage, validateWith, type SandboxSpec } from "./binding.js";
 import { parseBrowse, type Browse } from "./browse.js";
-import { HttpError, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
+import { HttpError, type Account, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
 import { messagePage } from "./page.js";
 import { findRoute, type Route } from "./routes.js";
 import { ServiceError } from "./service.js";
 
-export type { Credentials, ServerOptions } from "./exchange.js";
+export type { Account, Credentials, ServerOptions } from "./exchange.js";
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
@@ -24,26 +24,48 @@ function basicCredentials(header: string | undefined): Credentials | undefined {
   return colon < 0 ? undefined : { serviceUid: text.slice(0, colon), secret: text.slice(colon + 1) };
 }
 
+/** Credentials as given: a body's may be any JSON value. */
+type GivenPair = { readonly serviceUid?: unknown; readonly secret?: unknown } | undefined;
+
 /**
- * Credential checks in constant time: SHA-256 digests of what was given against digests of the expected
- * values, made once (so strings of any length compare alike). The Basic header as clients write it is one
- * digest; another spelling of it (scheme case, spaces) is decoded and checked field by field.
+ * Credential checks in constant time: SHA-256 digests of what was given against digests of every
+ * account's values, made once (so strings of any length compare alike). Every account is compared, the
+ * loop never stops at a match or a miss, so the time does not tell which service UID exists. The Basic
+ * header as clients write it is one digest; another spelling of it (scheme case, spaces) is decoded and
+ * checked field by field. Each check answers the account the credentials belong to, or undefined.
  */
-export function credentialChecker(expected: Credentials) {
-  const uid = digest(expected.serviceUid);
-  const secret = digest(expected.secret);
-  const header = digest(`Basic ${Buffer.from(`${expected.serviceUid}:${expected.secret}`, "utf8").toString("base64")}`);
+export function accountChecker<A extends { readonly credentials: Credentials }>(accounts: readonly A[]) {
+  const expected = accounts.map((account) => {
+    const { serviceUid, secret } = account.credentials;
+    return { account, uid: digest(serviceUid), secret: digest(secret), header: digest(`Basic ${Buffer.from(`${serviceUid}:${secret}`, "utf8").toString("base64")}`) };
+  });
   // A body credential may be any JSON value: only strings are compared (no String() of an object, whose toString may be anything).
   const text = (v: unknown) => (typeof v === "string" ? v : "");
-  const pair = (given: { readonly serviceUid?: unknown; readonly secret?: unknown } | undefined): boolean => {
-    const uidOk = timingSafeEqual(digest(text(given?.serviceUid)), uid);
-    const secretOk = timingSafeEqual(digest(text(given?.secret)), secret);
-    return uidOk && secretOk && typeof given?.serviceUid === "string" && typeof given?.secret === "string";
+  const pair = (given: GivenPair): A | undefined => {
+    const uid = digest(text(given?.serviceUid));
+    const secret = digest(text(given?.secret));
+    const strings = typeof given?.serviceUid === "string" && typeof given?.secret === "string";
+    let found: A | undefined;
+    for (const e of expected) {
+      const uidOk = timingSafeEqual(uid, e.uid);
+      const secretOk = timingSafeEqual(secret, e.secret);
+      if (uidOk && secretOk && strings && found === undefined) found = e.account;
+    }
+    return found;
   };
-  return {
-    pair,
-    basic: (value: string | undefined): boolean => (value !== undefined && timingSafeEqual(digest(value), header)) || pair(basicCredentials(value)),
+  const header = (value: string): A | undefined => {
+    const given = digest(value);
+    let found: A | undefined;
+    for (const e of expected) if (timingSafeEqual(given, e.header) && found === undefined) found = e.account;
+    return found;
   };
+  return { pair, basic: (value: string | undefined): A | undefined => (value === undefined ? undefined : header(value)) ?? pair(basicCredentials(value)) };
+}
+
+/** The one-account check (true or false), as accountChecker makes it. */
+export function credentialChecker(expected: Credentials) {
+  const check = accountChecker([{ credentials: expected }]);
+  return { pair: (given: GivenPair): boolean => check.pair(given) !== undefined, basic: (value: string | undefined): boolean => check.basic(value) !== undefined };
 }
 
 /** The request-body refusals (spec/sandbox.yaml: requestSize, requestBody). */
@@ -151,7 +173,9 @@ class SandboxHttp implements HttpKit {
   private readonly auth: { readonly status: number; readonly code: string; readonly message: string };
   private readonly bodyRules: BodyRules;
   private readonly nul: { readonly code: string; readonly message: string };
-  private readonly credentials: ReturnType<typeof credentialChecker>;
+  private readonly credentials: ReturnType<typeof accountChecker<Account>>;
+  /** The account of a one-account sandbox (its clock stamps answers given before credentials are checked). */
+  private readonly sole: Account | undefined;
   readonly routes: readonly Route<Handler>[];
   private readonly getRoute: Route<Handler>;
 
@@ -166,7 +190,8 @@ class SandboxHttp implements HttpKit {
       messages: choice<BodyRules["messages"]>(spec, "requestBody", "messages"),
     };
     this.nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
-    this.credentials = credentialChecker(o.credentials);
+    this.credentials = accountChecker(o.accounts);
+    this.sole = o.accounts.length === 1 ? o.accounts[0] : undefined;
     this.routes = new SandboxHandlers(o, this, (schemaId, body) => this.issuesOf(schemaId, body)).routes();
     this.getRoute = this.routes.find((r) => r.operationId === "getVerification")!;
   }
@@ -181,7 +206,8 @@ class SandboxHttp implements HttpKit {
   // serviceUid: what the caller sent, never the configured one (an unauthenticated caller must not learn the account id).
   envelope(ctx: RequestContext, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) {
     return {
-      timestamp: new Date(this.o.clock.now()).toISOString(),
+      // The caller's account's clock; before credentials, a sole account's, else real time (no account's offset is shown to a stranger).
+      timestamp: new Date((ctx.account ?? this.sole)?.clock.now() ?? Date.now()).toISOString(),
       ...(ctx.sentUid !== undefined ? { serviceUid: ctx.sentUid } : {}),
       trace: fields.trace ?? randomUUID(),
       path,
@@ -258,12 +284,16 @@ class SandboxHttp implements HttpKit {
     return decodeStrict(raw, () => this.malformed());
   }
 
-  private basicAuth(req: IncomingMessage): void {
-    if (!this.credentials.basic(req.headers.authorization)) throw new HttpError(this.auth.status, this.auth.code, this.auth.message);
+  /** The account of the request's HTTP Basic credentials, kept in its context; else the authentication failure. */
+  private basicAuth(req: IncomingMessage, ctx: RequestContext): void {
+    ctx.account = this.credentials.basic(req.headers.authorization);
+    if (!ctx.account) throw new HttpError(this.auth.status, this.auth.code, this.auth.message);
   }
 
-  private olderAuth(body: Record<string, unknown>): void {
-    if (!this.credentials.pair({ serviceUid: body.metadata_serviceUid, secret: body.metadata_secretKey })) throw new HttpError(this.auth.status, this.auth.code, this.auth.message);
+  /** The account of the older endpoints' body credentials, kept in the request's context; else the authentication failure. */
+  private olderAuth(body: Record<string, unknown>, ctx: RequestContext): void {
+    ctx.account = this.credentials.pair({ serviceUid: body.metadata_serviceUid, secret: body.metadata_secretKey });
+    if (!ctx.account) throw new HttpError(this.auth.status, this.auth.code, this.auth.message);
   }
 
   /** The route's authentication first (HTTP Basic; the body's credentials after reading it), then its handler. */
@@ -272,18 +302,18 @@ class SandboxHttp implements HttpKit {
     const found = findRoute(this.routes, method, path);
     if (!found) {
       // The control API's paths are the account's: no route there is told apart from another without credentials.
-      if (path === "/_sandbox" || path.startsWith("/_sandbox/")) this.basicAuth(req);
+      if (path === "/_sandbox" || path.startsWith("/_sandbox/")) this.basicAuth(req, ctx);
       throw new HttpError(choice<number>(this.spec, "notFound", "httpStatus"), choice<string>(this.spec, "notFound", "code"), choiceMessage(this.spec, "notFound", "route", { method, path }));
     }
     const { route } = found;
-    if (route.auth === "basic") this.basicAuth(req);
+    if (route.auth === "basic") this.basicAuth(req, ctx);
     const captures = found.captures.map((c) => this.decode(c));
     let body: Record<string, unknown> = {};
     if (route.auth === "body") {
       body = await this.readObject(req);
-      this.olderAuth(body);
+      this.olderAuth(body, ctx);
     }
-    const exchange: Exchange = { req, res, ctx, path, url, captures, body };
+    const exchange: Exchange = { account: ctx.account, req, res, ctx, path, url, captures, body };
     await route.handler(exchange);
   }
 

@@ -12,7 +12,7 @@ import { derivedUuid, olderResults, resultsFor, v5Results } from "./results.js";
 import { loadClockOffset, saveClockOffset } from "./store/clock.js";
 import { countFormOpening, insertForm, lockForm, saveFormAttempt } from "./store/forms.js";
 import { Group } from "./store/group.js";
-import type { Db, Row, Sql } from "./store/index.js";
+import { DEFAULT_TENANT, type Db, type Row, type Sql } from "./store/index.js";
 import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./store/outbox.js";
 import {
   childrenOf, claimDueVerifications, findVerification, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
@@ -40,6 +40,8 @@ export interface ServiceOptions {
   /** "manual": nothing completes by itself. */
   readonly processingMs: number | "manual";
   readonly signingSecret: string;
+  /** The account this service acts for (default: the one account, DEFAULT_TENANT): every row it reads or writes is that tenant's. */
+  readonly tenant?: string;
 }
 
 /** A refusal the HTTP layer turns into the interface's error shape. */
@@ -93,6 +95,8 @@ export class SandboxService {
   private readonly b: SandboxBinding;
   private readonly db: Db;
   private readonly clock: SandboxClock;
+  /** The tenant whose rows this service reads and writes (store statements name it in their WHERE clauses). */
+  readonly tenant: string;
   /** Called after a commit that queued webhooks or scheduled processing (wakes the dispatcher). */
   onChange: () => void = () => {};
   /**
@@ -114,6 +118,7 @@ export class SandboxService {
     this.b = options.binding;
     this.db = options.db;
     this.clock = options.clock;
+    this.tenant = options.tenant ?? DEFAULT_TENANT;
     this.testWords = this.b.spec.testValues.rules.map((r) => ({ pattern: new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu"), outcome: r.outcome }));
   }
 
@@ -245,11 +250,11 @@ export class SandboxService {
   private async webhookOf(tx: Sql, v: Verification): Promise<Webhook> {
     let parentUserId: string | null = null;
     if (v.parentTrace) {
-      parentUserId = await userIdOf(tx, v.parentTrace);
+      parentUserId = await userIdOf(tx, this.tenant, v.parentTrace);
     }
     // An older entity's stakeholder items carry its individuals' own statuses (none stored yet at its creation).
     const children = v.api === "older" && !v.parentTrace && Array.isArray(v.request.stakeholders)
-      ? await childrenOf(tx, v.trace)
+      ? await childrenOf(tx, this.tenant, v.trace)
       : [];
     const { format, text } = this.payloadText(v, parentUserId, children);
     return { text, format, deliveryId: randomUUID(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
@@ -265,10 +270,10 @@ export class SandboxService {
   private async insert(tx: Sql, items: readonly { v: Verification; trigger: string }[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
     for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
-    const outbox = await insertVerifications(tx, items, this.outboxParams(webhooks));
+    const outbox = await insertVerifications(tx, this.tenant, items, this.outboxParams(webhooks));
     // The bodies are the texts at hand: not read back from the database.
     const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
-    const queued = outbox.filter((r) => r.state === "queued").map((r): QueuedRow => ({ id: r.id, delivery_id: r.delivery_id, url: r.url, body: bodies.get(String(r.delivery_id)), signature_version: r.signature_version, tries: r.tries }));
+    const queued = outbox.filter((r) => r.state === "queued").map((r): QueuedRow => ({ id: r.id, tenant: r.tenant, delivery_id: r.delivery_id, url: r.url, body: bodies.get(String(r.delivery_id)), signature_version: r.signature_version, tries: r.tries }));
     return { texts: webhooks.map(({ w }) => w.text), queued };
   }
 
@@ -279,7 +284,7 @@ export class SandboxService {
   private async change(tx: Sql, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
     const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.clock.now(), v.updatedAt + 1) };
     const w = this.b.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
-    await updateVerification(tx, next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
+    await updateVerification(tx, this.tenant, next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
     return { v: next, text: w?.text ?? "" };
   }
 
@@ -333,7 +338,7 @@ export class SandboxService {
     }
     return this.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
-        const existing = await lockLatestResubmittable(tx, userId);
+        const existing = await lockLatestResubmittable(tx, this.tenant, userId);
         if (existing) {
           const resubmitted = await this.resubmit(tx, existing, body);
           if (resubmitted) return resubmitted;
@@ -399,7 +404,7 @@ export class SandboxService {
   }
 
   async get(trace: string): Promise<Verification | undefined> {
-    return findVerification(this.db, trace);
+    return findVerification(this.db, this.tenant, trace);
   }
 
   /** The verification detail of 2.11 (GET /v5/verifications/:trace `data`). */
@@ -479,8 +484,8 @@ export class SandboxService {
 
   /** POST /getVerificationStatus: the latest webhook content, by trace or userId (the service's specification, section 4.3). */
   async latestOlder(key: { trace?: string; userId?: string }): Promise<string | undefined> {
-    const trace = await olderTraceOf(this.db, key);
-    return trace === undefined ? undefined : latestWebhookBody(this.db, trace);
+    const trace = await olderTraceOf(this.db, this.tenant, key);
+    return trace === undefined ? undefined : latestWebhookBody(this.db, this.tenant, trace);
   }
 
   /** The follow-up request (4.4): a verification in `info` moves to the documented target state. */
@@ -488,7 +493,7 @@ export class SandboxService {
     const target = choice<string>(this.b.spec, "followUpTarget", "to");
     const row = this.row("followUp");
     const text = await this.db.transaction(async (tx) => {
-      const v = await lockVerification(tx, verificationUuid, "older");
+      const v = await lockVerification(tx, this.tenant, verificationUuid, "older");
       if (!v) throw this.notFound("verificationUuid", { verificationUuid });
       if (v.verificationStatus !== row.from) throw new ServiceError(409, "conflict", `The verification is ${v.verificationStatus}; requested actions are answered only in status ${row.from}.`);
       return (await this.change(tx, v, { verificationStatus: target, dueAt: this.dueAt(this.clock.now()), outcome: this.b.spec.testValues.default }, row.trigger)).text;
@@ -508,7 +513,7 @@ export class SandboxService {
   async processDue(): Promise<number> {
     const complete = this.row("complete");
     const done = await this.db.transaction(async (tx) => {
-      const rows = await claimDueVerifications(tx, this.clock.now(), complete.from!, 100);
+      const rows = await claimDueVerifications(tx, this.tenant, this.clock.now(), complete.from!, 100);
       for (const v of rows) {
         const to = complete.to.includes(v.outcome) ? v.outcome : this.b.spec.testValues.default;
         await this.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
@@ -527,7 +532,7 @@ export class SandboxService {
    */
   async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
     const result = await this.db.transaction(async (tx) => {
-      const found = await lockVerification(tx, trace);
+      const found = await lockVerification(tx, this.tenant, trace);
       if (!found) throw this.notFound("trace", { trace });
       let v = found;
       if (opts.maxAttempts !== undefined) v = { ...v, maxAttempts: opts.maxAttempts };
@@ -561,18 +566,18 @@ export class SandboxService {
   }
 
   async setClockOffset(offset: number): Promise<void> {
-    await saveClockOffset(this.db, offset);
+    await saveClockOffset(this.db, this.tenant, offset);
   }
 
   async loadClockOffset(): Promise<number> {
-    return loadClockOffset(this.db);
+    return loadClockOffset(this.db, this.tenant);
   }
 
   // ---- hosted forms (4.2, 8) ---------------------------------------------------------------------
 
   async createForm(body: Record<string, unknown>): Promise<string> {
     const id = randomUUID();
-    await insertForm(this.db, id, this.storable(body), this.clock.now());
+    await insertForm(this.db, this.tenant, id, this.storable(body), this.clock.now());
     return id;
   }
 
@@ -589,7 +594,7 @@ export class SandboxService {
     return this.db.transaction(async (tx) => {
       const { row, age } = await this.usableForm(tx, id);
       if (Number(row.opens_since_save) >= limits.formOpens) throw new ServiceError(403, "form_open_limit", this.formMessage("openLimit", { count: limits.formOpens }));
-      await countFormOpening(tx, id);
+      await countFormOpening(tx, this.tenant, id);
       return { request: JSON.parse(String(row.request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (row.trace as string | null) ?? null };
     });
   }
@@ -597,7 +602,7 @@ export class SandboxService {
   /** The form's row, locked for this transaction, when it is within its lifetime and has attempts left (limits.yaml). */
   private async usableForm(tx: Sql, id: string): Promise<{ row: Row; age: number }> {
     const { limits } = this.b.spec;
-    const row = await lockForm(tx, id);
+    const row = await lockForm(tx, this.tenant, id);
     if (!row) throw this.notFound("form");
     const age = this.clock.now() - Number(row.created_at);
     if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", this.formMessage("expired", { days: limits.formLifetimeDays }));
@@ -626,12 +631,12 @@ export class SandboxService {
     const retry = this.row("retry");
     await this.db.transaction(async (tx) => {
       await this.usableForm(tx, id);
-      const existing = await lockVerification(tx, id);
+      const existing = await lockVerification(tx, this.tenant, id);
       // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
       if (existing && !findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
         throw new ServiceError(409, "conflict", this.formMessage("notRetryable", { status: existing.verificationStatus }));
       }
-      await saveFormAttempt(tx, id, id, request);
+      await saveFormAttempt(tx, this.tenant, id, id, request);
       let entity: Verification;
       if (!existing) {
         entity = this.olderVerification(request, { id, maxAttempts: limits.formAttempts });
@@ -651,10 +656,10 @@ export class SandboxService {
   // ---- reading for the control API and the page --------------------------------------------------
 
   async list(limit = 200): Promise<Verification[]> {
-    return latestVerifications(this.db, limit);
+    return latestVerifications(this.db, this.tenant, limit);
   }
 
   async historyOf(trace: string): Promise<Row[]> {
-    return historyOf(this.db, trace);
+    return historyOf(this.db, this.tenant, trace);
   }
 }

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import { Dispatcher, listDeliveries, resend, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
-import type { Db } from "../../templates/sandbox/store/index.js";
+import { DEFAULT_TENANT, type Db } from "../../templates/sandbox/store/index.js";
 import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
 import { binding, harness, memoryDb, outbox } from "./inprocess.js";
 
@@ -51,7 +51,7 @@ describe("delivery", () => {
       const verified = await verifyWebhook({ rawBody: d!.body, headers: d!.headers, secret: SIGNING_SECRET, replayStore: new MemoryReplayStore() });
       expect(verified.version).toBe("2");
       expect(verified.payload).toMatchObject({ trace, verificationStatus: "pending" });
-      const [listed] = await listDeliveries(db, trace);
+      const [listed] = await listDeliveries(db, DEFAULT_TENANT, trace);
       expect(listed).toMatchObject({
         deliveryId: String(row!.delivery_id), trace, url: rx.url, format: "v5", signatureVersion: "2", timestamp: Number(row!.timestamp), state: "delivered", tries: 1,
         lastStatus: 200, lastError: null, resend: false, payload: JSON.parse(d!.body),
@@ -81,7 +81,7 @@ describe("delivery", () => {
       }
       await until(async () => (await Promise.all(Object.values(results).map(states))).every(([s]) => s !== "queued"), "all answered", 5000);
       expect(await Promise.all([204, 299, 300].map(async (c) => (await states(results[c]!))[0]))).toEqual(["delivered", "delivered", "failed"]);
-      const [failed] = await listDeliveries(db, results[300]);
+      const [failed] = await listDeliveries(db, DEFAULT_TENANT, results[300]!);
       expect(failed).toMatchObject({ state: "failed", tries: 1, lastStatus: 300, lastError: "answered 300" });
       const d = rx.deliveries.find((x) => JSON.parse(x.body).trace === results[204])!;
       const verified = await verifyWebhook({ rawBody: d.body, headers: d.headers, secret: SIGNING_SECRET, replayStore: new MemoryReplayStore() });
@@ -109,7 +109,7 @@ describe("delivery", () => {
       const seen = (r: Receiver) => r.deliveries.map((d) => JSON.parse(d.body) as { trace: string; verificationStatus: string }).filter((p) => p.trace === trace).map((p) => p.verificationStatus);
       expect(seen(rx)).toEqual(["pending", "pending", "verified"]);
       expect(seen(other)).toEqual(["pending", "verified"]);
-      const listed = await listDeliveries(db, trace);
+      const listed = await listDeliveries(db, DEFAULT_TENANT, trace);
       const first = listed.find((d) => d.url === rx.url && (d.payload as { verificationStatus: string }).verificationStatus === "pending")!;
       expect(first).toMatchObject({ tries: 2, lastStatus: 200, lastError: null });
       const [a, b] = first.attempts as { at: number; statusCode: number; error: string | null; durationMs: number }[];
@@ -162,7 +162,7 @@ describe("delivery", () => {
     try {
       const { trace } = await h.service.createV5(v5Individual("Hang"));
       await until(async () => (await states(trace)).every((s) => s === "failed"), "both failed", 5000);
-      const listed = await listDeliveries(db, trace);
+      const listed = await listDeliveries(db, DEFAULT_TENANT, trace);
       expect(listed.map((d) => [d.url, d.lastStatus, d.lastError])).toEqual([
         [rx.url, null, "no answer within 300 ms"],
         [closed.url, null, "ECONNREFUSED"],
@@ -181,7 +181,7 @@ describe("delivery", () => {
       await until(async () => (await states(trace))[0] === "delivered", "delivered", 5000);
       const [original] = await outbox(db, trace);
       const id = String(original!.delivery_id);
-      expect(await resend(db, id)).toBe(1);
+      expect(await resend(db, DEFAULT_TENANT, id)).toBe(1);
       h.dispatcher.wake();
       await until(async () => (await states(trace)).every((s) => s === "delivered"), "re-sent", 5000);
       const rows = await outbox(db, trace);
@@ -191,15 +191,15 @@ describe("delivery", () => {
       const sent = rx.deliveries.filter((d) => JSON.parse(d.body).trace === trace);
       expect(sent.map((d) => d.body)).toEqual([String(original!.body), String(original!.body)]);
       expect(sent.map((d) => d.headers["x-svc-delivery-id"])).toEqual([id, id]);
-      expect((await listDeliveries(db, trace)).map((d) => d.resend)).toEqual([false, true]);
+      expect((await listDeliveries(db, DEFAULT_TENANT, trace)).map((d) => d.resend)).toEqual([false, true]);
       // A re-send copies the originals only, never an earlier re-send.
-      expect(await resend(db, id)).toBe(1);
+      expect(await resend(db, DEFAULT_TENANT, id)).toBe(1);
       expect(await outbox(db, trace)).toHaveLength(3);
-      expect(await resend(db, "no-such")).toBe(-1);
+      expect(await resend(db, DEFAULT_TENANT, "no-such")).toBe(-1);
       const quiet = await harness(db, { dispatch: false });
       try {
         const none = await quiet.service.createV5(v5Individual("No Receiver"));
-        expect(await resend(db, String((await outbox(db, none.trace))[0]!.delivery_id))).toBe(0);
+        expect(await resend(db, DEFAULT_TENANT, String((await outbox(db, none.trace))[0]!.delivery_id))).toBe(0);
       } finally {
         await quiet.close();
       }
@@ -328,10 +328,10 @@ describe("listDeliveries", () => {
     try {
       const a = await quiet.service.createV5(v5Individual("List One"));
       const b = await quiet.service.createV5(v5Individual("List Two"));
-      const all = await listDeliveries(db);
+      const all = await listDeliveries(db, DEFAULT_TENANT);
       expect(all.slice(0, 2).map((d) => d.trace)).toEqual([b.trace, a.trace]);
       expect(all[0]).toMatchObject({ url: null, state: "no_receiver", tries: 0, lastStatus: null, lastError: null, deliveredAt: null, attempts: [] });
-      expect(await listDeliveries(db, "no-such-trace")).toEqual([]);
+      expect(await listDeliveries(db, DEFAULT_TENANT, "no-such-trace")).toEqual([]);
     } finally {
       await quiet.close();
     }

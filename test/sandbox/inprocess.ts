@@ -12,7 +12,7 @@ import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { SandboxService } from "../../templates/sandbox/service.js";
-import { openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
+import { DEFAULT_TENANT, openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { pgliteDb, pgliteInMemory, readTemplate, templateName, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
 
@@ -77,7 +77,7 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   if (dispatch) service.onChange = () => dispatcher.wake();
   let address = "";
   const handler = createHandler({
-    binding, service, db, clock, credentials: CREDENTIALS, maxBodyBytes: o.maxBodyBytes ?? 10_485_760, requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
+    binding, db, accounts: [{ name: DEFAULT_TENANT, service, clock, credentials: CREDENTIALS }], maxBodyBytes: o.maxBodyBytes ?? 10_485_760, requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
     baseUrl: () => address,
     onClockAdvanced: () => {
       if (dispatch) dispatcher.wake();

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { withoutCredentials } from "../../templates/sandbox/service.js";
-import type { Db } from "../../templates/sandbox/store/index.js";
+import { DEFAULT_TENANT, type Db } from "../../templates/sandbox/store/index.js";
 import { migrate } from "../../templates/sandbox/store/migrations.js";
 import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer, olderBody as older } from "./helpers.js";
 import { binding, harness, memoryDb, type Harness } from "./inprocess.js";
@@ -258,7 +258,7 @@ describe("the process guard (item 4)", () => {
   const lines: string[] = [];
   beforeAll(async () => {
     const handler = createHandler({
-      binding, service: h.service, db, clock: h.clock, credentials: CREDENTIALS, maxBodyBytes: 1_000_000, requestedActionsPath: "/requestedActions",
+      binding, db, accounts: [{ name: DEFAULT_TENANT, service: h.service, clock: h.clock, credentials: CREDENTIALS }], maxBodyBytes: 1_000_000, requestedActionsPath: "/requestedActions",
       baseUrl: () => url, onClockAdvanced: () => {}, log: (line) => lines.push(line), debug: true,
     });
     server = createServer((req, res) => void handler(req, res));

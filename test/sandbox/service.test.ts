@@ -497,7 +497,7 @@ describe("the hand-over of new verifications' webhooks (onQueued)", () => {
     const { trace } = await s.createV5(v5Individual("Queued Person"));
     const stored = await outbox(db, trace);
     expect(stored.map((r) => [r.url, r.state])).toEqual(RECEIVERS.map((url) => [url, "queued"]));
-    expect(calls).toEqual([stored.map((r) => ({ id: r.id, delivery_id: r.delivery_id, url: r.url, body: r.body, signature_version: r.signature_version, tries: r.tries }))]);
+    expect(calls).toEqual([stored.map((r) => ({ id: r.id, tenant: r.tenant, delivery_id: r.delivery_id, url: r.url, body: r.body, signature_version: r.signature_version, tries: r.tries }))]);
   });
 
   it("without receivers nothing is queued and nothing handed over; the default hand-over wakes the dispatcher through onChange", async () => {

@@ -4,6 +4,7 @@ import { migrate } from "./migrations.js";
 import type { Db } from "./sql.js";
 
 export type { Db, Row, Sql } from "./sql.js";
+export { DEFAULT_TENANT } from "./sql.js";
 
 export function describeDb(option: string): string {
   if (option === "memory") return "PGlite in memory";

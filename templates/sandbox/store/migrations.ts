@@ -131,6 +131,45 @@ CREATE INDEX outbox_done_created ON outbox (created_at) WHERE state <> 'queued';
 CREATE INDEX outbox_state ON outbox (state, id);
 CREATE INDEX forms_created ON forms (created_at)`,
   },
+  {
+    // Tenants (several accounts in one sandbox): every row carries the account it belongs to; what was
+    // stored before belongs to the account named "default" (the one-account case). Traces and userIds are
+    // the account's own (the key is (tenant, trace)); every lookup leads with the tenant, so it stays one
+    // index scan and another account's row is never read. The outbox's claim and the retention of
+    // delivered rows stay across accounts (one dispatcher delivers for all; rows are kept by wall time).
+    version: 6,
+    sql: `
+ALTER TABLE verifications ADD COLUMN tenant text NOT NULL DEFAULT 'default';
+ALTER TABLE history ADD COLUMN tenant text NOT NULL DEFAULT 'default';
+ALTER TABLE outbox ADD COLUMN tenant text NOT NULL DEFAULT 'default';
+ALTER TABLE forms ADD COLUMN tenant text NOT NULL DEFAULT 'default';
+ALTER TABLE verifications DROP CONSTRAINT verifications_pkey;
+ALTER TABLE verifications ADD PRIMARY KEY (tenant, trace);
+DROP INDEX verifications_user_set;
+DROP INDEX verifications_parent_set;
+DROP INDEX verifications_due;
+DROP INDEX verifications_updated;
+DROP INDEX verifications_status;
+DROP INDEX history_trace;
+DROP INDEX outbox_trace;
+DROP INDEX outbox_delivery;
+DROP INDEX outbox_state;
+DROP INDEX outbox_queued_trace;
+DROP INDEX forms_created;
+CREATE INDEX verifications_seq ON verifications (tenant, seq);
+CREATE INDEX verifications_user_set ON verifications (tenant, user_id, seq) WHERE user_id IS NOT NULL;
+CREATE INDEX verifications_parent_set ON verifications (tenant, parent_trace) WHERE parent_trace IS NOT NULL;
+CREATE INDEX verifications_due ON verifications (tenant, due_at) WHERE due_at IS NOT NULL;
+CREATE INDEX verifications_updated ON verifications (tenant, updated_at);
+CREATE INDEX verifications_status ON verifications (tenant, verification_status, seq);
+CREATE INDEX history_trace ON history (tenant, trace, id);
+CREATE INDEX outbox_trace ON outbox (tenant, trace, id);
+CREATE INDEX outbox_delivery ON outbox (tenant, delivery_id);
+CREATE INDEX outbox_id ON outbox (tenant, id);
+CREATE INDEX outbox_state ON outbox (tenant, state, id);
+CREATE INDEX outbox_queued_trace ON outbox (tenant, trace, url, id) WHERE state = 'queued';
+CREATE INDEX forms_created ON forms (tenant, created_at)`,
+  },
 ];
 
 /** The newest migration the database holds (0 when none). */

@@ -6,6 +6,8 @@ import type { Db, Row, Sql } from "./sql.js";
 /** The outbox columns a delivery reads: a claim's rows, and a hand-over's. */
 export interface QueuedRow extends Row {
   readonly id: unknown;
+  /** The account whose webhook this is (its signing secret signs it). */
+  readonly tenant: unknown;
   readonly delivery_id: unknown;
   readonly url: unknown;
   readonly body: unknown;
@@ -25,7 +27,7 @@ export interface Outcome {
   readonly nextAt: number;
 }
 
-const COLUMNS = "id, delivery_id, url, body, signature_version, tries";
+const COLUMNS = "id, tenant, delivery_id, url, body, signature_version, tries";
 
 /**
  * Due rows, oldest first, with no earlier queued row of the same trace and receiver (that keeps each
@@ -34,7 +36,7 @@ const COLUMNS = "id, delivery_id, url, body, signature_version, tries";
  */
 const due = (limit: number, extra: string) => `SELECT o.${COLUMNS.split(", ").join(", o.")} FROM outbox o
    WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)${extra}
-     AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.trace = o.trace AND p.url = o.url AND p.state = 'queued' AND p.id < o.id)
+     AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.tenant = o.tenant AND p.trace = o.trace AND p.url = o.url AND p.state = 'queued' AND p.id < o.id)
    ORDER BY o.id LIMIT ${Math.max(0, Math.floor(limit))}`;
 
 /**
@@ -85,18 +87,18 @@ export async function releaseLeases(sql: Sql): Promise<void> {
 // ---- reading the outbox for the control API, the page and the metrics; the portal's re-send -------------
 
 /** One trace's outbox rows, oldest first. */
-export function outboxRowsOfTrace(sql: Sql, trace: string): Promise<Row[]> {
-  return sql.query("SELECT * FROM outbox WHERE trace = $1 ORDER BY id", [trace]);
+export function outboxRowsOfTrace(sql: Sql, tenant: string, trace: string): Promise<Row[]> {
+  return sql.query("SELECT * FROM outbox WHERE tenant = $1 AND trace = $2 ORDER BY id", [tenant, trace]);
 }
 
 /** The newest `limit` outbox rows, newest first. */
-export function latestOutboxRows(sql: Sql, limit: number): Promise<Row[]> {
-  return sql.query(`SELECT * FROM outbox ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`);
+export function latestOutboxRows(sql: Sql, tenant: string, limit: number): Promise<Row[]> {
+  return sql.query(`SELECT * FROM outbox WHERE tenant = $1 ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [tenant]);
 }
 
 /** The newest `limit` outbox rows of these traces, newest first. */
-export function outboxRowsOfTraces(sql: Sql, traces: readonly string[], limit: number): Promise<Row[]> {
-  return sql.query(`SELECT * FROM outbox WHERE trace = ANY($1::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [traces]);
+export function outboxRowsOfTraces(sql: Sql, tenant: string, traces: readonly string[], limit: number): Promise<Row[]> {
+  return sql.query(`SELECT * FROM outbox WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [tenant, traces]);
 }
 
 /** The delivery attempts of these outbox rows, in the order they were made. */
@@ -109,17 +111,17 @@ export function attemptsOf(sql: Sql, outboxIds: readonly number[]): Promise<Row[
  * receiver, with the same body, timestamp and deliveryId. The number of rows queued; 0 when the delivery
  * exists but had no receiver; -1 when no row has that deliveryId.
  */
-export function requeueDelivery(db: Db, deliveryId: string, now: number): Promise<number> {
+export function requeueDelivery(db: Db, tenant: string, deliveryId: string, now: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const rows = await tx.query("SELECT * FROM outbox WHERE delivery_id = $1 AND resend_of IS NULL AND url IS NOT NULL ORDER BY id", [deliveryId]);
+    const rows = await tx.query("SELECT * FROM outbox WHERE tenant = $1 AND delivery_id = $2 AND resend_of IS NULL AND url IS NOT NULL ORDER BY id", [tenant, deliveryId]);
     for (const r of rows) {
       await tx.query(
-        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, resend_of, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $8)`,
-        [r.delivery_id, r.trace, r.url, r.format, r.signature_version, r.body, r.timestamp, now, r.id],
+        `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, resend_of, created_at)
+         VALUES ($10, $1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $8)`,
+        [r.delivery_id, r.trace, r.url, r.format, r.signature_version, r.body, r.timestamp, now, r.id, tenant],
       );
     }
-    return rows.length ? rows.length : (await tx.query("SELECT 1 FROM outbox WHERE delivery_id = $1", [deliveryId])).length ? 0 : -1;
+    return rows.length ? rows.length : (await tx.query("SELECT 1 FROM outbox WHERE tenant = $1 AND delivery_id = $2", [tenant, deliveryId])).length ? 0 : -1;
   });
 }
 
@@ -143,7 +145,7 @@ export async function oldestQueuedCreatedAt(sql: Sql): Promise<number | undefine
 
 // ---- enqueueing, in the caller's statement and transaction ----------------------------------------------
 
-/** The parameters of OUTBOX_INSERT: six column arrays (one row per receiver of each webhook), the signature version, now. */
+/** The parameters of OUTBOX_INSERT after its tenant's: six column arrays (one row per receiver of each webhook), the signature version, now. */
 export type OutboxBatch = unknown[];
 
 /** Outbox rows as parameters: `rows` are [deliveryId, trace, url, format, body, timestamp]. */
@@ -151,15 +153,15 @@ export function outboxBatch(rows: readonly (readonly unknown[])[], signatureVers
   return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([signatureVersion, now]);
 }
 
-/** Outbox rows, one per receiver of each webhook, as SQL appended to a statement: parameters from `at` on (an OutboxBatch). */
-export const OUTBOX_INSERT = (at: number) =>
-  `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
-     SELECT w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 7}, $${at + 7}
+/** Outbox rows, one per receiver of each webhook, as SQL appended to a statement: the tenant is parameter `tenantAt`, an OutboxBatch follows it. */
+export const OUTBOX_INSERT = (tenantAt: number, at = tenantAt + 1) =>
+  `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+     SELECT $${tenantAt}::text, w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 7}, $${at + 7}
        FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)
-     RETURNING id, delivery_id, url, signature_version, tries, state`;
+     RETURNING id, tenant, delivery_id, url, signature_version, tries, state`;
 
 /** The body of a trace's latest first delivery (not a re-send), or undefined. */
-export async function latestWebhookBody(sql: Sql, trace: string): Promise<string | undefined> {
-  const body = await sql.query("SELECT body FROM outbox WHERE trace = $1 AND resend_of IS NULL ORDER BY id DESC LIMIT 1", [trace]);
+export async function latestWebhookBody(sql: Sql, tenant: string, trace: string): Promise<string | undefined> {
+  const body = await sql.query("SELECT body FROM outbox WHERE tenant = $1 AND trace = $2 AND resend_of IS NULL ORDER BY id DESC LIMIT 1", [tenant, trace]);
   return body[0] ? String(body[0].body) : undefined;
 }

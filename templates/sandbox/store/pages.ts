@@ -1,5 +1,6 @@
 // Paged reads of the outbox and the verifications: a filter and a key position, one index range scan of
-// at most `limit + 1` rows (the extra row tells the caller another page follows; indexes of migration 5).
+// at most `limit + 1` rows (the extra row tells the caller another page follows; indexes of migration 6,
+// each leading with the tenant: a page holds the caller's rows only).
 import type { Row, Sql } from "./sql.js";
 
 /** Where a page starts and how long it is: rows after `after` on the key (exclusive), in key order. */
@@ -21,17 +22,19 @@ function pageRows(sql: Sql, table: string, key: string, range: PageRange, filter
 }
 
 /** Outbox rows by id, filtered by trace, delivery state and the verification's userId. */
-export function outboxPageRows(sql: Sql, filter: { trace?: string; state?: string; userId?: string }, range: PageRange): Promise<Row[]> {
+export function outboxPageRows(sql: Sql, tenant: string, filter: { trace?: string; state?: string; userId?: string }, range: PageRange): Promise<Row[]> {
   return pageRows(sql, "outbox", "id", range, [
+    ["tenant = ?", tenant],
     ["trace = ?", filter.trace],
     ["state = ?", filter.state],
-    ["trace IN (SELECT trace FROM verifications WHERE user_id = ?)", filter.userId],
+    ["trace IN (SELECT trace FROM verifications WHERE tenant = outbox.tenant AND user_id = ?)", filter.userId],
   ]);
 }
 
 /** Verification rows by seq, filtered by trace, userId and verification status. */
-export function verificationPageRows(sql: Sql, filter: { trace?: string; userId?: string; verificationStatus?: string }, range: PageRange): Promise<Row[]> {
+export function verificationPageRows(sql: Sql, tenant: string, filter: { trace?: string; userId?: string; verificationStatus?: string }, range: PageRange): Promise<Row[]> {
   return pageRows(sql, "verifications", "seq", range, [
+    ["tenant = ?", tenant],
     ["trace = ?", filter.trace],
     ["user_id = ?", filter.userId],
     ["verification_status = ?", filter.verificationStatus],

@@ -3,13 +3,13 @@
 import type { Db } from "./sql.js";
 
 /** Verifications not changed since `cutoff`, with their history. */
-export function deleteOldVerifications(db: Db, cutoff: number, batch: number): Promise<number> {
+export function deleteOldVerifications(db: Db, tenant: string, cutoff: number, batch: number): Promise<number> {
   return db.transaction(async (tx) => {
     const gone = await tx.query<{ trace: string }>(
-      `DELETE FROM verifications WHERE trace IN (SELECT trace FROM verifications WHERE updated_at < $1 ORDER BY updated_at LIMIT $2) RETURNING trace`,
-      [cutoff, batch],
+      `DELETE FROM verifications WHERE tenant = $3 AND trace IN (SELECT trace FROM verifications WHERE tenant = $3 AND updated_at < $1 ORDER BY updated_at LIMIT $2) RETURNING trace`,
+      [cutoff, batch, tenant],
     );
-    if (gone.length) await tx.query("DELETE FROM history WHERE trace = ANY($1::text[])", [gone.map((g) => g.trace)]);
+    if (gone.length) await tx.query("DELETE FROM history WHERE tenant = $1 AND trace = ANY($2::text[])", [tenant, gone.map((g) => g.trace)]);
     return gone.length;
   });
 }
@@ -27,6 +27,6 @@ export function deleteOldDeliveries(db: Db, cutoff: number, batch: number): Prom
 }
 
 /** Hosted forms opened before `cutoff`. */
-export async function deleteOldForms(db: Db, cutoff: number, batch: number): Promise<number> {
-  return (await db.query(`DELETE FROM forms WHERE id IN (SELECT id FROM forms WHERE created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`, [cutoff, batch])).length;
+export async function deleteOldForms(db: Db, tenant: string, cutoff: number, batch: number): Promise<number> {
+  return (await db.query(`DELETE FROM forms WHERE id IN (SELECT id FROM forms WHERE tenant = $3 AND created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`, [cutoff, batch, tenant])).length;
 }

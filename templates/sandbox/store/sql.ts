@@ -14,3 +14,9 @@ export interface Db extends Sql {
   /** One process owns the data (PGlite): work leased by an earlier run of this process may be taken back at start. */
   readonly exclusive: boolean;
 }
+
+/**
+ * The tenant (account) of the one-account sandbox, and of every row stored before tenants existed
+ * (migration 6). A tenant's name is not a secret: it is stored beside its rows and may label metrics.
+ */
+export const DEFAULT_TENANT = "default";

@@ -1,5 +1,7 @@
 // The verifications' statements: create (with history and webhooks in one statement), change, the
 // lookups the behaviour needs (locked for its transaction where it changes what it read), and the listings.
+// Every statement names its tenant (the account, migration 6) in its WHERE clause: another account's row
+// is never read, so it answers exactly as a row that does not exist.
 import type { Row, Sql } from "./sql.js";
 import { OUTBOX_INSERT, type OutboxBatch } from "./outbox.js";
 
@@ -44,92 +46,92 @@ export function toVerification(r: Row): Verification {
   };
 }
 
-const DUE_CONDITION = "due_at IS NOT NULL AND due_at <= $1 AND verification_status = $2";
+const DUE_CONDITION = "tenant = $3 AND due_at IS NOT NULL AND due_at <= $1 AND verification_status = $2";
 
 /** The userId of a verification (a stakeholder's parent), or null. */
-export async function userIdOf(sql: Sql, trace: string): Promise<string | null> {
-  const p = await sql.query("SELECT user_id FROM verifications WHERE trace = $1", [trace]);
+export async function userIdOf(sql: Sql, tenant: string, trace: string): Promise<string | null> {
+  const p = await sql.query("SELECT user_id FROM verifications WHERE tenant = $1 AND trace = $2", [tenant, trace]);
   return (p[0]?.user_id as string | null) ?? null;
 }
 
 /** New verifications, their history rows and their webhooks in the outbox: one statement. The outbox rows written. */
-export function insertVerifications(sql: Sql, items: readonly { v: Verification; trigger: string }[], outbox: OutboxBatch): Promise<Row[]> {
+export function insertVerifications(sql: Sql, tenant: string, items: readonly { v: Verification; trigger: string }[], outbox: OutboxBatch): Promise<Row[]> {
   const col = (f: (v: Verification) => unknown) => items.map(({ v }) => f(v));
   return sql.query(
     `WITH v AS (
-       INSERT INTO verifications (trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
+       INSERT INTO verifications (tenant, trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
          verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+       SELECT $22::text, * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
          $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::bigint[], $18::text[], $19::bigint[], $20::bigint[])),
-     h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at)
-       SELECT * FROM unnest($1::text[], $12::text[], $13::text[], $14::int[], $21::text[], $20::bigint[]))
+     h AS (INSERT INTO history (tenant, trace, verification_status, submission_status, attempt, trigger, at)
+       SELECT $22::text, * FROM unnest($1::text[], $12::text[], $13::text[], $14::int[], $21::text[], $20::bigint[]))
      ${OUTBOX_INSERT(22)}`,
     [col((v) => v.trace), col((v) => v.api), col((v) => v.userId), col((v) => v.submissionId), col((v) => v.parentTrace), col((v) => (v.roles ? json(v.roles) : null)),
       col((v) => v.type), col((v) => v.subType), col((v) => v.name), col((v) => v.country), col((v) => json(v.request)), col((v) => v.verificationStatus),
       col((v) => v.submissionStatus), col((v) => v.attempt), col((v) => v.maxAttempts), col((v) => v.outcome), col((v) => v.dueAt), col((v) => v.formId),
-      col((v) => v.createdAt), col((v) => v.updatedAt), items.map((i) => i.trigger), ...outbox],
+      col((v) => v.createdAt), col((v) => v.updatedAt), items.map((i) => i.trigger), tenant, ...(outbox ?? [])],
   );
 }
 
 /** A change of a verification, its history row and its webhook in the outbox (none without `outbox`): one statement. */
-export async function updateVerification(sql: Sql, next: Verification, trigger: string, outbox: OutboxBatch | undefined): Promise<void> {
+export async function updateVerification(sql: Sql, tenant: string, next: Verification, trigger: string, outbox: OutboxBatch | undefined): Promise<void> {
   await sql.query(
     `WITH v AS (
        UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
-         due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE trace = $1),
-     h AS (INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) VALUES ($1, $2, $3, $4, $10, $9))
+         due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE tenant = $13::text AND trace = $1),
+     h AS (INSERT INTO history (tenant, trace, verification_status, submission_status, attempt, trigger, at) VALUES ($13::text, $1, $2, $3, $4, $10, $9))
      ${outbox ? OUTBOX_INSERT(13) : "SELECT 1"}`,
-    [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, ...(outbox ?? [])],
+    [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, tenant, ...(outbox ?? [])],
   );
 }
 
 /** The latest top-level v5 individual (subType data) of a userId, locked for the transaction: the one a resubmission retries. */
-export async function lockLatestResubmittable(sql: Sql, userId: string): Promise<Verification | undefined> {
+export async function lockLatestResubmittable(sql: Sql, tenant: string, userId: string): Promise<Verification | undefined> {
   const rows = await sql.query(
-    "SELECT * FROM verifications WHERE user_id = $1 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
-    [userId],
+    "SELECT * FROM verifications WHERE tenant = $1 AND user_id = $2 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
+    [tenant, userId],
   );
   return rows[0] ? toVerification(rows[0]) : undefined;
 }
 
 /** The stakeholder verifications of an entity. */
-export async function childrenOf(sql: Sql, trace: string): Promise<Verification[]> {
-  return (await sql.query("SELECT * FROM verifications WHERE parent_trace = $1", [trace])).map(toVerification);
+export async function childrenOf(sql: Sql, tenant: string, trace: string): Promise<Verification[]> {
+  return (await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND parent_trace = $2", [tenant, trace])).map(toVerification);
 }
 
-export async function findVerification(sql: Sql, trace: string): Promise<Verification | undefined> {
-  const rows = await sql.query("SELECT * FROM verifications WHERE trace = $1", [trace]);
+export async function findVerification(sql: Sql, tenant: string, trace: string): Promise<Verification | undefined> {
+  const rows = await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND trace = $2", [tenant, trace]);
   return rows[0] ? toVerification(rows[0]) : undefined;
 }
 
 /** A verification (of one interface, when `api` is given), locked for the transaction. */
-export async function lockVerification(sql: Sql, trace: string, api?: Api): Promise<Verification | undefined> {
+export async function lockVerification(sql: Sql, tenant: string, trace: string, api?: Api): Promise<Verification | undefined> {
   const rows = api === undefined
-    ? await sql.query("SELECT * FROM verifications WHERE trace = $1 FOR UPDATE", [trace])
-    : await sql.query("SELECT * FROM verifications WHERE trace = $1 AND api = $2 FOR UPDATE", [trace, api]);
+    ? await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND trace = $2 FOR UPDATE", [tenant, trace])
+    : await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND trace = $2 AND api = $3 FOR UPDATE", [tenant, trace, api]);
   return rows[0] ? toVerification(rows[0]) : undefined;
 }
 
 /** Verifications in `status` whose processing is due at `now`, locked (skipping those another transaction holds). */
-export async function claimDueVerifications(sql: Sql, now: number, status: string, limit: number): Promise<Verification[]> {
-  const rows = await sql.query(`SELECT * FROM verifications WHERE ${DUE_CONDITION} ORDER BY due_at LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED`, [now, status]);
+export async function claimDueVerifications(sql: Sql, tenant: string, now: number, status: string, limit: number): Promise<Verification[]> {
+  const rows = await sql.query(`SELECT * FROM verifications WHERE ${DUE_CONDITION} ORDER BY due_at LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED`, [now, status, tenant]);
   return rows.map(toVerification);
 }
 
 /** The trace of an older-interface verification by trace, or the latest one of a userId. */
-export async function olderTraceOf(sql: Sql, key: { trace?: string; userId?: string }): Promise<string | undefined> {
+export async function olderTraceOf(sql: Sql, tenant: string, key: { trace?: string; userId?: string }): Promise<string | undefined> {
   const rows = key.trace !== undefined
-    ? await sql.query("SELECT trace FROM verifications WHERE trace = $1 AND api = 'older'", [key.trace])
-    : await sql.query("SELECT trace FROM verifications WHERE user_id = $1 AND api = 'older' ORDER BY seq DESC LIMIT 1", [key.userId]);
+    ? await sql.query("SELECT trace FROM verifications WHERE tenant = $1 AND trace = $2 AND api = 'older'", [tenant, key.trace])
+    : await sql.query("SELECT trace FROM verifications WHERE tenant = $1 AND user_id = $2 AND api = 'older' ORDER BY seq DESC LIMIT 1", [tenant, key.userId]);
   return rows[0] ? String(rows[0].trace) : undefined;
 }
 
 /** The newest verifications, newest first. */
-export async function latestVerifications(sql: Sql, limit: number): Promise<Verification[]> {
-  return (await sql.query("SELECT * FROM verifications ORDER BY seq DESC LIMIT $1", [limit])).map(toVerification);
+export async function latestVerifications(sql: Sql, tenant: string, limit: number): Promise<Verification[]> {
+  return (await sql.query("SELECT * FROM verifications WHERE tenant = $1 ORDER BY seq DESC LIMIT $2", [tenant, limit])).map(toVerification);
 }
 
 /** A verification's history, oldest first. */
-export function historyOf(sql: Sql, trace: string): Promise<Row[]> {
-  return sql.query("SELECT verification_status, submission_status, attempt, trigger, at FROM history WHERE trace = $1 ORDER BY id", [trace]);
+export function historyOf(sql: Sql, tenant: string, trace: string): Promise<Row[]> {
+  return sql.query("SELECT verification_status, submission_status, attempt, trigger, at FROM history WHERE tenant = $1 AND trace = $2 ORDER BY id", [tenant, trace]);
 }
