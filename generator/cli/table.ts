@@ -95,6 +95,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       "max-body": { type: "string" }, "delivery-timeout-ms": { type: "string" }, "retry-delays": { type: "string" },
       debug: { type: "boolean" }, "reset-clock": { type: "boolean" },
       "log-format": { type: "string" }, "shutdown-timeout-ms": { type: "string" }, "retain-days": { type: "string" },
+      tenants: { type: "string" },
     },
     run: async (c) => (await import("./commands/sandbox.js")).sandbox(c),
   },

@@ -60,6 +60,7 @@ export const SANDBOX_USAGE = `Usage: verispec sandbox [--spec <dir>] [--host 127
                         [--requested-actions-path <path>] [--max-body <bytes>]
                         [--delivery-timeout-ms <n>] [--retry-delays <ms,ms,...>] [--reset-clock] [--debug]
                         [--log-format text|json] [--shutdown-timeout-ms <n>] [--retain-days <n>]
+                        [--tenants <file>]
 
 Runs the verification service on this machine: every endpoint of the specification (section 4) with its
 authentication, states and transitions from spec/statuses.yaml, attempts, 474/475, hosted forms with
@@ -90,11 +91,15 @@ a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox
                                   10000); then the remaining connections are closed and it exits 0
   --retain-days <n>               keep verifications, history, finished deliveries and forms for n days
                                   (default 30; 0 keeps everything); older ones are deleted in small batches
+  --tenants <file>                several accounts in one sandbox, each seeing only its own data: a YAML
+                                  file (mode 600) of name, serviceUid, secret, signingSecret, webhookUrls
+                                  (default: VERISPEC_SANDBOX_TENANTS); see docs/operating-a-shared-sandbox.md
 
 Credentials come from the environment: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET (HTTP
 Basic on /v5 and /_sandbox, metadata_serviceUid/metadata_secretKey on the older endpoints) and
 VERISPEC_SIGNING_SECRET (webhook signing key). One that is unset gets a test value, printed once at
-start; a value from the environment is never printed.
+start; a value from the environment is never printed. With --tenants, the environment's account (when
+both credentials are set) is the tenant named default, and no test value is made.
 
 At start, prints 'verispec sandbox serving <spec dir> (specVersion <v>)'; when ready,
 'verispec sandbox listening on http://<host>:<port>'. Control API (same credentials):

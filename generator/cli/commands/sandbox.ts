@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { UsageError } from "../../diagnostics.js";
 import type { CommandCall } from "../command-call.js";
 import { loadServedSpec } from "./sandbox-binding.js";
+import { combineTenants, readTenantsFile, type TenantConfig } from "./sandbox-tenants.js";
 import { requireSpecDir } from "./spec-dir.js";
 
 export interface SandboxArgs {
@@ -24,6 +25,10 @@ export interface SandboxArgs {
   readonly logFormat: "text" | "json";
   readonly shutdownTimeoutMs: number | undefined;
   readonly retainDays: number | undefined;
+  /** --tenants: the tenants file (else VERISPEC_SANDBOX_TENANTS); undefined: the one account of the environment. */
+  readonly tenantsFile: string | undefined;
+  /** --signature-version was given (with --tenants it sets the environment's account only). */
+  readonly signatureVersionGiven: boolean;
 }
 
 const integer = (name: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
@@ -72,7 +77,14 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     logFormat,
     shutdownTimeoutMs: integer("shutdown-timeout-ms", s("shutdown-timeout-ms"), 0),
     retainDays: integer("retain-days", s("retain-days"), 0, 36_500),
+    tenantsFile: tenantsOption(s("tenants")),
+    signatureVersionGiven: s("signature-version") !== undefined,
   };
+}
+
+function tenantsOption(value: string | undefined): string | undefined {
+  if (value === "") throw new UsageError("--tenants must name a file");
+  return value;
 }
 
 /** Where a credential comes from: the environment (never printed) or a fresh test value (printed once). */
@@ -93,9 +105,24 @@ async function sandboxLogger(format: "text" | "json", stderr: (text: string) => 
   }
 }
 
+/** A variable of the environment, undefined when unset or empty. */
+const envValue = (env: NodeJS.ProcessEnv, name: string) => (env[name] === undefined || env[name] === "" ? undefined : env[name]);
+
+/** The accounts of a call with a tenants file (--tenants, else VERISPEC_SANDBOX_TENANTS) and the environment's; undefined without a file. */
+function tenantsOfCall(args: SandboxArgs, io: CommandCall["io"]): TenantConfig[] | undefined {
+  const file = args.tenantsFile ?? envValue(io.env, "VERISPEC_SANDBOX_TENANTS");
+  if (file === undefined) return undefined;
+  return combineTenants(readTenantsFile(file, io.cwd), {
+    serviceUid: envValue(io.env, "VERISPEC_SANDBOX_SERVICE_UID"), secret: envValue(io.env, "VERISPEC_SANDBOX_SECRET"), signingSecret: envValue(io.env, "VERISPEC_SIGNING_SECRET"),
+    webhookUrls: args.webhookUrls, signatureVersion: args.signatureVersionGiven ? args.signatureVersion : undefined,
+  }, file);
+}
+
 export async function sandbox(call: CommandCall): Promise<number> {
   const args = parseSandboxArgs(call.values);
   const { io } = call;
+  // The tenants file is read and checked before the spec is loaded and anything listens.
+  const tenants = tenantsOfCall(args, io);
   const uid = credential(io.env, "VERISPEC_SANDBOX_SERVICE_UID", () => `sandbox-${randomBytes(4).toString("hex")}`);
   const secret = credential(io.env, "VERISPEC_SANDBOX_SECRET", () => randomBytes(18).toString("base64url"));
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
@@ -119,6 +146,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
       maxBodyBytes: args.maxBodyBytes ?? choice<number>(spec, "requestSize", "maxBodyBytes"),
       credentials: { serviceUid: uid.value, secret: secret.value },
       signingSecret: signing.value,
+      tenants,
       deliveryTimeoutMs: args.deliveryTimeoutMs ?? choice<number>(spec, "retryPolicy", "timeoutMs"),
       retryDelaysMs: args.retryDelaysMs ?? choice<number[]>(spec, "retryPolicy", "delaysMs"),
       log: (line) => io.stderr(`verispec sandbox: ${line}\n`),
@@ -130,7 +158,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === "VERISPEC_LISTEN" || e.code === "VERISPEC_CLOCK_RANGE") throw new UsageError(e.message); // index.ts StartError
+    if (e.code === "VERISPEC_LISTEN" || e.code === "VERISPEC_CLOCK_RANGE" || e.code === "VERISPEC_TENANTS") throw new UsageError(e.message); // index.ts StartError
     if (e.code === "ERR_MODULE_NOT_FOUND" && /pglite|'pg'/.test(e.message)) {
       throw new UsageError(`the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`);
     }
@@ -156,12 +184,14 @@ export async function sandbox(call: CommandCall): Promise<number> {
     process.on("SIGTERM", stop);
   });
   io.stdout(`verispec sandbox listening on ${running.url}\n`);
+  if (tenants) io.stdout(`tenants: ${tenants.map((t) => t.name).join(", ")}\n`);
   const shown = [
     ["VERISPEC_SANDBOX_SERVICE_UID", uid],
     ["VERISPEC_SANDBOX_SECRET", secret],
     ["VERISPEC_SIGNING_SECRET", signing],
   ] as const;
-  for (const [name, c] of shown) if (c.generated) io.stdout(`test value ${name}=${c.value}\n`);
+  // A shared sandbox (--tenants) makes no test values: its accounts are the file's and the environment's.
+  if (!tenants) for (const [name, c] of shown) if (c.generated) io.stdout(`test value ${name}=${c.value}\n`);
   await stopped;
   await running.close();
   process.off("unhandledRejection", unexpected);
