@@ -33,6 +33,8 @@ export interface ServerOptions {
   readonly requestedActionsPath: string;
   /** The address the sandbox is reached at (for serviceLink). */
   readonly baseUrl: () => string;
+  /** A request's credentials picked this account (its name labels the request's log line). */
+  readonly onAccount?: (res: ServerResponse, account: string) => void;
   /** An account's clock moved: processing and the dispatcher look again. */
   readonly onClockAdvanced: () => void;
   /** Where the one line of an internal error goes (default: stderr). */

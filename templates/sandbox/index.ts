@@ -3,7 +3,7 @@
 // (ops.ts). `close()` (SIGTERM) drains: readiness turns 503, nothing new is accepted, in-flight requests,
 // processing and deliveries finish within `shutdownTimeoutMs` (then the remaining connections are cut),
 // the loops stop and the database closes.
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { choice, type SandboxBinding } from "./binding.js";
 import { SandboxClock } from "./clock.js";
@@ -143,7 +143,7 @@ async function openAccounts(o: SandboxOptions, db: Db, tenants: readonly TenantO
 }
 
 /** Signs a tenant's webhook with its signing secret; a row of a tenant no longer configured is not signed (its delivery fails and is retried as the policy says). */
-function signer(binding: SandboxBinding, tenants: readonly TenantOptions[]): (version: "1" | "2", body: string, tenant: string) => Record<string, string> {
+export function signer(binding: SandboxBinding, tenants: readonly TenantOptions[]): (version: "1" | "2", body: string, tenant: string) => Record<string, string> {
   const secrets = new Map(tenants.map((t) => [t.name, t.signingSecret]));
   return (version, body, tenant) => {
     const secret = secrets.get(tenant);
@@ -226,8 +226,11 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
 
   let server: Server | undefined;
   let address = "";
+  const tenantOf = new WeakMap<ServerResponse, string>();
   const handler = createHandler({
     binding: o.binding, db, accounts, maxBodyBytes: o.maxBodyBytes, requestedActionsPath: o.requestedActionsPath,
+    // Request lines name the tenant when tenants were given; a one-account sandbox's lines stay as they were.
+    onAccount: o.tenants ? (res, name) => tenantOf.set(res, name) : undefined,
     baseUrl: () => address,
     log: (line) => o.log(line),
     debug: o.debug,
@@ -238,6 +241,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   });
   const ops = createOps({
     db, logger, metrics: o.metrics === false ? undefined : await loadMetrics(db, logger), routeOf: routeNamer(handler.routes, OPS_PATHS),
+    tenantOf: (res) => tenantOf.get(res),
   });
   const serve = ops.wrap(handler);
   await dispatcher.start();

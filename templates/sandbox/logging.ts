@@ -11,6 +11,8 @@ export interface RequestLog {
   readonly route: string;
   readonly status: number;
   readonly durationMs: number;
+  /** The tenant of the request's credentials (its name), when they were checked and good. */
+  readonly tenant?: string;
 }
 
 export interface SandboxLogger {
@@ -54,6 +56,6 @@ export async function jsonLogger(fd = 2): Promise<SandboxLogger> {
   );
   return {
     event: (level, message) => log[level]({}, message),
-    request: (r) => log.info({ requestId: r.requestId, method: r.method, route: r.route, status: r.status, durationMs: r.durationMs }, "request"),
+    request: (r) => log.info({ requestId: r.requestId, method: r.method, route: r.route, status: r.status, durationMs: r.durationMs, ...(r.tenant !== undefined ? { tenant: r.tenant } : {}) }, "request"),
   };
 }

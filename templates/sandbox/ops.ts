@@ -17,6 +17,8 @@ export interface OpsOptions {
   /** Undefined: prom-client is not installed, /metrics answers 404 with a line saying so. */
   readonly metrics: SandboxMetrics | undefined;
   readonly routeOf: (method: string, path: string) => { method: string; route: string };
+  /** The tenant whose credentials a request carried (its name, never a secret), for the request's log line. */
+  readonly tenantOf?: (res: ServerResponse) => string | undefined;
 }
 
 /** The operator's paths, answered here before any route of the service. */
@@ -78,7 +80,8 @@ export function createOps(o: OpsOptions) {
       const { method, route } = o.routeOf(req.method ?? "GET", path);
       const status = res.writableFinished ? res.statusCode : 0; // 0: the connection closed before the answer ended
       o.metrics?.observe(method, route, status, seconds);
-      o.logger.request({ requestId, method, route, status, durationMs: Math.round(seconds * 1e6) / 1e3 });
+      const tenant = o.tenantOf?.(res);
+      o.logger.request({ requestId, method, route, status, durationMs: Math.round(seconds * 1e6) / 1e3, ...(tenant !== undefined ? { tenant } : {}) });
     });
     try {
       if (await operate(req, res, path)) return;

@@ -313,6 +313,7 @@ class SandboxHttp implements HttpKit {
       body = await this.readObject(req);
       this.olderAuth(body, ctx);
     }
+    if (ctx.account) this.o.onAccount?.(res, ctx.account.name);
     const exchange: Exchange = { account: ctx.account, req, res, ctx, path, url, captures, body };
     await route.handler(exchange);
   }

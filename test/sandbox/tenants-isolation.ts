@@ -325,6 +325,15 @@ export function isolationSuite(dbOf: () => string): void {
     expect(olderWrong.status).toBe(known.status);
   });
 
+  it("each request's log line names the tenant whose credentials it carried (no tenant for a refused or credential-less one)", async () => {
+    await until(() => logs.some((l) => l.includes('"tenant":"team-b"')), "a request line of tenant B");
+    const lines = logs.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { route: string; status: number; tenant?: string });
+    expect(lines.filter((l) => l.tenant === "team-a").length).toBeGreaterThan(5);
+    expect(lines.filter((l) => l.tenant === "team-b").length).toBeGreaterThan(5);
+    expect(lines.filter((l) => l.status === 401).every((l) => l.tenant === undefined)).toBe(true);
+    expect(lines.filter((l) => l.route === "/_form/{id}").every((l) => l.tenant === undefined)).toBe(true);
+  });
+
   it("no secret of any tenant appears in a log line or an answer, in any encoding", () => {
     expect(answers.length).toBeGreaterThan(30);
     const said = [...logs, ...answers].join("\n");
