@@ -1,6 +1,6 @@
 // Paged reading for the control API and the /_sandbox page, whatever the row count: a filter (trace,
 // userId, status) and a cursor, each page one index range scan of at most `limit` rows (indexes of
-// migration 5). The cursor is opaque to callers: the position of the page's last row.
+// migration 6, led by the tenant). The cursor is opaque to callers: the position of the page's last row.
 import { describeDeliveries } from "./dispatcher.js";
 import type { Db, Row } from "./store/index.js";
 import { outboxPageRows, verificationPageRows } from "./store/pages.js";
