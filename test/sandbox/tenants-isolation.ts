@@ -233,6 +233,11 @@ export function isolationSuite(dbOf: () => string): void {
       also: async (d) => {
         const all = await as(TENANT_B, "GET", "/_sandbox/state?limit=500");
         for (const id of Object.values(d)) expect(all.text).not.toContain(id);
+        const cursor = (await as(TENANT_A, "GET", "/_sandbox/state?limit=1")).body.nextCursor as string;
+        expect(cursor).toEqual(expect.any(String));
+        const paged = await as(TENANT_B, "GET", `/_sandbox/state?cursor=${cursor}`);
+        expect(paged.status).toBe(200);
+        for (const id of Object.values(d)) expect(paged.text).not.toContain(id);
         const byUser = await as(TENANT_B, "GET", "/_sandbox/state?userId=follow-a");
         const unknown = await as(TENANT_B, "GET", "/_sandbox/state?userId=never-a-user");
         expect(shape(byUser, "follow-a")).toEqual(shape(unknown, "never-a-user"));
@@ -253,6 +258,12 @@ export function isolationSuite(dbOf: () => string): void {
       also: async (d) => {
         const all = await as(TENANT_B, "GET", "/_sandbox/deliveries");
         for (const id of Object.values(d)) expect(all.text).not.toContain(id);
+        // A cursor is a position, not a capability: A's cursor in B's hands pages through B's rows only.
+        const cursor = (await as(TENANT_A, "GET", "/_sandbox/deliveries?limit=1")).body.nextCursor as string;
+        expect(cursor).toEqual(expect.any(String));
+        const paged = await as(TENANT_B, "GET", `/_sandbox/deliveries?cursor=${cursor}`);
+        expect(paged.status).toBe(200);
+        for (const id of Object.values(d)) expect(paged.text).not.toContain(id);
         const byUser = await as(TENANT_B, "GET", "/_sandbox/deliveries?userId=follow-a");
         const unknown = await as(TENANT_B, "GET", "/_sandbox/deliveries?userId=never-a-user");
         expect(shape(byUser, "follow-a")).toEqual(shape(unknown, "never-a-user"));
