@@ -9,7 +9,7 @@ import { choice, type SandboxBinding } from "./binding.js";
 import { SandboxClock } from "./clock.js";
 import { Dispatcher } from "./dispatcher.js";
 import { textLogger, type SandboxLogger } from "./logging.js";
-import { createMetrics, type SandboxMetrics } from "./metrics.js";
+import { createMetrics, loadPromClient, type SandboxMetrics } from "./metrics.js";
 import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
 import { routeNamer } from "./routes.js";
@@ -194,6 +194,8 @@ function startRetention(db: Db, accounts: readonly Account[], logger: SandboxLog
 
 export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const tenants = tenantsOf(o);
+  // prom-client loads on this thread while the database starts on its own (start-up: sandbox-start.md).
+  if (o.metrics !== false) loadPromClient().catch(() => {});
   const db = await openStore(o.db, o.cwd);
   const logger = o.logger ?? { event: (_level, message) => o.log(message), request: () => {} };
   let accounts: Account[];

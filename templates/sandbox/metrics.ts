@@ -28,10 +28,17 @@ interface PromClient {
 /** The delivery states the dispatcher writes (dispatcher.ts), each reported even when none is stored. */
 const DELIVERY_STATES = ["queued", "delivered", "failed", "no_receiver"] as const;
 
+let promClient: Promise<PromClient> | undefined;
+
+/** prom-client, imported once (startSandbox begins this while the database starts: it takes about 0.1 s). */
+export function loadPromClient(): Promise<PromClient> {
+  promClient ??= import("prom-client").then((mod) => ((mod as unknown as { default?: PromClient }).default ?? mod) as unknown as PromClient);
+  return promClient;
+}
+
 /** Loads prom-client and registers the sandbox's metrics in a registry of their own. */
 export async function createMetrics(db: Db, now: () => number): Promise<SandboxMetrics> {
-  const mod = (await import("prom-client")) as unknown as PromClient & { default?: PromClient };
-  const prom = mod.default ?? mod;
+  const prom = await loadPromClient();
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry, prefix: "verispec_sandbox_" });
   const requests = new prom.Counter({

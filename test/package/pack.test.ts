@@ -2,7 +2,7 @@
 // project without network and with an empty npm cache, import every entry point from plain Node ESM and
 // type-check a TypeScript consumer with tsc (Node's types: the @types/node that `npm ci` installed here).
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,7 +48,7 @@ describe("npm pack", () => {
   it("ships the built entry points, the schemas and the OpenAPI document, and no tests", () => {
     const files = packed.files.map((f) => f.path);
     const d = "dist/generated/";
-    for (const f of [`${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "package.json", "README.md"])
+    for (const f of ["dist/templates/sandbox/api.js", "dist/templates/sandbox/api.d.ts", `${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "package.json", "README.md"])
       expect(files, f).toContain(f);
     expect(files.filter((f) => f.startsWith("test/") || /\.test\.[jt]s$/.test(f) || f.startsWith("generator/"))).toEqual([]);
   });
@@ -103,6 +103,7 @@ console.log(JSON.stringify({
       `import { createClient, ValidationError, type v4, type v5 } from "verispec";
 import { validate } from "verispec/validators";
 import { verifyWebhook } from "verispec/webhooks";
+import { startSandbox, type RunningSandbox } from "verispec/sandbox";
 import addVerispecVocabulary from "verispec/ajv-vocabulary";
 import openapi from "verispec/openapi.json" with { type: "json" };
 
@@ -118,6 +119,10 @@ export async function go(body: v4.VerifyBody): Promise<string | undefined> {
   void bad;
   void validate;
   void verifyWebhook;
+  const sandbox: RunningSandbox = await startSandbox({ processingMs: "manual", webhookUrls: ["http://127.0.0.1:9/hooks"] });
+  await sandbox.close();
+  // @ts-expect-error the processing delay is milliseconds or "manual"
+  void startSandbox({ processingMs: "soon" });
   try {
     await client.verify(body);
   } catch (e) {
@@ -164,6 +169,36 @@ export async function check(): Promise<string> {
     const out = run(process.execPath, ["-e", `require("./out/consumer.js").check().then((r) => console.log(r))`], cjs);
     expect(JSON.parse(out)).toEqual({ typed: "female", verdict: false, commonjs: true, keywords: 4 });
   }, 180_000);
+
+  // Issue 28: a test suite starts the sandbox in its own process (docs/sandbox.md, "In a test suite"),
+  // from the installed package: its dist/, its shipped PGlite template, and the user's own PGlite.
+  it("verispec/sandbox starts a sandbox in-process with generated credentials, from the shipped template", async () => {
+    const pglite = join(project, "node_modules", "@electric-sql", "pglite");
+    mkdirSync(join(project, "node_modules", "@electric-sql"), { recursive: true });
+    symlinkSync(join(root, "node_modules", "@electric-sql", "pglite"), pglite, "dir");
+    try {
+      writeFileSync(
+        join(project, "inprocess.mjs"),
+        `import { startSandbox } from "verispec/sandbox";
+const sandbox = await startSandbox();
+const auth = "Basic " + Buffer.from(sandbox.serviceUid + ":" + sandbox.secret).toString("base64");
+const post = (authorization) => fetch(sandbox.url + "/v5/verifications", { method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify({ type: "individual", subType: "data", country: "AUS", name: "Pat Example", website: "https://example.com" }) });
+const created = await post(auth);
+const trace = (await created.json()).trace;
+const got = await fetch(sandbox.url + "/v5/verifications/" + trace, { headers: { authorization: auth } });
+const wrong = await post("Basic " + Buffer.from(sandbox.serviceUid + ":wrong").toString("base64"));
+const migrations = await fetch(sandbox.url + "/readyz");
+await sandbox.close();
+console.log(JSON.stringify({ url: /^http:\\/\\/127\\.0\\.0\\.1:\\d+$/.test(sandbox.url), created: created.status, got: got.status, wrong: wrong.status, ready: migrations.status, generated: [sandbox.serviceUid.startsWith("sandbox-"), sandbox.secret.length > 20, sandbox.signingSecret.length > 20] }));
+`,
+      );
+      const out = JSON.parse(run(process.execPath, ["inprocess.mjs"], project));
+      expect(out).toEqual({ url: true, created: 200, got: 200, wrong: 401, ready: 200, generated: [true, true, true] });
+      expect(readdirSync(join(project, "node_modules/verispec/dist/pglite-template"))).toEqual([expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.tar\.gz$/)]);
+    } finally {
+      rmSync(pglite, { force: true });
+    }
+  }, 120_000);
 
   it("npm ls --omit=dev --all lists neither typescript nor tsx (lean install)", () => {
     const tree = run(npm, ["ls", "--omit=dev", "--all", "--parseable"], project); // exit 0: nothing missing or invalid

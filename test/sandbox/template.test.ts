@@ -1,13 +1,14 @@
 // The shipped PGlite template (templates/sandbox/store/template.ts, built by npm run build): a new
 // database, in memory or in a new directory, is loaded from it (its migrations were applied when it was
 // built, before this test started) instead of being initialised; an existing directory is opened as it is.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../templates/sandbox/store/index.js";
-import { MIGRATIONS } from "../../templates/sandbox/store/migrations.js";
-import { templateName, templatePath } from "../../templates/sandbox/store/template.js";
+import { appliedMigration, migrate, MIGRATIONS } from "../../templates/sandbox/store/migrations.js";
+import type { Db } from "../../templates/sandbox/store/sql.js";
+import { pgliteDb, pgliteInMemory, readTemplate, templateName, templatePath, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { ROOT } from "./helpers.js";
 
 const started = Date.now();
@@ -32,6 +33,50 @@ describe("the PGlite template", { timeout: 120_000 }, () => {
     const rows = await migrations(where === "memory" ? "memory" : join(dir, "new"));
     expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(rows.every((r) => r.appliedAt < started)).toBe(true); // applied when the template was built
+  });
+
+  it("is small: one database (no template0/template1), shut down cleanly, the WAL of its last checkpoint only", async () => {
+    const db = pgliteDb(await pgliteInMemory(readTemplate()));
+    try {
+      expect(await db.query("SELECT datname FROM pg_database ORDER BY datname")).toEqual([{ datname: "postgres" }]);
+      expect(await db.query("SELECT current_setting('wal_segment_size') AS size")).toEqual([{ size: "1MB" }]);
+      expect(Number((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_ls_waldir()"))[0]!.n)).toBeLessThanOrEqual(3);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("a template of the first migrations is used, the newer ones applied at open; one of other migrations is not used", async () => {
+    const older = MIGRATIONS.slice(0, -1);
+    const templates = join(dir, "templates");
+    const file = await writeTemplate(templates, older);
+    expect(file).toBe(join(templates, templateName(older)));
+    expect(templatePath([templates])).toBe(file);
+    const db = pgliteDb(await pgliteInMemory(readTemplate(file)));
+    try {
+      expect(await appliedMigration(db)).toBe(older.at(-1)!.version);
+      expect(await migrate(db)).toBe(MIGRATIONS.at(-1)!.version);
+      expect(await appliedMigration(db)).toBe(MIGRATIONS.at(-1)!.version);
+    } finally {
+      await db.close();
+    }
+    const other = [{ ...MIGRATIONS[0]!, sql: `${MIGRATIONS[0]!.sql};\nSELECT 1` }];
+    const elsewhere = join(dir, "other");
+    rmSync(file);
+    writeFileSync(join(templates, templateName(other)), "");
+    expect(templatePath([templates, elsewhere])).toBeUndefined();
+  }, 240_000);
+
+  it("migrate on an up-to-date database reads once: no transaction, no lock", async () => {
+    const db = pgliteDb(await pgliteInMemory(readTemplate()));
+    const seen: string[] = [];
+    const spy: Db = { ...db, query: (text, params) => (seen.push(text), db.query(text, params)), transaction: (fn) => (seen.push("transaction"), db.transaction(fn)) };
+    try {
+      expect(await migrate(spy)).toBe(MIGRATIONS.at(-1)!.version);
+      expect(seen.filter((q) => q === "transaction" || /advisory/.test(q))).toEqual([]);
+    } finally {
+      await db.close();
+    }
   });
 
   it("opens an existing directory as it is", async () => {

@@ -1,29 +1,35 @@
-// The PGlite template: a data directory already initialised and migrated, dumped as a gzipped tarball by
+// The PGlite template: a data directory already initialised and migrated, archived (gzipped tar) by
 // `npm run build` (generator/build.ts) into dist/pglite-template/ and shipped in the package. A new
-// database (--db memory, or a directory without one) loads it instead of running initdb, which took most
-// of the sandbox's start (initdb about 4 s on a quiet 2-core machine; loading the template under 1 s).
-// The file is named by a hash of the migrations it holds: a template built from other migrations is not
-// used (the database is initialised as before); migrations newer than a template are applied at start.
+// database (--db memory, or a directory without one) loads it instead of running initdb (initdb about 4 s
+// on a quiet 2-core machine). The file is named by the migrations it holds (their count and a hash of
+// them): a template whose migrations are the first ones of the current list is used, and the migrations
+// newer than it are applied at start; any other template is not used (the database is initialised).
+//
+// Kept small, because every start unpacks it: 1 MB WAL segments (initdb --wal-segsize=1) and only the
+// segment of the last checkpoint, no template0/template1 databases (the sandbox creates none), and shut
+// down cleanly before it is archived, so that a start replays nothing: about 10 MB unpacked, where the
+// dump of a running PGlite was 40 MB (three databases' catalogs and a 16 MB WAL segment).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { MIGRATIONS, migrate } from "./migrations.js";
+import { MIGRATIONS, migrate, type Migration } from "./migrations.js";
 import type { Db, Row } from "./sql.js";
 
 /**
  * Postgres settings of every PGlite the sandbox opens. PGlite runs no background workers.
- * wal_init_zero=off: a new 16 MB WAL segment is not filled with zeros first (that blocked the event loop
+ * wal_init_zero=off: a new WAL segment is not filled with zeros first (that blocked the event loop
  * for 60-90 ms every few thousand writes). enable_bitmapscan=off: with no autovacuum, dead index entries
  * stay; a plain index scan marks them dead once and skips them after, where a bitmap scan visits every
  * one again (the dispatcher's claim grew with every row ever delivered).
  */
 export const PGLITE_SETTINGS = ["wal_init_zero=off", "enable_bitmapscan=off"];
 
-/** The template's file name for the migrations as they are now. */
-export function templateName(): string {
-  return `pglite-${createHash("sha256").update(JSON.stringify(MIGRATIONS)).digest("hex").slice(0, 16)}.tar.gz`;
+/** The template's file name for the first `count` migrations (all of them by default). */
+export function templateName(migrations: readonly Migration[] = MIGRATIONS): string {
+  return `pglite-${migrations.length}-${createHash("sha256").update(JSON.stringify(migrations)).digest("hex").slice(0, 16)}.tar.gz`;
 }
 
 /** Where the template is looked for: dist/pglite-template/ beside the compiled code, or from the sources. */
@@ -32,9 +38,14 @@ function templateDirs(): string[] {
   return [join(here, "..", "..", "..", "pglite-template"), join(here, "..", "..", "..", "dist", "pglite-template")];
 }
 
-/** The path of a template of the current migrations, or undefined. */
-export function templatePath(): string | undefined {
-  return templateDirs().map((d) => join(d, templateName())).find((f) => existsSync(f));
+/** The path of the template holding the most of the current migrations (a prefix of them), or undefined. */
+export function templatePath(dirs: readonly string[] = templateDirs()): string | undefined {
+  for (let count = MIGRATIONS.length; count > 0; count--) {
+    const name = templateName(MIGRATIONS.slice(0, count));
+    const found = dirs.map((d) => join(d, name)).find((f) => existsSync(f));
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** The template's tarball (uncompressed), ready for PGlite's loadDataDir; undefined when there is none. */
@@ -44,17 +55,23 @@ export function readTemplate(path = templatePath()): Blob | undefined {
 
 interface PGliteLike {
   query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  exec(text: string): Promise<unknown>;
   transaction<T>(fn: (tx: { query: PGliteLike["query"] }) => Promise<T>): Promise<T>;
-  dumpDataDir(compression: "none"): Promise<Blob>;
   close(): Promise<void>;
 }
+interface PGliteClass {
+  defaultStartParams: string[];
+  create(dataDir: string | undefined, o: object): Promise<PGliteLike>;
+}
 
-/** PGlite in this thread, in memory, from `loadDataDir` when given (test support and the build use it). */
-export async function pgliteInMemory(loadDataDir?: Blob): Promise<PGliteLike> {
-  const { PGlite } = (await import("@electric-sql/pglite")) as unknown as {
-    PGlite: { defaultStartParams: string[]; create(o: object): Promise<PGliteLike> };
-  };
-  return PGlite.create({ ...(loadDataDir ? { loadDataDir } : {}), startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])] });
+async function pglite(dataDir: string | undefined, options: object): Promise<PGliteLike> {
+  const { PGlite } = (await import("@electric-sql/pglite")) as unknown as { PGlite: PGliteClass };
+  return PGlite.create(dataDir, { ...options, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])] });
+}
+
+/** PGlite in this thread, in memory, from `loadDataDir` when given (test support uses it). */
+export function pgliteInMemory(loadDataDir?: Blob): Promise<PGliteLike> {
+  return pglite(undefined, loadDataDir ? { loadDataDir } : {});
 }
 
 /** The Db interface over a PGlite of this thread (exclusive, as store/pglite.ts makes it). */
@@ -65,19 +82,91 @@ export function pgliteDb(pg: PGliteLike): Db {
   return { kind: "pglite", exclusive: true, query: wrap(pg).query, transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))), close: () => pg.close() };
 }
 
-/** Initialises a database, applies every migration and writes its dump to `dir` (atomically). Returns the file. */
-export async function writeTemplate(dir: string): Promise<string> {
-  const pg = await pgliteInMemory();
+const TAR_BLOCK = 512;
+/** Every entry's mtime (the archive is the same bytes for the same files). */
+const TAR_MTIME = 1_700_000_000;
+
+/** One ustar header: `name` (at most 100 bytes), a file of `size` bytes or a directory. */
+function tarHeader(name: string, size: number, directory: boolean): Buffer {
+  const h = Buffer.alloc(TAR_BLOCK);
+  const put = (text: string, at: number, width: number) => h.write(text.slice(0, width), at, "latin1");
+  const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, "0")}\0`;
+  put(name, 0, 100);
+  put(octal(directory ? 0o700 : 0o600, 8), 100, 8);
+  put(octal(0, 8), 108, 8);
+  put(octal(0, 8), 116, 8);
+  put(octal(size, 12), 124, 12);
+  put(octal(TAR_MTIME, 12), 136, 12);
+  put(directory ? "5" : "0", 156, 1);
+  put("ustar\u000000", 257, 8);
+  put(" ".repeat(8), 148, 8);
+  let sum = 0;
+  for (const byte of h) sum += byte;
+  put(`${sum.toString(8).padStart(6, "0")}\0 `, 148, 8);
+  return h;
+}
+
+/** A ustar archive of the tree under `root`, entries named "/<path>" as PGlite's own dumps name them, without those `skip` names. */
+export function tarOf(root: string, skip: (path: string) => boolean = () => false): Buffer {
+  const parts: Buffer[] = [];
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(root, rel)).sort()) {
+      const path = `${rel}/${entry}`;
+      if (skip(path)) continue;
+      const full = join(root, path);
+      if (statSync(full).isDirectory()) {
+        parts.push(tarHeader(path, 0, true));
+        walk(path);
+        continue;
+      }
+      const data = readFileSync(full);
+      parts.push(tarHeader(path, data.length, false), data, Buffer.alloc((TAR_BLOCK - (data.length % TAR_BLOCK)) % TAR_BLOCK));
+    }
+  };
+  walk("");
+  parts.push(Buffer.alloc(2 * TAR_BLOCK));
+  return Buffer.concat(parts);
+}
+
+/** The WAL segment after `segment` (24 hex digits: timeline, log, segment; 1 MB segments: 4096 a log). */
+function nextSegment(segment: string): string {
+  const n = BigInt(`0x${segment.slice(8)}`) + 1n;
+  const log = n / 4096n;
+  const seg = n % 4096n;
+  return `${segment.slice(0, 8)}${log.toString(16).toUpperCase().padStart(8, "0")}${seg.toString(16).toUpperCase().padStart(8, "0")}`;
+}
+
+/**
+ * Initialises a database in a scratch directory, applies `migrations`, drops the template databases,
+ * shuts it down cleanly and writes its archive to `dir` (atomically), keeping of the WAL only the
+ * segments the shutdown checkpoint can be in. Returns the file.
+ */
+export async function writeTemplate(dir: string, migrations: readonly Migration[] = MIGRATIONS): Promise<string> {
+  const scratch = mkdtempSync(join(tmpdir(), "verispec-template-build-"));
   try {
-    await migrate(pgliteDb(pg));
-    const tar = Buffer.from(await (await pg.dumpDataDir("none")).arrayBuffer());
+    const data = join(scratch, "pgdata");
+    const pg = await pglite(data, { initDbStartParams: ["--wal-segsize=1"] });
+    let wal: string;
+    try {
+      await migrate(pgliteDb(pg), migrations);
+      for (const d of ["template0", "template1"]) {
+        await pg.exec(`ALTER DATABASE ${d} IS_TEMPLATE false`);
+        await pg.exec(`DROP DATABASE ${d}`); // alone: not in a transaction block
+      }
+      await pg.exec("CHECKPOINT");
+      wal = (await pg.query<{ wal: string }>("SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS wal")).rows[0]!.wal;
+    } finally {
+      await pg.close();
+    }
+    const kept = new Set([wal, nextSegment(wal)]);
+    const tar = tarOf(data, (path) => /^\/pg_wal\/[0-9A-F]{24}$/.test(path) && !kept.has(path.slice("/pg_wal/".length)));
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, templateName());
+    const file = join(dir, templateName(migrations));
     const part = `${file}.${process.pid}.${Date.now()}.part`;
     writeFileSync(part, gzipSync(tar, { level: 9 }));
     renameSync(part, file);
     return file;
   } finally {
-    await pg.close();
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
