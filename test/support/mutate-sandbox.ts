@@ -15,7 +15,7 @@ const out = join(root, "test", ".artifacts", "mutation", "sandbox");
 
 /** The groups, cheapest first; together every mutated file of templates/sandbox/ (test/architecture/mutation-groups.test.ts checks it). */
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
-  small: ["binding", "clock", "results", "routes", "exchange", "browse", "page", "logging", "metrics", "ops", "retention"],
+  small: ["api", "binding", "clock", "results", "routes", "exchange", "browse", "page", "logging", "metrics", "ops", "retention"],
   service: ["service"],
   server: ["server", "handlers"],
   form: ["form"],
