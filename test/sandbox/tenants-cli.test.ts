@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { permissionProblem } from "../../generator/cli/commands/sandbox-tenants.js";
+import { permissionProblem, readTenantsFile } from "../../generator/cli/commands/sandbox-tenants.js";
 import { main } from "../../generator/cli/main.js";
 import { basic, startSandbox, until } from "./helpers.js";
 import { encodings } from "./tenants-isolation.js";
@@ -106,6 +106,14 @@ describe("verispec sandbox --tenants: a file refused, before listening", () => {
       expect(r.stderr.split("\n")[0]).toContain(path);
     });
   }
+});
+
+describe("a tenants file in JSON (JSON is YAML)", () => {
+  it("reads the same tenants, defaults filled (no receivers, signature version 2)", () => {
+    const json = JSON.stringify({ tenants: [{ name: "team-j", serviceUid: "uid-team-j", secret: SECRET_A, signingSecret: SIGN_A }] }, null, 2);
+    expect(readTenantsFile(file(json), process.cwd())).toEqual([{ name: "team-j", credentials: { serviceUid: "uid-team-j", secret: SECRET_A }, signingSecret: SIGN_A, webhookUrls: [], signatureVersion: "2" }]);
+    expect(readTenantsFile(file(GOOD), process.cwd()).map((t) => [t.name, t.webhookUrls, t.signatureVersion])).toEqual([["team-a", ["https://team-a.example/webhooks"], "2"], ["team-b", [], "1"]]);
+  });
 });
 
 describe("verispec sandbox --tenants with the environment's account", () => {
