@@ -187,8 +187,10 @@ export async function appliedMigration(sql: Sql): Promise<number> {
 export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
   await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
   const newest = migrations.at(-1)?.version ?? 0;
-  // Up to date (every start from the template, every restart): one read, no transaction, no lock.
-  if ((await appliedMigration(db)) >= newest) return newest;
+  // Up to date (every start from the template, every restart): one read, no transaction, no lock. Every
+  // version is counted, not the newest alone: a database missing an older one gets it applied.
+  const held = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1::int[])", [migrations.map((m) => m.version)]);
+  if (Number(held[0]?.n) === migrations.length) return newest;
   let current = 0;
   for (const m of migrations) {
     await db.transaction(async (tx) => {
