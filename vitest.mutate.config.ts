@@ -53,6 +53,9 @@ export default defineConfig({
       "test/sandbox/form.test.ts",
       "test/sandbox/results.test.ts",
       "test/sandbox/ops-units.test.ts",
+      "test/sandbox/routes.test.ts",
+      "test/sandbox/retention-units.test.ts",
+      "test/sandbox/tenants.test.ts",
     ],
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
     exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],

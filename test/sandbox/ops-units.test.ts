@@ -1,7 +1,7 @@
 // The operator's parts in-process (templates/sandbox/ops.ts, metrics.ts, logging.ts), over a stub store:
 // ops.test.ts drives them through the CLI as users run it, where mutation testing cannot reach them.
 import { mkdtempSync, openSync, readFileSync, rmSync, closeSync } from "node:fs";
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -28,9 +28,9 @@ interface Answer {
   readonly headers: IncomingMessage["headers"];
   readonly body: string;
 }
-function get(url: string, path: string, headers: Record<string, string> = {}, method = "GET"): Promise<Answer> {
+function get(url: string, path: string, headers: Record<string, string> = {}, method = "GET", agent: Agent | false = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method, headers, agent: false }, (res) => {
+    const req = httpRequest(`${url}${path}`, { method, headers, agent }, (res) => {
       let body = "";
       res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
     });
@@ -44,13 +44,14 @@ afterEach(async () => {
 });
 
 /** createOps in front of a handler that answers 204 (or `inner`), on a port; the request log lines it wrote. */
-async function opsServer(db: Db, metrics: SandboxMetrics | undefined, inner?: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+async function opsServer(db: Db, metrics: SandboxMetrics | undefined, inner?: (req: IncomingMessage, res: ServerResponse) => Promise<void>, tenantOf?: (res: ServerResponse) => string | undefined) {
   const requests: RequestLog[] = [];
   const events: string[] = [];
   const ops = createOps({
     db, metrics,
     logger: { event: (level, message) => events.push(`${level} ${message}`), request: (r) => requests.push(r) },
     routeOf: (method, path) => ({ method, route: path.startsWith("/v5/verifications/") ? "/v5/verifications/{trace}" : path }),
+    tenantOf,
   });
   const handle = inner ?? (async (_req: IncomingMessage, res: ServerResponse) => void res.writeHead(204).end());
   const server = createServer((req, res) => void ops.wrap(handle)(req, res));
@@ -95,11 +96,16 @@ describe("createOps", () => {
     const down = await opsServer(stubDb([], true), undefined);
     expect(JSON.parse((await get(down.url, "/readyz")).body)).toEqual({ status: "not ready", reason: "database unreachable" });
     const s = await opsServer(migrated(), undefined);
-    expect((await get(s.url, "/readyz", { Connection: "keep-alive" })).headers.connection).not.toBe("close");
-    s.ops.drain();
-    const drained = await get(s.url, "/readyz");
-    expect([drained.status, JSON.parse(drained.body), drained.headers.connection]).toEqual([503, { status: "not ready", reason: "shutting down" }, "close"]);
-    expect((await get(s.url, "/anything")).headers.connection).toBe("close");
+    const keepAlive = new Agent({ keepAlive: true });
+    try {
+      expect((await get(s.url, "/readyz", {}, "GET", keepAlive)).headers.connection).toBe("keep-alive");
+      s.ops.drain();
+      const drained = await get(s.url, "/readyz", {}, "GET", keepAlive);
+      expect([drained.status, JSON.parse(drained.body), drained.headers.connection]).toEqual([503, { status: "not ready", reason: "shutting down" }, "close"]);
+      expect((await get(s.url, "/anything", {}, "GET", keepAlive)).headers.connection).toBe("close");
+    } finally {
+      keepAlive.destroy();
+    }
   });
 
   it("/metrics: 404 with a line naming prom-client when metrics are off; the scrape when on; 503 when the scrape fails", async () => {
@@ -131,6 +137,26 @@ describe("createOps", () => {
     }
     expect((await get(s.url, "/healthz", { "X-Request-Id": "x".repeat(128) })).headers["x-request-id"]).toBe("x".repeat(128));
     expect(JSON.stringify(s.requests)).not.toContain("secret-trace");
+  });
+
+  it("a request's line names its tenant when the sandbox has one for it, and has no tenant key otherwise", async () => {
+    const s = await opsServer(migrated(), undefined, undefined, (res) => (res.req.url === "/mine" ? "team-a" : undefined));
+    await get(s.url, "/mine", { "X-Request-Id": "t-1" });
+    await get(s.url, "/theirs", { "X-Request-Id": "t-2" });
+    expect((await s.logged("t-1"))?.tenant).toBe("team-a");
+    expect(Object.keys((await s.logged("t-2"))!)).not.toContain("tenant");
+  });
+
+  it("the duration is the request's, in milliseconds (a handler that takes 30 ms is logged at 30 ms or more)", async () => {
+    const s = await opsServer(migrated(), undefined, async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 30));
+      res.writeHead(200).end();
+    });
+    await get(s.url, "/slow", { "X-Request-Id": "d-1" });
+    const ms = (await s.logged("d-1"))!.durationMs;
+    expect(ms).toBeGreaterThanOrEqual(29);
+    expect(ms).toBeLessThan(30_000);
+    expect(Number.isInteger(ms * 1000)).toBe(true);
   });
 
   it("a connection closed before its answer ended is logged with status 0", async () => {
@@ -214,12 +240,14 @@ describe("the loggers", () => {
       log.event("error", "it broke");
       log.event("info", "started");
       log.request({ requestId: "r-1", method: "POST", route: "/v5/verifications", status: 201, durationMs: 1.5 });
+      log.request({ requestId: "r-2", method: "GET", route: "/healthz", status: 200, durationMs: 0.2, tenant: "team-a" });
       closeSync(fd);
       const lines = readFileSync(join(dir, "log"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines.map(({ time: _t, pid: _p, hostname: _h, ...rest }) => rest)).toEqual([
         { level: "error", service: "verispec-sandbox", msg: "it broke" },
         { level: "info", service: "verispec-sandbox", msg: "started" },
         { level: "info", service: "verispec-sandbox", msg: "request", requestId: "r-1", method: "POST", route: "/v5/verifications", status: 201, durationMs: 1.5 },
+        { level: "info", service: "verispec-sandbox", msg: "request", requestId: "r-2", method: "GET", route: "/healthz", status: 200, durationMs: 0.2, tenant: "team-a" },
       ]);
       for (const l of lines) expect(l.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     } finally {

@@ -1,9 +1,10 @@
-// Small parts of the sandbox runtime in-process: the clock, the binding's lookups, the pages' HTML and
+// Small parts of the sandbox runtime in-process: the clock, the binding's lookups, the pages' HTML, a listing's query
 // the store's description.
 import { describe, expect, it, vi } from "vitest";
 import { choice, choiceMessage, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { escapeHtml, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
+import { MAX_PAGE, parseBrowse } from "../../templates/sandbox/browse.js";
 import { describeDb } from "../../templates/sandbox/store/index.js";
 import { binding } from "./inprocess.js";
 
@@ -88,5 +89,24 @@ describe("describeDb", () => {
     expect(describeDb("postgresql://u@h/db")).toBe("Postgres");
     expect(describeDb("data/postgres://x")).toBe("PGlite in data/postgres://x");
     expect(describeDb(".verispec/sandbox")).toBe("PGlite in .verispec/sandbox");
+  });
+});
+
+describe("parseBrowse", () => {
+  const parse = (q: string, d?: number) => parseBrowse(new URLSearchParams(q), d);
+  const cursor = (text: string) => Buffer.from(text, "utf8").toString("base64url");
+  it("limit: an integer from 1 to MAX_PAGE, else one line; absent or empty: the default", () => {
+    expect(MAX_PAGE).toBe(500);
+    for (const ok of ["1", "500", "0042"]) expect(parse(`limit=${ok}`), ok).toMatchObject({ limit: Number(ok) });
+    for (const bad of ["0", "501", "9999", "10000", "1a", "a1", "-1", "1.5", " 1"]) expect(parse(`limit=${bad}`), bad).toBe("limit must be an integer from 1 to 500.");
+    expect(parse("")).toEqual({ trace: undefined, userId: undefined, status: undefined, limit: 500, after: undefined });
+    expect(parse("limit=", 100)).toMatchObject({ limit: 100 });
+  });
+
+  it("cursor: only one this sandbox gave (`v1:<digits>`, base64url); filters taken as given, empty ones left out", () => {
+    expect(parse(`cursor=${cursor("v1:42")}&trace=t&userId=u&status=queued`)).toEqual({ trace: "t", userId: "u", status: "queued", limit: 500, after: 42 });
+    expect(parse(`cursor=${cursor("v1:123456789012345")}`)).toMatchObject({ after: 123456789012345 });
+    for (const bad of ["v1:", "v1:1x", "xv1:1", "v2:1", "v1:1234567890123456", "v1:-1"]) expect(parse(`cursor=${cursor(bad)}`), bad).toBe("cursor is not one this sandbox gave.");
+    expect(parse("trace=&userId=&status=")).toMatchObject({ trace: undefined, userId: undefined, status: undefined });
   });
 });
