@@ -1,4 +1,4 @@
-// Small parts of the sandbox runtime in-process: the clock, the binding's lookups, the pages' HTML, a listing's query
+// Small parts of the sandbox runtime in-process: the clock, the binding's lookups, the pages' HTML, a listing's query and
 // the store's description.
 import { describe, expect, it, vi } from "vitest";
 import { choice, choiceMessage, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
