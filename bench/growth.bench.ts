@@ -78,11 +78,11 @@ async function queueForClaim(db: Db): Promise<number> {
 }
 
 /** Milliseconds of each of `n` calls of `one`, CONCURRENCY in flight. */
-async function timings(n: number, one: (i: number) => Promise<void>, offset = 0): Promise<number[]> {
+async function timings(n: number, one: (i: number) => Promise<void>, offset = 0, inFlight = CONCURRENCY): Promise<number[]> {
   const times: number[] = [];
   let next = 0;
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: inFlight }, async () => {
       while (next < n) {
         const i = offset + next++;
         const t = performance.now();
@@ -123,8 +123,8 @@ const userOf = (_st: Store, i: number) => `growth-user-${i % 50}`;
 const traceOf = (st: Store, i: number) => (st.rows ? `fill-${1 + ((i * 7919) % st.rows)}` : st.traces[(i * 7919) % st.traces.length]!);
 const deliveries = (st: Store, query: string) => call(`${st.s.url}/_sandbox/deliveries?limit=100${query}`, "GET");
 
-/** The figures, each one request kind; the fraction of REQUESTS it runs. */
-const FIGURES: [name: string, share: number, run: Request][] = [
+/** The figures, each one request kind; the fraction of REQUESTS it runs; how many in flight (default CONCURRENCY). */
+const FIGURES: [name: string, share: number, run: Request, inFlight?: number][] = [
   ["create", 1, async (st) => void st.traces.push(((await call(`${st.s.url}/v5/verifications`, "POST", person())) as { trace: string }).trace)],
   ["GET by trace", 1, async (st, i) => void (await call(`${st.s.url}/v5/verifications/${traceOf(st, i)}`, "GET"))],
   ["create with a userId (resubmission lookup)", 1, async (st) => void (await call(`${st.s.url}/v5/verifications`, "POST", person(`growth-${randomUUID()}`)))],
@@ -136,7 +136,8 @@ const FIGURES: [name: string, share: number, run: Request][] = [
   ["deliveries, page 50 (cursor)", 0.25, async (st) => void (await deliveries(st, st.deep ? `&cursor=${st.deep}` : ""))],
   ["/_sandbox/state", 0.1, async (st) => void (await call(`${st.s.url}/_sandbox/state`, "GET"))],
   ["/_sandbox/state by userId", 0.25, async (st, i) => void (await call(`${st.s.url}/_sandbox/state?userId=${userOf(st, i)}`, "GET"))],
-  ["dispatcher claim of 100 due rows", 1, async (st) => void (await claim(st.s.db, st.claimNow!))],
+  // One at a time, as an instance's dispatcher claims (concurrent claims would skip each other's locked rows).
+  ["dispatcher claim of 100 due rows", 0.5, async (st) => void (await claim(st.s.db, st.claimNow!)), 1],
 ];
 
 /** The dispatcher's claim as it runs on this store: a plain SELECT on PGlite, the leasing UPDATE on Postgres (rolled back). */
@@ -179,11 +180,11 @@ async function prepare(label: string, db: string, rows: number): Promise<Store> 
 /** Each figure's timings on both stores, in alternating slices (empty, large, large, empty, ...). */
 async function measureAll(stores: [Store, Store]): Promise<Map<string, [number[], number[]]>> {
   const out = new Map<string, [number[], number[]]>();
-  for (const [name, share, run] of FIGURES) {
+  for (const [name, share, run, inFlight] of FIGURES) {
     const per = Math.max(CONCURRENCY, Math.round((REQUESTS * share) / SLICES));
     const got: [number[], number[]] = [[], []];
     for (let slice = 0; slice < SLICES; slice++) {
-      for (const k of slice % 2 ? [1, 0] : [0, 1]) got[k]!.push(...(await timings(per, (i) => run(stores[k]!, i), slice * per)));
+      for (const k of slice % 2 ? [1, 0] : [0, 1]) got[k]!.push(...(await timings(per, (i) => run(stores[k]!, i), slice * per, inFlight)));
     }
     out.set(name, got);
     console.log(`${name}: p99 ${p99(got[0]).toFixed(1)} ms empty, ${p99(got[1]).toFixed(1)} ms large`);
@@ -297,7 +298,7 @@ export default async function run(): Promise<void> {
     console.log("|---|---:|---:|---:|");
     for (const [name, share] of FIGURES) {
       const [e, l] = figures.get(name)!;
-      console.log(`| ${name}${share === 1 ? "" : ` (${Math.round(share * REQUESTS)})`} | ${p99(e).toFixed(1)} | ${p99(l).toFixed(1)} | ${verdict(p99(e), p99(l))} |`);
+      console.log(`| ${name}${share === 1 ? "" : ` (${Math.round(share * REQUESTS)} calls)`} | ${p99(e).toFixed(1)} | ${p99(l).toFixed(1)} | ${verdict(p99(e), p99(l))} |`);
     }
     console.log(`| create + GET during a retention sweep (large store: without / during) | ${p99(retention.without).toFixed(1)} | ${p99(retention.during).toFixed(1)} | ${verdict(p99(retention.without), p99(retention.during))} |`);
     console.log(`\nretention removed ${retention.removed.toLocaleString("en")} old verifications and deliveries while the requests ran (${retention.seconds.toFixed(1)} s of alternating slices)`);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { soak } from "../../bench/delivery-soak.js";
 import { createClient } from "../../generated/index.js";
 import { claimDue, type QueuedRow } from "../../templates/sandbox/store/outbox.js";
-import { openStore, type Db } from "../../templates/sandbox/store/index.js";
+import { openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
+import { outboxPageRows } from "../../templates/sandbox/store/pages.js";
 import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
 import { needFound } from "../support/services.js";
 import { CREDENTIALS, startReceiver, startSandbox, until, v5Individual, webhookErrors, type Sandbox } from "./helpers.js";
@@ -29,6 +30,26 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
   afterAll(async () => {
     await db?.close();
     server?.stop();
+  });
+
+  // Issue 28, part 3: GET /_sandbox/deliveries?userId= on Postgres 15 walked the whole outbox by id with a
+  // correlated SubPlan (38 s p99 at a million rows, bench/growth.bench.ts); now each of the user's
+  // verifications is one range scan of its outbox rows, whatever the outbox holds.
+  it("a userId's deliveries page is index range scans, not a walk of the outbox", async () => {
+    await db.query(`INSERT INTO verifications (trace, api, user_id, submission_id, type, name, request, verification_status, submission_status, attempt, outcome, created_at, updated_at)
+      SELECT 'plan-' || g, 'v5', 'plan-user-' || g, 's-' || g, 'individual', 'N', '{}', 'verified', 'completed', 1, 'verified', 0, 0 FROM generate_series(1, 20000) g`);
+    await db.query(`INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, tries, next_at, created_at)
+      SELECT 'plan-' || g, 'plan-' || g, 'http://127.0.0.1:9/', 'v5', '2', '{}', 0, 'delivered', 1, 0, 0 FROM generate_series(1, 20000) g`);
+    await db.query("ANALYZE verifications");
+    await db.query("ANALYZE outbox");
+    const explain = { query: <T extends Row>(text: string, params?: readonly unknown[]) => db.query<T>(`EXPLAIN ${text}`, params) };
+    const plan = (await outboxPageRows(explain, "default", { userId: "plan-user-7" }, { limit: 100, ascending: false })).map((r) => String(r["QUERY PLAN"])).join("\n");
+    expect(plan).toContain("verifications_user_set");
+    expect(plan).toContain("outbox_trace");
+    expect(plan).not.toMatch(/SubPlan|Seq Scan on outbox|outbox_pkey/);
+    expect((await outboxPageRows(db, "default", { userId: "plan-user-7" }, { limit: 100, ascending: false })).map((r) => r.trace)).toEqual(["plan-7"]);
+    await db.query("DELETE FROM outbox WHERE trace LIKE 'plan-%'");
+    await db.query("DELETE FROM verifications WHERE trace LIKE 'plan-%'");
   });
 
   it("two claims at once on two connections: the second skips the rows the first holds instead of waiting and taking them too", async () => {
