@@ -119,8 +119,12 @@ type Request = (st: Store, i: number) => Promise<void>;
 
 /** One of the 50 userIds both stores hold a verification of (prepare), among the large store's many. */
 const userOf = (_st: Store, i: number) => `growth-user-${i % 50}`;
-/** A stored trace: of the filled rows on the large store, of the bench's own creates on the empty one. */
-const traceOf = (st: Store, i: number) => (st.rows ? `fill-${1 + ((i * 7919) % st.rows)}` : st.traces[(i * 7919) % st.traces.length]!);
+/** A stored trace: of the filled rows on the large store (a recent one: retention keeps it), of the bench's own creates on the empty one. */
+const traceOf = (st: Store, i: number) => {
+  if (!st.rows) return st.traces[(i * 7919) % st.traces.length]!;
+  const g = 1 + ((i * 7919) % st.rows);
+  return `fill-${g % 4 === 0 ? g - 1 : g}`;
+};
 const deliveries = (st: Store, query: string) => call(`${st.s.url}/_sandbox/deliveries?limit=100${query}`, "GET");
 
 /** The figures, each one request kind; the fraction of REQUESTS it runs; how many in flight (default CONCURRENCY). */
