@@ -5,7 +5,7 @@
 // A test suite's in-process start (startSandbox() of verispec/sandbox) is measured in the same rounds.
 // Goal (issue 28): --db memory, a new directory and the in-process start ready in at most 0.5x Prism's time.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,9 +62,12 @@ function timeToReady(command: string, args: string[], ready: RegExp): Promise<nu
 const SANDBOX_READY = /verispec sandbox listening on/;
 
 /** The in-process script's own figure (the first start), read from its output line. */
-function inProcess(): Promise<number> {
+function inProcess(scratch: string): Promise<number> {
+  // A file, not `node --input-type=module -e`: PGlite's worker thread inherits the process's flags.
+  const script = join(scratch, "in-process.mjs");
+  writeFileSync(script, IN_PROCESS);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", IN_PROCESS], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
     child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
@@ -79,7 +82,7 @@ function inProcess(): Promise<number> {
 const secondStarts: number[] = [];
 
 function start(kind: Kind, dirs: { scratch: string; existing: string }, round: number): Promise<number> {
-  if (kind === "in-process") return inProcess();
+  if (kind === "in-process") return inProcess(dirs.scratch);
   if (kind === "prism") {
     const prism = fileURLToPath(new URL("../node_modules/.bin/prism", import.meta.url));
     return timeToReady(prism, ["mock", "--host", "127.0.0.1", "--port", "4019", "generated/openapi.json"], /Prism is listening/);

@@ -2,7 +2,7 @@
 // (browse.ts), and retention (retention.ts) deletes old data in small batches, leaving queued deliveries
 // and recent data alone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { retentionBatch, sweep } from "../../templates/sandbox/retention.js";
+import { EXCLUSIVE_RETENTION_BATCH, RETENTION_BATCH, retentionBatch, sweep } from "../../templates/sandbox/retention.js";
 import type { Db, Row } from "../../templates/sandbox/store/index.js";
 import { outboxPageRows } from "../../templates/sandbox/store/pages.js";
 import { call, v5Individual } from "./helpers.js";
@@ -126,5 +126,23 @@ describe("retention", () => {
       [traces[4], "no_receiver"],
     ]);
     expect(await db.query("SELECT * FROM delivery_attempts WHERE outbox_id = $1", [oldId])).toEqual([]);
+  });
+});
+
+describe("retention's batch size", () => {
+  // A store that records each delete's LIMIT and deletes nothing (so one pass ends the sweep).
+  const recording = (exclusive: boolean, limits: unknown[]): Db => {
+    const sql = { query: async <T extends Row>(text: string, params?: readonly unknown[]) => (/LIMIT \$2/.test(text) && limits.push(params?.[1]), [] as T[]) };
+    return { kind: exclusive ? "pglite" : "postgres", exclusive, ...sql, transaction: (fn) => fn(sql), close: async () => {} };
+  };
+
+  it("is smaller on an exclusive store (PGlite: a request waits for the whole statement) than on a shared Postgres", async () => {
+    const pglite: unknown[] = [];
+    const postgres: unknown[] = [];
+    await sweep(recording(true, pglite), { days: 30, now: Date.now, pauseMs: 0 });
+    await sweep(recording(false, postgres), { days: 30, now: Date.now, pauseMs: 0 });
+    expect(pglite).toEqual([EXCLUSIVE_RETENTION_BATCH, EXCLUSIVE_RETENTION_BATCH, EXCLUSIVE_RETENTION_BATCH]);
+    expect(postgres).toEqual([RETENTION_BATCH, RETENTION_BATCH, RETENTION_BATCH]);
+    expect(EXCLUSIVE_RETENTION_BATCH).toBeLessThan(RETENTION_BATCH);
   });
 });
