@@ -8,7 +8,7 @@ import type { Db, Row } from "../../templates/sandbox/store/index.js";
 const DAY = 86_400_000;
 
 /** A store whose DELETEs remove from `left` (per table and tenant) at most the batch asked for; the calls seen. */
-function countingDb(left: Record<string, number>) {
+function countingDb(left: Record<string, number>, exclusive = false) {
   const calls: { table: string; params: readonly unknown[] }[] = [];
   const query = async <T extends Row>(text: string, params: readonly unknown[] = []): Promise<T[]> => {
     const table = /^DELETE FROM (\w+)/.exec(text)?.[1];
@@ -19,7 +19,7 @@ function countingDb(left: Record<string, number>) {
     left[key] = (left[key] ?? 0) - n;
     return Array.from({ length: n }, (_, i) => ({ trace: `t${i}`, id: String(i) })) as unknown as T[];
   };
-  const db: Db = { query, transaction: (fn) => fn({ query }), close: async () => {}, kind: "pglite", exclusive: true };
+  const db: Db = { query, transaction: (fn) => fn({ query }), close: async () => {}, kind: exclusive ? "pglite" : "postgres", exclusive };
   return { db, calls, left };
 }
 
@@ -32,6 +32,12 @@ describe("sweep", () => {
     expect(total).toEqual({ verifications: 1200, deliveries: 700, forms: 3 });
     expect(s.calls.filter((c) => c.table === "verifications")).toHaveLength(4); // 500, 500, 200, then 0
     expect(s.calls.filter((c) => c.table === "verifications").map((c) => c.params)).toContainEqual([70 * DAY, 500, "default"]);
+  });
+
+  it("a store one process owns (PGlite) deletes 100 rows a statement: a request waits behind a whole statement there", async () => {
+    const s = countingDb({ "verifications:default": 250 }, true);
+    expect(await sweep(s.db, { days: 30, now: () => 100 * DAY, pauseMs: 0 })).toEqual({ verifications: 250, deliveries: 0, forms: 0 });
+    expect(s.calls.filter((c) => c.table === "verifications").map((c) => c.params[1])).toEqual([100, 100, 100, 100]);
   });
 
   it("each tenant by its own clock; finished deliveries by wall time", async () => {
