@@ -3,10 +3,12 @@
 // 127.0.0.1, PGlite in memory (loaded from the shipped template: ready in about the time of an existing
 // directory), fresh test credentials returned on the handle, no metrics, no log. The CLI's `verispec
 // sandbox` starts the same runtime (templates/sandbox/index.ts) with the command line's choices.
+//
+// The store is opened first, on its own thread, and the rest of the runtime loaded meanwhile (this module
+// imports nothing else at its top): the database's start is most of a start (docs/engineering/sandbox-start.md).
 import { randomBytes } from "node:crypto";
-import { sandboxBinding } from "../../generated/sandbox.js";
-import { choice, type SandboxBinding } from "./binding.js";
-import { startSandbox as startRuntime } from "./index.js";
+import type { SandboxBinding } from "./binding.js";
+import { openStore } from "./store/index.js";
 
 export interface StartSandboxOptions {
   /** Default 0: a free port (read it from `url`). */
@@ -45,10 +47,21 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-const binding = sandboxBinding as unknown as SandboxBinding;
-
 /** Starts a sandbox in this process; resolves once it listens. */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const db = options.db ?? "memory";
+  const cwd = options.cwd ?? process.cwd();
+  const opening = openStore(db, cwd);
+  opening.catch(() => {}); // reported by startRuntime, which awaits it
+  let loaded;
+  try {
+    loaded = await Promise.all([import("../../generated/sandbox.js"), import("./binding.js"), import("./index.js")]);
+  } catch (err) {
+    await opening.then((store) => store.close(), () => {});
+    throw err;
+  }
+  const [{ sandboxBinding }, { choice }, { startSandbox: startRuntime }] = loaded;
+  const binding = sandboxBinding as unknown as SandboxBinding;
   const spec = binding.spec;
   const serviceUid = options.serviceUid ?? `sandbox-${randomBytes(4).toString("hex")}`;
   const secret = options.secret ?? randomBytes(18).toString("base64url");
@@ -57,8 +70,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     binding,
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,
-    db: options.db ?? "memory",
-    cwd: options.cwd ?? process.cwd(),
+    db,
+    cwd,
+    opening,
     webhookUrls: options.webhookUrls ?? [],
     signatureVersion: options.signatureVersion ?? "2",
     processingMs: options.processingMs ?? 1000,

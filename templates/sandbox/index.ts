@@ -24,6 +24,8 @@ export interface SandboxOptions {
   /** A directory (PGlite), "memory", or a postgres:// URL. */
   readonly db: string;
   readonly cwd: string;
+  /** The store of `db`, already opening (openStore, started by the caller while it loaded the rest); closed if the start fails. */
+  readonly opening?: Promise<Db>;
   /**
    * The accounts (docs/operating-a-shared-sandbox.md, Tenants). Without it, the one account named
    * DEFAULT_TENANT made of `credentials`, `signingSecret`, `webhookUrls` and `signatureVersion`.
@@ -193,10 +195,16 @@ function startRetention(db: Db, accounts: readonly Account[], logger: SandboxLog
 }
 
 export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
-  const tenants = tenantsOf(o);
+  let tenants: readonly TenantOptions[];
+  try {
+    tenants = tenantsOf(o);
+  } catch (err) {
+    await o.opening?.then((db) => db.close(), () => {});
+    throw err;
+  }
   // prom-client loads on this thread while the database starts on its own (start-up: sandbox-start.md).
   if (o.metrics !== false) loadPromClient().catch(() => {});
-  const db = await openStore(o.db, o.cwd);
+  const db = await (o.opening ?? openStore(o.db, o.cwd));
   const logger = o.logger ?? { event: (_level, message) => o.log(message), request: () => {} };
   let accounts: Account[];
   try {

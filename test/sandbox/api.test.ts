@@ -2,6 +2,10 @@
 // on 127.0.0.1, PGlite in memory, fresh credentials on the handle (or the caller's), close() stops it.
 import { describe, expect, it } from "vitest";
 import { startSandbox } from "../../templates/sandbox/api.js";
+import { startSandbox as startRuntime } from "../../templates/sandbox/index.js";
+import type { Db } from "../../templates/sandbox/store/index.js";
+import { ROOT } from "./helpers.js";
+import { binding } from "./inprocess.js";
 
 const basic = (uid: string, secret: string) => `Basic ${Buffer.from(`${uid}:${secret}`).toString("base64")}`;
 const create = (url: string, authorization: string) =>
@@ -41,5 +45,18 @@ describe("startSandbox() of verispec/sandbox", { timeout: 120_000 }, () => {
     } finally {
       await s.close();
     }
+  });
+
+  it("a database that cannot be opened: startSandbox() rejects with the store's error", async () => {
+    await expect(startSandbox({ db: "postgres://verispec@127.0.0.1:1/none" })).rejects.toMatchObject({ code: "ECONNREFUSED" });
+  });
+
+  it("the runtime closes the store it was handed when it refuses to start", async () => {
+    let closed = 0;
+    const store = { close: async () => void (closed += 1) } as unknown as Db;
+    const o = { binding, host: "127.0.0.1", port: 0, db: "memory", cwd: ROOT, processingMs: 1000, requestedActionsPath: "/x", maxBodyBytes: 1, deliveryTimeoutMs: 1, retryDelaysMs: [], log: () => {} };
+    // No account: refused before the store is used.
+    await expect(startRuntime({ ...o, opening: Promise.resolve(store) })).rejects.toMatchObject({ code: "VERISPEC_TENANTS" });
+    expect(closed).toBe(1);
   });
 });

@@ -1,10 +1,14 @@
 // `verispec sandbox --spec <dir>` serves that spec, with no build step (issue 25): a copy of the spec with
 // another default attempt cap and one more country is followed on both counts, the start names the spec
 // and its specVersion, and a broken spec stops the command with the generator's diagnostics (exit 2).
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
 import { mapList, removeFixtures, reword, set, specWith } from "../diff/fixture.js";
-import { call, request, basic, startSandbox, v5Individual, type Sandbox } from "./helpers.js";
+import { call, request, basic, ROOT, startSandbox, v5Individual, type Sandbox } from "./helpers.js";
 
 afterAll(removeFixtures);
 
@@ -54,5 +58,20 @@ describe("verispec sandbox --spec", () => {
     expect(stderr).toContain("approved");
     expect(stderr).not.toMatch(/\n\s+at /);
     expect(stdout).not.toContain("listening");
+  }, 120_000);
+
+  it("a broken spec with a new --db directory: the database opened meanwhile is closed again and the process ends, exit 2", async () => {
+    const spec = specWith([mapList("statuses.yaml", ["transitions", 1, "to"], (v) => [...v, "approved"])]);
+    const db = mkdtempSync(join(tmpdir(), "verispec-early-db-"));
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", "generator/cli/bin.ts", "sandbox", "--port", "0", "--db", join(db, "new"), "--spec", spec], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr!.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+      const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/statuses\.yaml:\d+:\d+/);
+    } finally {
+      rmSync(db, { recursive: true, force: true });
+    }
   }, 120_000);
 });

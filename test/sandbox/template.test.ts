@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../templates/sandbox/store/index.js";
 import { appliedMigration, migrate, MIGRATIONS } from "../../templates/sandbox/store/migrations.js";
 import type { Db } from "../../templates/sandbox/store/sql.js";
-import { pgliteDb, pgliteInMemory, readTemplate, templateName, templatePath, writeTemplate } from "../../templates/sandbox/store/template.js";
+import { arrayTypesPath, openPgliteHere, pgliteDb, pgliteInMemory, readArrayTypes, readTemplate, templateName, templatePath, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { ROOT } from "./helpers.js";
 
 const started = Date.now();
@@ -77,6 +77,37 @@ describe("the PGlite template", { timeout: 120_000 }, () => {
     } finally {
       await db.close();
     }
+  });
+
+  it("keeps its catalog's array types beside it: a database loaded with the list parses and serialises arrays as one that asks", async () => {
+    const template = readTemplate()!;
+    expect(template.arrayTypes!.length).toBeGreaterThan(50);
+    expect(template.arrayTypes).toContainEqual({ oid: 25, typarray: 1009 }); // text, text[]
+    const listed = await openPgliteHere(undefined, { template });
+    const asked = await openPgliteHere(undefined, { template: { tar: template.tar, arrayTypes: undefined } });
+    try {
+      for (const table of ["parsers", "serializers"] as const) expect(Object.keys(listed[table]).sort()).toEqual(Object.keys(asked[table]).sort());
+      const q = `SELECT $1::text[] AS t, $2::bigint[] AS b, $3::int[] AS i, ARRAY['a,b', NULL, '"q"']::text[] AS quoted, ARRAY[[1, 2], [3, 4]]::int[] AS nested`;
+      const params = [["x", "y z", ""], [1, 2 ** 40], [-1, 0]];
+      const rows = (await listed.query<Record<string, unknown>>(q, params)).rows;
+      expect(rows).toEqual((await asked.query(q, params)).rows);
+      expect(rows[0]).toMatchObject({ t: ["x", "y z", ""], i: [-1, 0], quoted: ["a,b", null, '"q"'], nested: [[1, 2], [3, 4]] });
+    } finally {
+      await listed.close();
+      await asked.close();
+    }
+  });
+
+  it("a missing or unreadable array types list is no list: PGlite then asks the database", () => {
+    expect(arrayTypesPath("/t/pglite-6-0123456789abcdef.tar.gz")).toBe("/t/pglite-6-0123456789abcdef.array-types.json");
+    const file = join(dir, "types.json");
+    expect(readArrayTypes(join(dir, "absent.json"))).toBeUndefined();
+    for (const text of ["{", "{}", '[{"oid":25}]', '[{"oid":"25","typarray":1009}]', '[{"oid":25,"typarray":1009.5}]', "[null]"]) {
+      writeFileSync(file, text);
+      expect(readArrayTypes(file)).toBeUndefined();
+    }
+    writeFileSync(file, '[{"oid":25,"typarray":1009}]');
+    expect(readArrayTypes(file)).toEqual([{ oid: 25, typarray: 1009 }]);
   });
 
   it("opens an existing directory as it is", async () => {

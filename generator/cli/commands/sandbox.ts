@@ -3,10 +3,10 @@
 // once), starts the sandbox runtime (templates/sandbox, loaded only here together with its database
 // driver) and runs until SIGINT/SIGTERM.
 import { randomBytes } from "node:crypto";
+import type { Db } from "../../../templates/sandbox/store/index.js";
 import { UsageError } from "../../diagnostics.js";
 import type { CommandCall } from "../command-call.js";
-import { loadServedSpec } from "./sandbox-binding.js";
-import { combineTenants, readTenantsFile, type TenantConfig } from "./sandbox-tenants.js";
+import type { TenantConfig } from "./sandbox-tenants.js";
 import { requireSpecDir } from "./spec-dir.js";
 
 export interface SandboxArgs {
@@ -109,31 +109,59 @@ async function sandboxLogger(format: "text" | "json", stderr: (text: string) => 
 const envValue = (env: NodeJS.ProcessEnv, name: string) => (env[name] === undefined || env[name] === "" ? undefined : env[name]);
 
 /** The accounts of a call with a tenants file (--tenants, else VERISPEC_SANDBOX_TENANTS) and the environment's; undefined without a file. */
-function tenantsOfCall(args: SandboxArgs, io: CommandCall["io"]): TenantConfig[] | undefined {
+async function tenantsOfCall(args: SandboxArgs, io: CommandCall["io"]): Promise<TenantConfig[] | undefined> {
   const file = args.tenantsFile ?? envValue(io.env, "VERISPEC_SANDBOX_TENANTS");
   if (file === undefined) return undefined;
+  const { combineTenants, readTenantsFile } = await import("./sandbox-tenants.js");
   return combineTenants(readTenantsFile(file, io.cwd), {
     serviceUid: envValue(io.env, "VERISPEC_SANDBOX_SERVICE_UID"), secret: envValue(io.env, "VERISPEC_SANDBOX_SECRET"), signingSecret: envValue(io.env, "VERISPEC_SIGNING_SECRET"),
     webhookUrls: args.webhookUrls, signatureVersion: args.signatureVersionGiven ? args.signatureVersion : undefined,
   }, file);
 }
 
+/**
+ * Opens the store (--db) on its own thread while this one loads the spec and the runtime: the database's
+ * start is most of the sandbox's (docs/engineering/sandbox-start.md). Its failure is reported where the
+ * runtime awaits it (startSandbox), not as an unhandled rejection meanwhile.
+ */
+function openStoreEarly(db: string, cwd: string): Promise<Db> {
+  const opening = import("../../../templates/sandbox/store/index.js").then((m) => m.openStore(db, cwd));
+  opening.catch(() => {});
+  return opening;
+}
+
+/** The spec served, the runtime's modules and the log, loaded while the store opens; on a failure the store is closed again. */
+async function loadServing(call: CommandCall, args: SandboxArgs, opening: Promise<Db>) {
+  try {
+    const [served, runtime, { choice }, logger] = await Promise.all([
+      import("./sandbox-binding.js").then((m) => m.loadServedSpec(requireSpecDir(call.dirs))),
+      import("../../../templates/sandbox/index.js"),
+      import("../../../templates/sandbox/binding.js"),
+      sandboxLogger(args.logFormat, call.io.stderr),
+    ]);
+    return { served, startSandbox: runtime.startSandbox, choice, logger };
+  } catch (err) {
+    await opening.then((db) => db.close(), () => {});
+    throw err;
+  }
+}
+
 export async function sandbox(call: CommandCall): Promise<number> {
   const args = parseSandboxArgs(call.values);
   const { io } = call;
   // The tenants file is read and checked before the spec is loaded and anything listens.
-  const tenants = tenantsOfCall(args, io);
+  const tenants = await tenantsOfCall(args, io);
+  const opening = openStoreEarly(args.db, io.cwd);
   const uid = credential(io.env, "VERISPEC_SANDBOX_SERVICE_UID", () => `sandbox-${randomBytes(4).toString("hex")}`);
   const secret = credential(io.env, "VERISPEC_SANDBOX_SECRET", () => randomBytes(18).toString("base64url"));
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
-  const served = await loadServedSpec(requireSpecDir(call.dirs));
-  const [{ startSandbox }, { choice }] = await Promise.all([import("../../../templates/sandbox/index.js"), import("../../../templates/sandbox/binding.js")]);
+  const { served, startSandbox, choice, logger } = await loadServing(call, args, opening);
   const spec = served.binding.spec;
   io.stdout(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"})\n`);
-  const logger = await sandboxLogger(args.logFormat, io.stderr);
   let running;
   try {
     running = await startSandbox({
+      opening,
       binding: served.binding,
       host: args.host,
       port: args.port,

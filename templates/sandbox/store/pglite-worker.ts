@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
-import { readTemplate } from "./template.js";
+import { openPgliteHere, readTemplate } from "./template.js";
 
 interface PGliteQueryable {
   query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -13,10 +13,6 @@ interface PGliteQueryable {
 interface PGliteLike extends PGliteQueryable {
   transaction<T>(fn: (tx: PGliteQueryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
-}
-interface PGliteClass {
-  readonly defaultStartParams: readonly string[];
-  create(dataDir: string, options: { startParams: string[]; loadDataDir?: Blob }): Promise<PGliteLike>;
 }
 
 /** An open transaction: its handle, how to end it, and the transaction's own promise (settled once ended). */
@@ -40,11 +36,10 @@ class Rollback extends Error {}
 async function main(): Promise<void> {
   let db: PGliteLike;
   try {
-    const { PGlite } = (await import("@electric-sql/pglite")) as unknown as { PGlite: PGliteClass };
     // A new database starts from the template; an existing directory is opened as it is.
     const fresh = dir === undefined || !existsSync(join(dir, "PG_VERSION"));
-    const loadDataDir = fresh ? readTemplate(template) : undefined;
-    db = await PGlite.create(dir ?? "memory://", { startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])], ...(loadDataDir ? { loadDataDir } : {}) });
+    const loaded = fresh && template !== undefined ? readTemplate(template) : undefined;
+    db = await openPgliteHere(dir, { settings, ...(loaded ? { template: loaded } : {}) });
   } catch (err) {
     reply(failure(0, err));
     return;

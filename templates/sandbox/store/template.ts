@@ -23,9 +23,13 @@ import type { Db, Row } from "./sql.js";
  * wal_init_zero=off: a new WAL segment is not filled with zeros first (that blocked the event loop
  * for 60-90 ms every few thousand writes). enable_bitmapscan=off: with no autovacuum, dead index entries
  * stay; a plain index scan marks them dead once and skips them after, where a bitmap scan visits every
- * one again (the dispatcher's claim grew with every row ever delivered).
+ * one again (the dispatcher's claim grew with every row ever delivered). shared_buffers=16MB and
+ * max_connections=5: Postgres sets up its shared memory, sized by these two (128 MB and 100 by default),
+ * at every start, and in WebAssembly that is CPU time (about 0.2 s less with these, measured:
+ * docs/engineering/sandbox-start.md); PGlite runs one backend, and a page not in Postgres's buffers is
+ * read from memory (in memory) or the system's file cache (a directory).
  */
-export const PGLITE_SETTINGS = ["wal_init_zero=off", "enable_bitmapscan=off"];
+export const PGLITE_SETTINGS = ["wal_init_zero=off", "enable_bitmapscan=off", "shared_buffers=16MB", "max_connections=5"];
 
 /** The template's file name for the first `count` migrations (all of them by default). */
 export function templateName(migrations: readonly Migration[] = MIGRATIONS): string {
@@ -48,9 +52,46 @@ export function templatePath(dirs: readonly string[] = templateDirs()): string |
   return undefined;
 }
 
-/** The template's tarball (uncompressed), ready for PGlite's loadDataDir; undefined when there is none. */
-export function readTemplate(path = templatePath()): Blob | undefined {
-  return path === undefined ? undefined : new Blob([gunzipSync(readFileSync(path))]);
+/** A new database's template: its tarball (uncompressed) for PGlite's loadDataDir, and its catalog's array types. */
+export interface Template {
+  readonly tar: Blob;
+  readonly arrayTypes: readonly ArrayType[] | undefined;
+}
+
+/** The template at `path` (the current one by default); undefined when there is none. */
+export function readTemplate(path = templatePath()): Template | undefined {
+  return path === undefined ? undefined : { tar: new Blob([gunzipSync(readFileSync(path))]), arrayTypes: readArrayTypes(arrayTypesPath(path)) };
+}
+
+/**
+ * An array type of the catalog: `oid` the element's type, `typarray` the array's. PGlite looks them up with
+ * this query when it opens a database (to parse and serialise arrays); on a new backend it is the first
+ * query and fills the catalog caches: about 0.3 s of a 1.5 s start. A template keeps its catalog's answer
+ * beside it (the same catalog answers the same), and a database loaded from it registers those instead.
+ */
+export interface ArrayType {
+  readonly oid: number;
+  readonly typarray: number;
+}
+const ARRAY_TYPES_SQL = `SELECT b.oid, b.typarray FROM pg_catalog.pg_type a LEFT JOIN pg_catalog.pg_type b ON b.oid = a.typelem
+  WHERE a.typcategory = 'A' GROUP BY b.oid, b.typarray ORDER BY b.oid`;
+
+/** The template's array types file: `pglite-<n>-<hash>.array-types.json` beside `pglite-<n>-<hash>.tar.gz`. */
+export function arrayTypesPath(template: string): string {
+  return template.replace(/\.tar\.gz$/, ".array-types.json");
+}
+
+const isArrayTypes = (v: unknown): v is ArrayType[] =>
+  Array.isArray(v) && v.every((t) => Number.isInteger((t as ArrayType)?.oid) && Number.isInteger((t as ArrayType)?.typarray));
+
+/** The array types file's list; undefined when it is missing or not such a list (PGlite then asks the database). */
+export function readArrayTypes(file: string): ArrayType[] | undefined {
+  try {
+    const list: unknown = JSON.parse(readFileSync(file, "utf8"));
+    return isArrayTypes(list) ? list : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface PGliteLike {
@@ -59,19 +100,57 @@ interface PGliteLike {
   transaction<T>(fn: (tx: { query: PGliteLike["query"] }) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
-interface PGliteClass {
-  defaultStartParams: string[];
-  create(dataDir: string | undefined, o: object): Promise<PGliteLike>;
+type Convert = (value: unknown) => unknown;
+interface PGliteInstance extends PGliteLike {
+  readonly waitReady: Promise<void>;
+  serializers: Record<number, Convert>;
+  parsers: Record<number, Convert>;
+  _initArrayTypes(options?: { force?: boolean }): Promise<void>;
+}
+interface PGliteModule {
+  PGlite: { readonly defaultStartParams: readonly string[]; new (options: object): PGliteInstance };
+  types: { arraySerializer(value: unknown, element: Convert | undefined, typarray: number): unknown; arrayParser(value: unknown, element: Convert | undefined, typarray: number): unknown };
 }
 
-async function pglite(dataDir: string | undefined, options: object): Promise<PGliteLike> {
-  const { PGlite } = (await import("@electric-sql/pglite")) as unknown as { PGlite: PGliteClass };
-  return PGlite.create(dataDir, { ...options, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])] });
+/** What a PGlite is opened with: Postgres settings (`name=value`), and a template for a new database. */
+export interface PgliteOptions {
+  readonly settings?: readonly string[];
+  readonly template?: Template;
+  readonly initDbStartParams?: readonly string[];
 }
 
-/** PGlite in this thread, in memory, from `loadDataDir` when given (test support uses it). */
-export function pgliteInMemory(loadDataDir?: Blob): Promise<PGliteLike> {
-  return pglite(undefined, loadDataDir ? { loadDataDir } : {});
+/**
+ * Opens PGlite (in this thread): `dataDir` undefined is in memory. With a template, the database is loaded
+ * from it, and its array types are registered from the template's list (PGlite's _initArrayTypes, the
+ * documented hook its subclasses implement) instead of being asked of the new backend.
+ */
+export async function openPgliteHere(dataDir: string | undefined, o: PgliteOptions = {}): Promise<PGliteInstance> {
+  const { PGlite, types } = (await import("@electric-sql/pglite")) as unknown as PGliteModule;
+  const arrayTypes = o.template?.arrayTypes;
+  const Class = arrayTypes === undefined
+    ? PGlite
+    : class extends PGlite {
+        override async _initArrayTypes(options?: { force?: boolean }): Promise<void> {
+          if (options?.force) return super._initArrayTypes(options);
+          for (const { oid, typarray } of arrayTypes) {
+            this.serializers[typarray] = (v) => types.arraySerializer(v, this.serializers[oid], typarray);
+            this.parsers[typarray] = (v) => types.arrayParser(v, this.parsers[oid], typarray);
+          }
+        }
+      };
+  const db = new Class({
+    ...(dataDir === undefined ? {} : { dataDir }),
+    startParams: [...PGlite.defaultStartParams, ...(o.settings ?? PGLITE_SETTINGS).flatMap((s) => ["-c", s])],
+    ...(o.template ? { loadDataDir: o.template.tar } : {}),
+    ...(o.initDbStartParams ? { initDbStartParams: [...o.initDbStartParams] } : {}),
+  });
+  await db.waitReady;
+  return db;
+}
+
+/** PGlite in this thread, in memory, from `template` when given (test support uses it). */
+export function pgliteInMemory(template?: Template): Promise<PGliteLike> {
+  return openPgliteHere(undefined, template ? { template } : {});
 }
 
 /** The Db interface over a PGlite of this thread (exclusive, as store/pglite.ts makes it). */
@@ -128,6 +207,12 @@ export function tarOf(root: string, skip: (path: string) => boolean = () => fals
   return Buffer.concat(parts);
 }
 
+function writeAtomically(file: string, data: string | Buffer): void {
+  const part = `${file}.${process.pid}.${Date.now()}.part`;
+  writeFileSync(part, data);
+  renameSync(part, file);
+}
+
 /** The WAL segment after `segment` (24 hex digits: timeline, log, segment; 1 MB segments: 4096 a log). */
 function nextSegment(segment: string): string {
   const n = BigInt(`0x${segment.slice(8)}`) + 1n;
@@ -145,14 +230,16 @@ export async function writeTemplate(dir: string, migrations: readonly Migration[
   const scratch = mkdtempSync(join(tmpdir(), "verispec-template-build-"));
   try {
     const data = join(scratch, "pgdata");
-    const pg = await pglite(data, { initDbStartParams: ["--wal-segsize=1"] });
+    const pg = await openPgliteHere(data, { initDbStartParams: ["--wal-segsize=1"] });
     let wal: string;
+    let arrayTypes: ArrayType[];
     try {
       await migrate(pgliteDb(pg), migrations);
       for (const d of ["template0", "template1"]) {
         await pg.exec(`ALTER DATABASE ${d} IS_TEMPLATE false`);
         await pg.exec(`DROP DATABASE ${d}`); // alone: not in a transaction block
       }
+      arrayTypes = (await pg.query<ArrayType>(ARRAY_TYPES_SQL)).rows;
       await pg.exec("CHECKPOINT");
       wal = (await pg.query<{ wal: string }>("SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS wal")).rows[0]!.wal;
     } finally {
@@ -162,9 +249,9 @@ export async function writeTemplate(dir: string, migrations: readonly Migration[
     const tar = tarOf(data, (path) => /^\/pg_wal\/[0-9A-F]{24}$/.test(path) && !kept.has(path.slice("/pg_wal/".length)));
     mkdirSync(dir, { recursive: true });
     const file = join(dir, templateName(migrations));
-    const part = `${file}.${process.pid}.${Date.now()}.part`;
-    writeFileSync(part, gzipSync(tar, { level: 9 }));
-    renameSync(part, file);
+    // The list first: a template is found by its tarball, which then has its list beside it.
+    writeAtomically(arrayTypesPath(file), `${JSON.stringify(arrayTypes)}\n`);
+    writeAtomically(file, gzipSync(tar, { level: 9 }));
     return file;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
