@@ -177,6 +177,9 @@ CREATE INDEX forms_created ON forms (tenant, created_at)`,
   },
 ];
 
+/** Postgres's SQLSTATE undefined_table. */
+const UNDEFINED_TABLE = "42P01";
+
 /** The newest migration the database holds (0 when none). */
 export async function appliedMigration(sql: Sql): Promise<number> {
   const rows = await sql.query<{ v: number | null }>("SELECT max(version) AS v FROM schema_migrations");
@@ -185,11 +188,15 @@ export async function appliedMigration(sql: Sql): Promise<number> {
 
 /** Applies the migrations the database does not hold yet (all of `migrations`, the current list by default); the newest version. */
 export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
-  await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
   const newest = migrations.at(-1)?.version ?? 0;
-  // Up to date (every start from the template, every restart): one read, no transaction, no lock. Every
-  // version is counted, not the newest alone: a database missing an older one gets it applied.
-  const held = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1::int[])", [migrations.map((m) => m.version)]);
+  // Up to date (every start from the template, every restart): one read, no transaction, no lock, no DDL
+  // (the table is made when the read finds none: a new database). Every version is counted, not the newest
+  // alone: a database missing an older one gets it applied.
+  const held = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1::int[])", [migrations.map((m) => m.version)]).catch(async (err: { code?: string }) => {
+    if (err?.code !== UNDEFINED_TABLE) throw err;
+    await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
+    return [{ n: 0 }];
+  });
   if (Number(held[0]?.n) === migrations.length) return newest;
   let current = 0;
   for (const m of migrations) {

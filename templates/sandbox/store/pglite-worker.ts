@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
-import { openPgliteHere, readTemplate } from "./template.js";
+import { extractTemplate, openPgliteHere, readTemplate } from "./template.js";
 
 interface PGliteQueryable {
   query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -36,10 +36,16 @@ class Rollback extends Error {}
 async function main(): Promise<void> {
   let db: PGliteLike;
   try {
-    // A new database starts from the template; an existing directory is opened as it is.
+    // A new database starts from the template (in memory loaded by PGlite, in a directory written there
+    // first); an existing directory is opened as it is.
     const fresh = dir === undefined || !existsSync(join(dir, "PG_VERSION"));
     const loaded = fresh && template !== undefined ? readTemplate(template) : undefined;
-    db = await openPgliteHere(dir, { settings, ...(loaded ? { template: loaded } : {}) });
+    if (loaded && dir !== undefined) extractTemplate(loaded.tar, dir);
+    db = await openPgliteHere(dir, {
+      settings,
+      ...(loaded && dir === undefined ? { loadDataDir: loaded.tar } : {}),
+      ...(loaded?.arrayTypes ? { arrayTypes: loaded.arrayTypes } : {}),
+    });
   } catch (err) {
     reply(failure(0, err));
     return;

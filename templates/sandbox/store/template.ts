@@ -1,4 +1,4 @@
-// The PGlite template: a data directory already initialised and migrated, archived (gzipped tar) by
+// The PGlite template: a data directory already initialised and migrated, archived (a tar) by
 // `npm run build` (generator/build.ts) into dist/pglite-template/ and shipped in the package. A new
 // database (--db memory, or a directory without one) loads it instead of running initdb (initdb about 4 s
 // on a quiet 2-core machine). The file is named by the migrations it holds (their count and a hash of
@@ -7,14 +7,14 @@
 //
 // Kept small, because every start unpacks it: 1 MB WAL segments (initdb --wal-segsize=1) and only the
 // segment of the last checkpoint, no template0/template1 databases (the sandbox creates none), and shut
-// down cleanly before it is archived, so that a start replays nothing: about 10 MB unpacked, where the
-// dump of a running PGlite was 40 MB (three databases' catalogs and a 16 MB WAL segment).
+// down cleanly before it is archived, so that a start replays nothing: about 10 MB, where the dump of a
+// running PGlite was 40 MB (three databases' catalogs and a 16 MB WAL segment). Not compressed: unzipping
+// it took about 0.1 s of every start; the package's own archive compresses it (to about 1.5 MB) for download.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { gunzipSync, gzipSync } from "node:zlib";
 import { MIGRATIONS, migrate, type Migration } from "./migrations.js";
 import type { Db, Row } from "./sql.js";
 
@@ -33,7 +33,7 @@ export const PGLITE_SETTINGS = ["wal_init_zero=off", "enable_bitmapscan=off", "s
 
 /** The template's file name for the first `count` migrations (all of them by default). */
 export function templateName(migrations: readonly Migration[] = MIGRATIONS): string {
-  return `pglite-${migrations.length}-${createHash("sha256").update(JSON.stringify(migrations)).digest("hex").slice(0, 16)}.tar.gz`;
+  return `pglite-${migrations.length}-${createHash("sha256").update(JSON.stringify(migrations)).digest("hex").slice(0, 16)}.tar`;
 }
 
 /** Where the template is looked for: dist/pglite-template/ beside the compiled code, or from the sources. */
@@ -52,15 +52,15 @@ export function templatePath(dirs: readonly string[] = templateDirs()): string |
   return undefined;
 }
 
-/** A new database's template: its tarball (uncompressed) for PGlite's loadDataDir, and its catalog's array types. */
+/** A new database's template: its archive (PGlite's loadDataDir, or extracted into a new directory), and its catalog's array types. */
 export interface Template {
-  readonly tar: Blob;
+  readonly tar: Buffer<ArrayBuffer>;
   readonly arrayTypes: readonly ArrayType[] | undefined;
 }
 
 /** The template at `path` (the current one by default); undefined when there is none. */
 export function readTemplate(path = templatePath()): Template | undefined {
-  return path === undefined ? undefined : { tar: new Blob([gunzipSync(readFileSync(path))]), arrayTypes: readArrayTypes(arrayTypesPath(path)) };
+  return path === undefined ? undefined : { tar: readFileSync(path), arrayTypes: readArrayTypes(arrayTypesPath(path)) };
 }
 
 /**
@@ -76,9 +76,9 @@ export interface ArrayType {
 const ARRAY_TYPES_SQL = `SELECT b.oid, b.typarray FROM pg_catalog.pg_type a LEFT JOIN pg_catalog.pg_type b ON b.oid = a.typelem
   WHERE a.typcategory = 'A' GROUP BY b.oid, b.typarray ORDER BY b.oid`;
 
-/** The template's array types file: `pglite-<n>-<hash>.array-types.json` beside `pglite-<n>-<hash>.tar.gz`. */
+/** The template's array types file: `pglite-<n>-<hash>.array-types.json` beside `pglite-<n>-<hash>.tar`. */
 export function arrayTypesPath(template: string): string {
-  return template.replace(/\.tar\.gz$/, ".array-types.json");
+  return template.replace(/\.tar$/, ".array-types.json");
 }
 
 const isArrayTypes = (v: unknown): v is ArrayType[] =>
@@ -112,21 +112,23 @@ interface PGliteModule {
   types: { arraySerializer(value: unknown, element: Convert | undefined, typarray: number): unknown; arrayParser(value: unknown, element: Convert | undefined, typarray: number): unknown };
 }
 
-/** What a PGlite is opened with: Postgres settings (`name=value`), and a template for a new database. */
+/** What a PGlite is opened with: Postgres settings (`name=value`), a template's archive to load, its array types. */
 export interface PgliteOptions {
   readonly settings?: readonly string[];
-  readonly template?: Template;
+  readonly loadDataDir?: Buffer<ArrayBuffer>;
+  /** The catalog's array types when known (a database just made from a template); else PGlite asks the database. */
+  readonly arrayTypes?: readonly ArrayType[];
   readonly initDbStartParams?: readonly string[];
 }
 
 /**
- * Opens PGlite (in this thread): `dataDir` undefined is in memory. With a template, the database is loaded
- * from it, and its array types are registered from the template's list (PGlite's _initArrayTypes, the
- * documented hook its subclasses implement) instead of being asked of the new backend.
+ * Opens PGlite (in this thread): `dataDir` undefined is in memory. Known array types are registered from
+ * the list (PGlite's _initArrayTypes, the documented hook its subclasses implement) instead of being asked
+ * of the new backend.
  */
 export async function openPgliteHere(dataDir: string | undefined, o: PgliteOptions = {}): Promise<PGliteInstance> {
   const { PGlite, types } = (await import("@electric-sql/pglite")) as unknown as PGliteModule;
-  const arrayTypes = o.template?.arrayTypes;
+  const arrayTypes = o.arrayTypes;
   const Class = arrayTypes === undefined
     ? PGlite
     : class extends PGlite {
@@ -141,7 +143,7 @@ export async function openPgliteHere(dataDir: string | undefined, o: PgliteOptio
   const db = new Class({
     ...(dataDir === undefined ? {} : { dataDir }),
     startParams: [...PGlite.defaultStartParams, ...(o.settings ?? PGLITE_SETTINGS).flatMap((s) => ["-c", s])],
-    ...(o.template ? { loadDataDir: o.template.tar } : {}),
+    ...(o.loadDataDir ? { loadDataDir: new Blob([o.loadDataDir]) } : {}),
     ...(o.initDbStartParams ? { initDbStartParams: [...o.initDbStartParams] } : {}),
   });
   await db.waitReady;
@@ -150,7 +152,7 @@ export async function openPgliteHere(dataDir: string | undefined, o: PgliteOptio
 
 /** PGlite in this thread, in memory, from `template` when given (test support uses it). */
 export function pgliteInMemory(template?: Template): Promise<PGliteLike> {
-  return openPgliteHere(undefined, template ? { template } : {});
+  return openPgliteHere(undefined, template ? { loadDataDir: template.tar, arrayTypes: template.arrayTypes } : {});
 }
 
 /** The Db interface over a PGlite of this thread (exclusive, as store/pglite.ts makes it). */
@@ -213,6 +215,36 @@ function writeAtomically(file: string, data: string | Buffer): void {
   renameSync(part, file);
 }
 
+/**
+ * Writes the template's files into `dir` (a new database's directory), PG_VERSION last: a directory is a
+ * database once it has PG_VERSION, so an extraction cut short is extracted again at the next start.
+ * Native file writes are faster than PGlite loading the archive through its file system layer (about
+ * 0.3 s of a start); the directory is then opened as an existing one. Reads what tarOf writes: ustar
+ * files and directories named "/<path>", nothing else.
+ */
+export function extractTemplate(tar: Buffer, dir: string): void {
+  let last: { path: string; data: Buffer } | undefined;
+  for (let at = 0; at + TAR_BLOCK <= tar.length; ) {
+    const header = tar.subarray(at, at + TAR_BLOCK);
+    if (header.every((b) => b === 0)) break;
+    const name = header.toString("latin1", 0, 100).replace(/\0.*$/s, "");
+    const size = parseInt(header.toString("latin1", 124, 136).replace(/\0.*$/s, "").trim() || "0", 8);
+    const type = header.toString("latin1", 156, 157);
+    const parts = name.split("/").slice(1);
+    if (!name.startsWith("/") || parts.some((p) => p === "" || p === "." || p === "..") || !(type === "0" || type === "5") || !Number.isSafeInteger(size)) {
+      throw new Error(`the template's entry ${JSON.stringify(name)} is not one of its files`);
+    }
+    const path = join(dir, ...parts);
+    const data = tar.subarray(at + TAR_BLOCK, at + TAR_BLOCK + size);
+    at += TAR_BLOCK + Math.ceil(size / TAR_BLOCK) * TAR_BLOCK;
+    if (type === "5") mkdirSync(path, { recursive: true, mode: 0o700 });
+    else if (name === "/PG_VERSION") last = { path, data };
+    else writeFileSync(path, data, { mode: 0o600 });
+  }
+  if (!last) throw new Error("the template has no PG_VERSION");
+  writeFileSync(last.path, last.data, { mode: 0o600 });
+}
+
 /** The WAL segment after `segment` (24 hex digits: timeline, log, segment; 1 MB segments: 4096 a log). */
 function nextSegment(segment: string): string {
   const n = BigInt(`0x${segment.slice(8)}`) + 1n;
@@ -251,7 +283,7 @@ export async function writeTemplate(dir: string, migrations: readonly Migration[
     const file = join(dir, templateName(migrations));
     // The list first: a template is found by its tarball, which then has its list beside it.
     writeAtomically(arrayTypesPath(file), `${JSON.stringify(arrayTypes)}\n`);
-    writeAtomically(file, gzipSync(tar, { level: 9 }));
+    writeAtomically(file, tar);
     return file;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
