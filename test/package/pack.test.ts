@@ -194,7 +194,9 @@ console.log(JSON.stringify({ url: /^http:\\/\\/127\\.0\\.0\\.1:\\d+$/.test(sandb
       );
       const out = JSON.parse(run(process.execPath, ["inprocess.mjs"], project));
       expect(out).toEqual({ url: true, created: 200, got: 200, wrong: 401, ready: 200, generated: [true, true, true] });
-      expect(readdirSync(join(project, "node_modules/verispec/dist/pglite-template"))).toEqual([expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.tar\.gz$/)]);
+      const template = readdirSync(join(project, "node_modules/verispec/dist/pglite-template"));
+      expect(template).toEqual([expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.array-types\.json$/), expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.tar$/)]);
+      expect(template[0]!.replace(".array-types.json", "")).toBe(template[1]!.replace(".tar", "")); // the list beside its archive
     } finally {
       rmSync(pglite, { force: true });
     }
