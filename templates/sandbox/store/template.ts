@@ -25,7 +25,7 @@ import type { Db, Row } from "./sql.js";
  * stay; a plain index scan marks them dead once and skips them after, where a bitmap scan visits every
  * one again (the dispatcher's claim grew with every row ever delivered). shared_buffers=16MB and
  * max_connections=5: Postgres sets up its shared memory, sized by these two (128 MB and 100 by default),
- * at every start, and in WebAssembly that is CPU time (about 0.2 s less with these, measured:
+ * at every start, and in WebAssembly that is CPU time (about 0.4 s less with these on a 2-core machine:
  * docs/engineering/sandbox-start.md); PGlite runs one backend, and a page not in Postgres's buffers is
  * read from memory (in memory) or the system's file cache (a directory).
  */
