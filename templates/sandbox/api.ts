@@ -57,7 +57,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   try {
     loaded = await Promise.all([import("../../generated/sandbox.js"), import("./binding.js"), import("./index.js")]);
   } catch (err) {
-    await opening.then((store) => store.close(), () => {});
+    await opening.then((store) => store.close()).catch(() => {});
     throw err;
   }
   const [{ sandboxBinding }, { choice }, { startSandbox: startRuntime }] = loaded;

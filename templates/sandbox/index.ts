@@ -199,7 +199,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   try {
     tenants = tenantsOf(o);
   } catch (err) {
-    await o.opening?.then((db) => db.close(), () => {});
+    await o.opening?.then((db) => db.close()).catch(() => {});
     throw err;
   }
   // prom-client loads on this thread while the database starts on its own (start-up: sandbox-start.md).

@@ -130,7 +130,11 @@ function openStoreEarly(db: string, cwd: string): Promise<Db> {
   return opening;
 }
 
-/** The spec served, the runtime's modules and the log, loaded while the store opens; on a failure the store is closed again. */
+/**
+ * The spec served, the runtime's modules and the log, loaded while the store opens. On a failure the store
+ * is closed once it has opened, without waiting for it: the error is told now (a Postgres host that does
+ * not answer could take minutes), and the process ends when the store is closed.
+ */
 async function loadServing(call: CommandCall, args: SandboxArgs, opening: Promise<Db>) {
   try {
     const [served, runtime, { choice }, logger] = await Promise.all([
@@ -141,7 +145,7 @@ async function loadServing(call: CommandCall, args: SandboxArgs, opening: Promis
     ]);
     return { served, startSandbox: runtime.startSandbox, choice, logger };
   } catch (err) {
-    await opening.then((db) => db.close(), () => {});
+    void opening.then((db) => db.close()).catch(() => {});
     throw err;
   }
 }
