@@ -56,6 +56,9 @@ export default defineConfig({
       "test/sandbox/routes.test.ts",
       "test/sandbox/retention-units.test.ts",
       "test/sandbox/tenants.test.ts",
+      // startSandbox() of verispec/sandbox (api.ts), and the PGlite template (store/template.ts).
+      "test/sandbox/api.test.ts",
+      "test/sandbox/template.test.ts",
     ],
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
     exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
