@@ -56,7 +56,7 @@ export default defineConfig({
       "test/sandbox/routes.test.ts",
       "test/sandbox/retention-units.test.ts",
       "test/sandbox/tenants.test.ts",
-      // startSandbox() of verispec/sandbox (api.ts), and the PGlite template (store/template.ts).
+      // startSandbox() of verispec/sandbox (api.ts), and the PGlite template and its opening (store/template.ts, store/pglite-open.ts).
       "test/sandbox/api.test.ts",
       "test/sandbox/template.test.ts",
     ],

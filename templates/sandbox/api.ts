@@ -8,7 +8,7 @@
 // imports nothing else at its top): the database's start is most of a start (docs/engineering/sandbox-start.md).
 import { randomBytes } from "node:crypto";
 import type { SandboxBinding } from "./binding.js";
-import { openStore } from "./store/index.js";
+import { closeWhenOpen, openStore } from "./store/index.js";
 
 export interface StartSandboxOptions {
   /** Default 0: a free port (read it from `url`). */
@@ -57,7 +57,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   try {
     loaded = await Promise.all([import("../../generated/sandbox.js"), import("./binding.js"), import("./index.js")]);
   } catch (err) {
-    await opening.then((store) => store.close()).catch(() => {});
+    await closeWhenOpen(opening);
     throw err;
   }
   const [{ sandboxBinding }, { choice }, { startSandbox: startRuntime }] = loaded;

@@ -15,7 +15,7 @@ import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
 import { routeNamer } from "./routes.js";
 import { createHandler, type Account, type Credentials } from "./server.js";
 import { SandboxService } from "./service.js";
-import { DEFAULT_TENANT, describeDb, openStore, type Db } from "./store/index.js";
+import { closeWhenOpen, DEFAULT_TENANT, describeDb, openStore, type Db } from "./store/index.js";
 
 export interface SandboxOptions {
   readonly binding: SandboxBinding;
@@ -199,7 +199,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   try {
     tenants = tenantsOf(o);
   } catch (err) {
-    await o.opening?.then((db) => db.close()).catch(() => {});
+    if (o.opening) await closeWhenOpen(o.opening);
     throw err;
   }
   // prom-client loads on this thread while the database starts on its own (start-up: sandbox-start.md).

@@ -13,7 +13,8 @@ import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { SandboxService } from "../../templates/sandbox/service.js";
 import { DEFAULT_TENANT, openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
-import { pgliteDb, pgliteInMemory, readTemplate, templateName, writeTemplate } from "../../templates/sandbox/store/template.js";
+import { pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
+import { pgliteInMemory, readTemplate, templateName, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
 
 export const binding = sandboxBinding as unknown as SandboxBinding;

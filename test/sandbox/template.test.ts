@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../templates/sandbox/store/index.js";
 import { appliedMigration, migrate, MIGRATIONS } from "../../templates/sandbox/store/migrations.js";
 import type { Db } from "../../templates/sandbox/store/sql.js";
-import { arrayTypesPath, extractTemplate, openPgliteHere, pgliteDb, pgliteInMemory, readArrayTypes, readTemplate, tarOf, templateName, templatePath, writeTemplate } from "../../templates/sandbox/store/template.js";
+import { openPgliteHere, pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
+import { arrayTypesPath, extractTemplate, pgliteInMemory, readArrayTypes, readTemplate, tarOf, templateName, templatePath, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { ROOT } from "./helpers.js";
 
 const started = Date.now();

@@ -5,7 +5,7 @@ import { choice, choiceMessage, transitionRow, validateWith } from "../../templa
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { escapeHtml, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
 import { MAX_PAGE, parseBrowse } from "../../templates/sandbox/browse.js";
-import { describeDb } from "../../templates/sandbox/store/index.js";
+import { closeWhenOpen, describeDb, type Db } from "../../templates/sandbox/store/index.js";
 import { binding } from "./inprocess.js";
 
 describe("SandboxClock", () => {
@@ -89,6 +89,22 @@ describe("describeDb", () => {
     expect(describeDb("postgresql://u@h/db")).toBe("Postgres");
     expect(describeDb("data/postgres://x")).toBe("PGlite in data/postgres://x");
     expect(describeDb(".verispec/sandbox")).toBe("PGlite in .verispec/sandbox");
+  });
+});
+
+describe("closeWhenOpen", () => {
+  it("closes a store once it has opened, and resolves whether it opened, failed to open or failed to close", async () => {
+    const close = vi.fn(async () => {});
+    let open!: (db: Db) => void;
+    const opening = new Promise<Db>((r) => (open = r));
+    const closing = closeWhenOpen(opening);
+    await Promise.resolve();
+    expect(close).not.toHaveBeenCalled(); // not before it has opened
+    open({ close } as unknown as Db);
+    await expect(closing).resolves.toBeUndefined();
+    expect(close).toHaveBeenCalledTimes(1);
+    await expect(closeWhenOpen(Promise.reject(new Error("ECONNREFUSED")))).resolves.toBeUndefined();
+    await expect(closeWhenOpen(Promise.resolve({ close: () => Promise.reject(new Error("gone")) } as unknown as Db))).resolves.toBeUndefined();
   });
 });
 

@@ -20,7 +20,7 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   server: ["server", "handlers"],
   form: ["form"],
   dispatch: ["dispatcher", "store/outbox"],
-  store: ["index", "store/clock", "store/forms", "store/group", "store/index", "store/migrations", "store/pages", "store/pglite", "store/retention", "store/sql", "store/template", "store/verifications"],
+  store: ["index", "store/clock", "store/forms", "store/group", "store/index", "store/migrations", "store/pages", "store/pglite", "store/pglite-open", "store/retention", "store/sql", "store/template", "store/verifications"],
 };
 
 type Status = "Killed" | "Timeout" | "Survived" | "NoCoverage" | "Ignored" | "CompileError" | "RuntimeError" | "Pending";

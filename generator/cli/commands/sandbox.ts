@@ -145,7 +145,7 @@ async function loadServing(call: CommandCall, args: SandboxArgs, opening: Promis
     ]);
     return { served, startSandbox: runtime.startSandbox, choice, logger };
   } catch (err) {
-    void opening.then((db) => db.close()).catch(() => {});
+    void import("../../../templates/sandbox/store/index.js").then((m) => m.closeWhenOpen(opening));
     throw err;
   }
 }

@@ -24,3 +24,12 @@ export async function openStore(option: string, cwd: string): Promise<Db> {
   }
   return db;
 }
+
+/**
+ * Closes a store that is still opening (started early, while the rest loads), once it has opened, when the
+ * start fails meanwhile. Never rejects: a store that failed to open has nothing to close, and its error is
+ * the caller's to report.
+ */
+export function closeWhenOpen(opening: Promise<Db>): Promise<void> {
+  return opening.then((db) => db.close()).catch(() => {});
+}

@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
-import { extractTemplate, openPgliteHere, readTemplate } from "./template.js";
+import { openPgliteHere } from "./pglite-open.js";
+import { extractTemplate, readTemplate } from "./template.js";
 
 interface PGliteQueryable {
   query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
 import type { Db, Row, Sql } from "./sql.js";
-import { PGLITE_SETTINGS, templatePath } from "./template.js";
+import { PGLITE_SETTINGS } from "./pglite-open.js";
+import { templatePath } from "./template.js";
 
 /** The code of a DatabaseError raised when the database cannot be opened. */
 export const OPEN_FAILED = "VERISPEC_DB_OPEN";
