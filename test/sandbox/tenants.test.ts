@@ -31,8 +31,10 @@ describe("signing a tenant's webhook", () => {
 
 describe("tenants in the store: processing, retention and what was stored before tenants", () => {
   const DAY = 86_400_000;
+  // Long enough that A's real-time clock cannot reach it during the test, however loaded the machine.
+  const PROCESSING_MS = 600_000;
   const serviceOf = (db: Db, tenant: string, clock: SandboxClock) =>
-    new SandboxService({ binding, db, clock, webhookUrls: [], signatureVersion: "2", processingMs: 1000, signingSecret: "x".repeat(16), tenant });
+    new SandboxService({ binding, db, clock, webhookUrls: [], signatureVersion: "2", processingMs: PROCESSING_MS, signingSecret: "x".repeat(16), tenant });
 
   it("each tenant's processing and retention run on its own clock and rows: advancing B's touches none of A's", async () => {
     const db = await memoryDb();
@@ -41,7 +43,7 @@ describe("tenants in the store: processing, retention and what was stored before
       const [a, b] = [serviceOf(db, "team-a", clockA), serviceOf(db, "team-b", clockB)];
       const { trace: ta } = await a.createV5({ ...v5Individual("Alice Person") });
       const { trace: tb } = await b.createV5({ ...v5Individual("Bob Person") });
-      clockB.advance(2000);
+      clockB.advance(PROCESSING_MS + 1000);
       expect(await a.processDue()).toBe(0); // A's clock: not due yet
       expect(await b.processDue()).toBe(1);
       expect((await a.get(ta))!.verificationStatus).toBe("pending");
