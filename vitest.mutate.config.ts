@@ -54,6 +54,7 @@ export default defineConfig({
       "test/sandbox/results.test.ts",
       "test/sandbox/ops-units.test.ts",
       "test/sandbox/routes.test.ts",
+      "test/sandbox/server-units.test.ts",
       "test/sandbox/retention-units.test.ts",
       "test/sandbox/tenants.test.ts",
       // startSandbox() of verispec/sandbox (api.ts), and the PGlite template and its opening (store/template.ts, store/pglite-open.ts).

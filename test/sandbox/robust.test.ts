@@ -172,13 +172,15 @@ describe("other refusals that were 500s (item 2)", () => {
     expect(edge.body.maxAttempts).toBe(2_147_483_647);
   });
 
-  it("a body nested deeper than 64 levels is 400 (the store's JSON.stringify would overflow the stack)", async () => {
+  it("a body nested deeper than 64 levels is 400, 64 levels are accepted (the store's JSON.stringify would overflow the stack)", async () => {
     const deep = `{"type":"individual","name":"Deep","extra":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
     const r = await authed("POST", "/v5/verifications", deep);
     expect(r.status).toBe(400);
     expect(r.body.error).toEqual({ code: "bad_request", message: "The request body is nested deeper than 64 levels.", help: null });
-    const ok = `{"type":"individual","subType":"data","name":"Nested","website":"https://example.com","extra":${"[".repeat(60)}${"]".repeat(60)}}`;
-    expect((await authed("POST", "/v5/verifications", ok)).status).toBe(200);
+    // The limit itself: 64 levels (the object and 63 arrays) are accepted, 65 are not.
+    const nested = (n: number) => `{"type":"individual","subType":"data","name":"Nested","website":"https://example.com","extra":${"[".repeat(n)}${"]".repeat(n)}}`;
+    expect((await authed("POST", "/v5/verifications", nested(63))).status).toBe(200);
+    expect((await authed("POST", "/v5/verifications", nested(64))).status).toBe(400);
   });
 });
 
