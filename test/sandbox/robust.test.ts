@@ -60,12 +60,21 @@ describe("malformed percent-escapes (item 1): 400 in the interface's shape, befo
       }
     });
   }
-  for (const path of ["/_sandbox/verifications/%FF/status", "/_sandbox/deliveries/%E0%A4%A/resend", "/_sandbox/deliveries?trace=%E0%A4%A", "/verify?x=%", "/%C0%AF"]) {
+  for (const path of ["/_sandbox/verifications/%FF/status", "/_sandbox/deliveries/%E0%A4%A/resend", "/_sandbox/deliveries?trace=%E0%A4%A", "/verify?x=%", "/%C0%AF", "/nowhere%", "/nowhere%4"]) {
     it(`${path}: the older shape`, async () => {
       const r = await raw(path, { authorization: basic() });
       expect(r).toEqual({ status: 400, body: { status: "error", statusCode: 400, type: "bad_request", message: MALFORMED, details: [] } });
     });
   }
+  it("an unknown path of the control API asks for credentials before it is told apart: 401 without them, 404 with", async () => {
+    for (const [method, path] of [["GET", "/_sandbox/nowhere"], ["POST", "/_sandbox"], ["DELETE", "/_sandbox/state"]] as const) {
+      expect([method, path, (await send(method, path)).status]).toEqual([method, path, 401]);
+      expect([method, path, (await authed(method, path)).status]).toEqual([method, path, 404]);
+    }
+    // Outside it, an unknown path is 404 with or without credentials.
+    expect((await send("GET", "/_sandboxes")).status).toBe(404);
+  });
+
   it("the sandbox answers the next request after each", async () => {
     await raw("/v5/verifications/%E0%A4%A");
     expect((await authed("POST", "/v5/verifications", v5Individual("Still Here"))).status).toBe(200);
