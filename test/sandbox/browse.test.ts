@@ -51,6 +51,9 @@ describe("paged listings", () => {
     expect([one.body.deliveries.length, one.body.deliveries[0].trace, one.body.nextCursor]).toEqual([1, traces[3], null]);
     const mine = await call(h.url, "GET", "/_sandbox/state?userId=user-a");
     expect([mine.body.verifications.map((v: { trace: string }) => v.trace), mine.body.nextCursor]).toEqual([[traces[1]], null]);
+    // A filtered page's deliveries are those of its verifications; an empty page has none.
+    expect(mine.body.deliveries.map((d: { trace: string }) => d.trace)).toEqual([traces[1]]);
+    expect((await call(h.url, "GET", "/_sandbox/state?userId=nobody")).body).toMatchObject({ verifications: [], deliveries: [] });
     const state = await call(h.url, "GET", "/_sandbox/state?limit=3");
     expect(state.body.verifications.map((v: { trace: string }) => v.trace)).toEqual([traces[4], traces[3], traces[2]]);
     const rest = await call(h.url, "GET", `/_sandbox/state?limit=3&cursor=${state.body.nextCursor}`);
