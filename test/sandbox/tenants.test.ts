@@ -6,6 +6,7 @@ import { signer } from "../../templates/sandbox/index.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { sweep } from "../../templates/sandbox/retention.js";
 import { SandboxService } from "../../templates/sandbox/service.js";
+import { loadClockOffset, saveClockOffset } from "../../templates/sandbox/store/clock.js";
 import { formTenant } from "../../templates/sandbox/store/forms.js";
 import { DEFAULT_TENANT, type Db } from "../../templates/sandbox/store/index.js";
 import { MIGRATIONS, migrate } from "../../templates/sandbox/store/migrations.js";
@@ -56,6 +57,19 @@ describe("tenants in the store: processing, retention and what was stored before
       expect(await b.get(tb)).toBeUndefined();
       // One tenant's trace is not another's: B asking for A's is undefined, as an unknown one.
       expect(await b.get(ta)).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("each tenant's clock offset is kept under its own key; the default tenant keeps the key stored before tenants", async () => {
+    const db = await memoryDb();
+    try {
+      await saveClockOffset(db, DEFAULT_TENANT, 1000);
+      await saveClockOffset(db, "team-a", 2000);
+      await saveClockOffset(db, "team-a", 3000); // replaced, not added
+      expect((await db.query("SELECT key, value FROM sandbox_meta WHERE key LIKE 'clockOffset%' ORDER BY key")).map((r) => [r.key, r.value])).toEqual([["clockOffset", "1000"], ["clockOffset:team-a", "3000"]]);
+      expect([await loadClockOffset(db, DEFAULT_TENANT), await loadClockOffset(db, "team-a"), await loadClockOffset(db, "team-b")]).toEqual([1000, 3000, 0]);
     } finally {
       await db.close();
     }
