@@ -51,6 +51,7 @@ export default defineConfig({
       "test/sandbox/robust.test.ts",
       "test/sandbox/browse.test.ts",
       "test/sandbox/form.test.ts",
+      "test/sandbox/form-units.test.ts",
       "test/sandbox/results.test.ts",
       "test/sandbox/ops-units.test.ts",
       "test/sandbox/routes.test.ts",
