@@ -3,10 +3,12 @@
 // receiver, the retry policy's delays, timeouts, failed rows, the manual re-send (same bytes, timestamp and
 // deliveryId), leases, and the listing of the control API.
 import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import { Dispatcher, listDeliveries, resend, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
-import { DEFAULT_TENANT, type Db } from "../../templates/sandbox/store/index.js";
+import { DEFAULT_TENANT, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
 import { binding, harness, memoryDb, outbox } from "./inprocess.js";
 
@@ -57,6 +59,8 @@ describe("delivery", () => {
         lastStatus: 200, lastError: null, resend: false, payload: JSON.parse(d!.body),
       });
       expect(listed!.deliveredAt).toBeGreaterThanOrEqual(d!.at);
+      // Delivered now, not a retry delay ahead (the harness's policy is [60_000]).
+      expect(listed!.deliveredAt).toBeLessThanOrEqual(Date.now());
       expect(listed!.createdAt).toBeLessThanOrEqual(d!.at);
       expect(listed!.attempts).toHaveLength(1);
       expect(listed!.attempts).toEqual([{ at: expect.any(Number), statusCode: 200, error: null, durationMs: expect.any(Number) }]);
@@ -158,16 +162,21 @@ describe("delivery", () => {
     const rx = await receiver((d) => (JSON.parse(d.body).name === "Hang" ? "hang" : 200));
     const closed = await receiver();
     await closed.close();
-    const h = await harness(db, { webhookUrls: [rx.url, closed.url], deliveryTimeoutMs: 300, retryDelaysMs: [] });
+    // An https:// receiver is reached over TLS: refused like any other, not "protocol not supported".
+    const closedTls = closed.url.replace("http:", "https:");
+    const h = await harness(db, { webhookUrls: [rx.url, closed.url, closedTls], deliveryTimeoutMs: 300, retryDelaysMs: [] });
     try {
       const { trace } = await h.service.createV5(v5Individual("Hang"));
-      await until(async () => (await states(trace)).every((s) => s === "failed"), "both failed", 5000);
+      await until(async () => (await states(trace)).every((s) => s === "failed"), "all failed", 5000);
       const listed = await listDeliveries(db, DEFAULT_TENANT, trace);
       expect(listed.map((d) => [d.url, d.lastStatus, d.lastError])).toEqual([
         [rx.url, null, "no answer within 300 ms"],
         [closed.url, null, "ECONNREFUSED"],
+        [closedTls, null, "ECONNREFUSED"],
       ]);
-      expect((listed[0]!.attempts as { durationMs: number }[])[0]!.durationMs).toBeGreaterThanOrEqual(290);
+      const [attempt] = listed[0]!.attempts as { statusCode: number | null; durationMs: number }[];
+      expect(attempt!.durationMs).toBeGreaterThanOrEqual(290);
+      expect(attempt!.statusCode).toBeNull();
     } finally {
       await h.close();
     }
@@ -319,6 +328,200 @@ describe("the dispatcher's lifecycle", () => {
     await d.stop();
     expect(logs[0]).toBe("dispatcher: database gone");
     expect(logs.every((l) => l === "dispatcher: database gone")).toBe(true);
+  });
+});
+
+/** A receiver that holds every answer until released: what it saw (method, X-Id), the most requests open at once, the connections opened. */
+async function gatedReceiver() {
+  const held: Array<() => void> = [];
+  const seen: { method: string; id: string }[] = [];
+  const stats = { open: 0, maxOpen: 0, connections: 0, released: false };
+  const server = createServer((req, res) => {
+    stats.maxOpen = Math.max(stats.maxOpen, ++stats.open);
+    seen.push({ method: String(req.method), id: String(req.headers["x-id"]) });
+    req.resume();
+    req.on("end", () => {
+      const answer = () => {
+        stats.open--;
+        res.writeHead(200).end();
+      };
+      if (stats.released) answer();
+      else held.push(answer);
+    });
+  });
+  server.on("connection", () => stats.connections++);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    seen,
+    stats,
+    release() {
+      stats.released = true;
+      for (const answer of held.splice(0)) answer();
+    },
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+/** A database of its own with `n` queued rows for `url` (one verification each), oldest first. */
+async function queued(n: number, url: string): Promise<{ db: Db; rows: QueuedRow[] }> {
+  const own = await memoryDb();
+  const quiet = await harness(own, { webhookUrls: [url], dispatch: false });
+  for (let i = 0; i < n; i++) await quiet.service.createV5(v5Individual(`Queued Person ${i}`));
+  await quiet.close();
+  return { db: own, rows: (await own.query("SELECT * FROM outbox WHERE state = 'queued' ORDER BY id")) as QueuedRow[] };
+}
+
+/** A store whose queries wait for `answer(rows | error)`, one at a time: a claim held open while the test acts. */
+function heldStore() {
+  const pending: Array<(r: Row[] | Error) => void> = [];
+  const db = {
+    kind: "postgres", exclusive: false, close: async () => {}, transaction: async () => { throw new Error("unused"); },
+    query: () => new Promise<Row[]>((resolve, reject) => pending.push((r) => (r instanceof Error ? reject(r) : resolve(r)))),
+  } as unknown as Db;
+  return { db, pending, answer: (r: Row[] | Error) => pending.shift()!(r) };
+}
+
+describe("slots, leases and stopping", () => {
+  it("at most `concurrency` deliveries at once, over kept-alive connections: a hand-over beyond the free slots leaves the rest to claims that run as each slot frees, not at the next poll", async () => {
+    const rx = await gatedReceiver();
+    const { db: own, rows } = await queued(5, rx.url);
+    const d = new Dispatcher({ db: own, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, concurrency: 2 });
+    try {
+      // One slot taken, then four rows handed over: one more goes out, three wait.
+      d.handOver(rows.slice(0, 1));
+      await until(() => rx.seen.length === 1, "the first delivery open");
+      d.handOver(rows.slice(1));
+      await until(() => rx.seen.length >= 2, "two deliveries open");
+      expect(d.activity()).toEqual({ passRunning: false, inFlight: 2, passScheduled: false });
+      rx.release();
+      await until(async () => (await own.query("SELECT 1 FROM outbox WHERE state = 'delivered'")).length === 5, "all five delivered (the poll is 10 minutes away)", 10_000);
+      expect(rx.stats.maxOpen).toBe(2);
+      expect(rx.seen.map((s) => s.method)).toEqual(["POST", "POST", "POST", "POST", "POST"]);
+      expect(new Set(rx.seen.map((s) => s.id)).size).toBe(5);
+      expect(rx.stats.connections).toBeLessThan(5);
+    } finally {
+      await d.stop();
+      await rx.close();
+      await own.close();
+    }
+  });
+
+  it("a hand-over within the free slots runs no claim after its deliveries", async () => {
+    const rx = await gatedReceiver();
+    rx.release();
+    const { db: own, rows } = await queued(1, rx.url);
+    const d = new Dispatcher({ db: own, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, concurrency: 2 });
+    try {
+      d.handOver(rows);
+      await until(() => d.activity().inFlight === 0 && rx.seen.length === 1, "delivered and recorded");
+      // The wake after a delivery is decided with the slot freed: nothing is scheduled or running.
+      expect(d.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: false });
+    } finally {
+      await d.stop();
+      await rx.close();
+      await own.close();
+    }
+  });
+
+  it("on a shared store a claim leases its rows for twice the delivery timeout plus a second", async () => {
+    const rx = await gatedReceiver();
+    const { db: own } = await queued(1, rx.url);
+    const shared: Db = { ...own, exclusive: false, query: own.query, transaction: own.transaction, close: own.close, kind: "postgres" };
+    const d = new Dispatcher({ db: shared, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 5000, delaysMs: [], pollMs: 600_000 });
+    try {
+      const before = Date.now();
+      await d.start();
+      await until(() => rx.seen.length === 1, "the delivery open");
+      const after = Date.now();
+      const [row] = await own.query("SELECT lease_owner, lease_until FROM outbox");
+      expect(row!.lease_owner).toBe(d.owner);
+      expect(Number(row!.lease_until)).toBeGreaterThanOrEqual(before + 11_000);
+      expect(Number(row!.lease_until)).toBeLessThanOrEqual(after + 11_000);
+      rx.release();
+    } finally {
+      await d.stop();
+      await rx.close();
+      await own.close();
+    }
+  });
+
+  it("stop() waits for the deliveries in flight: an answer is recorded; one that never comes leaves the row queued, untried", async () => {
+    const answered = await gatedReceiver();
+    const silent = await gatedReceiver();
+    const a = await queued(1, answered.url);
+    const s = await queued(1, silent.url);
+    const dA = new Dispatcher({ db: a.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [60_000], pollMs: 600_000 });
+    const dS = new Dispatcher({ db: s.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 300, delaysMs: [60_000], pollMs: 600_000 });
+    try {
+      dA.handOver(a.rows);
+      dS.handOver(s.rows);
+      await until(() => answered.seen.length === 1 && silent.seen.length === 1, "both open");
+      const stopping = dA.stop();
+      answered.release();
+      await Promise.all([stopping, dS.stop()]);
+      expect((await a.db.query("SELECT state, tries, last_status FROM outbox"))[0]).toEqual({ state: "delivered", tries: 1, last_status: 200 });
+      expect((await s.db.query("SELECT state, tries, last_error FROM outbox"))[0]).toEqual({ state: "queued", tries: 0, last_error: null });
+      expect(await s.db.query("SELECT * FROM delivery_attempts")).toEqual([]);
+    } finally {
+      await Promise.all([answered.close(), silent.close(), a.db.close(), s.db.close()]);
+    }
+  });
+
+  it("a wake during a pass runs the claim again at once; the activity says what runs", async () => {
+    const store = heldStore();
+    const d = new Dispatcher({ db: store.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 600_000 });
+    await d.start();
+    expect(d.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: true });
+    await until(() => store.pending.length === 1, "the first claim open");
+    expect(d.activity()).toEqual({ passRunning: true, inFlight: 0, passScheduled: false });
+    d.wake();
+    store.answer([]);
+    await until(() => store.pending.length === 1, "a second claim, without waiting for the poll");
+    store.answer([]);
+    await until(() => !d.activity().passRunning, "the pass over");
+    expect(d.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: true });
+    await d.stop();
+  });
+
+  it("rows a claim returns after stop() are not delivered, and its failure then is not logged", async () => {
+    const rx = await gatedReceiver();
+    rx.release();
+    const logs: string[] = [];
+    const row = { id: 1, tenant: DEFAULT_TENANT, delivery_id: "late", url: rx.url, body: "{}", signature_version: "2", tries: 0 };
+    for (const outcome of [[row], new Error("database gone")] as const) {
+      const store = heldStore();
+      const d = new Dispatcher({ db: store.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 600_000, log: (l) => logs.push(l) });
+      await d.start();
+      await until(() => store.pending.length === 1, "a claim open");
+      const stopping = d.stop();
+      store.answer(outcome);
+      await stopping;
+    }
+    expect(rx.seen).toEqual([]);
+    expect(logs).toEqual([]);
+    await rx.close();
+  });
+
+  it("an answer that cannot be recorded is logged; a failing pass without `log` keeps polling", async () => {
+    const rx = await gatedReceiver();
+    rx.release();
+    const logs: string[] = [];
+    const gone = { kind: "pglite", exclusive: true, close: async () => {}, query: async () => { throw new Error("database gone"); } } as unknown as Db;
+    const row = { id: 1, tenant: DEFAULT_TENANT, delivery_id: "unrecorded", url: rx.url, body: "{}", signature_version: "2", tries: 0 };
+    const d = new Dispatcher({ db: gone, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 600_000, log: (l) => logs.push(l) });
+    d.handOver([row]);
+    await until(() => logs.length === 1, "the failure logged");
+    expect(logs).toEqual(["dispatcher: database gone"]);
+    expect(rx.seen).toEqual([{ method: "POST", id: "unrecorded" }]);
+    await d.stop();
+    await rx.close();
+    let calls = 0;
+    const broken = { kind: "postgres", exclusive: false, close: async () => {}, query: async () => { calls++; throw new Error("database gone"); } } as unknown as Db;
+    const quiet = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 5 });
+    await quiet.start();
+    await until(() => calls >= 3, "a third pass");
+    await quiet.stop();
   });
 });
 
