@@ -489,7 +489,7 @@ describe("slots, leases and stopping", () => {
     rx.release();
     const logs: string[] = [];
     const row = { id: 1, tenant: DEFAULT_TENANT, delivery_id: "late", url: rx.url, body: "{}", signature_version: "2", tries: 0 };
-    for (const outcome of [[row], new Error("database gone")] as const) {
+    for (const outcome of [[row], new Error("database gone")] as (Row[] | Error)[]) {
       const store = heldStore();
       const d = new Dispatcher({ db: store.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 600_000, log: (l) => logs.push(l) });
       await d.start();
