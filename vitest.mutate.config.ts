@@ -60,6 +60,7 @@ export default defineConfig({
       "test/sandbox/tenants.test.ts",
       // startSandbox() of verispec/sandbox (api.ts), and the PGlite template and its opening (store/template.ts, store/pglite-open.ts).
       "test/sandbox/api.test.ts",
+      "test/sandbox/index-units.test.ts",
       "test/sandbox/template.test.ts",
     ],
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
