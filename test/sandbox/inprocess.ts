@@ -86,6 +86,9 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   });
   if (dispatch) await dispatcher.start();
   const server: Server = createServer((req, res) => void handler(req, res));
+  // The tests' in-memory PGlite shares this thread: a long query can hold the event loop past Node's 5 s keep-alive
+  // timeout, whose timer then closes an idle socket just as fetch reuses it (ECONNRESET). Idle sockets stay open here.
+  server.keepAliveTimeout = 600_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
