@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
-import { Dispatcher, listDeliveries, resend, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
+import { Dispatcher, listDeliveries, resend, type DispatcherOptions, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
 import { DEFAULT_TENANT, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
 import { binding, harness, memoryDb, outbox } from "./inprocess.js";
@@ -382,11 +382,18 @@ function heldStore() {
   return { db, pending, answer: (r: Row[] | Error) => pending.shift()!(r) };
 }
 
+/** A dispatcher whose poll is ten minutes away, so only hand-overs and wakes move it; `o` overrides. */
+const calmDispatcher = (db: Db, o: Partial<DispatcherOptions> = {}) =>
+  new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, ...o });
+
+/** An outbox row as a claim returns it, for stores that hold none. */
+const claimedRow = (url: string, deliveryId: string): QueuedRow => ({ id: 1, tenant: DEFAULT_TENANT, delivery_id: deliveryId, url, body: "{}", signature_version: "2", tries: 0 });
+
 describe("slots, leases and stopping", () => {
   it("at most `concurrency` deliveries at once, over kept-alive connections: a hand-over beyond the free slots leaves the rest to claims that run as each slot frees, not at the next poll", async () => {
     const rx = await gatedReceiver();
     const { db: own, rows } = await queued(5, rx.url);
-    const d = new Dispatcher({ db: own, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, concurrency: 2 });
+    const d = calmDispatcher(own, { concurrency: 2 });
     try {
       // One slot taken, then four rows handed over: one more goes out, three wait.
       d.handOver(rows.slice(0, 1));
@@ -411,7 +418,7 @@ describe("slots, leases and stopping", () => {
     const rx = await gatedReceiver();
     rx.release();
     const { db: own, rows } = await queued(1, rx.url);
-    const d = new Dispatcher({ db: own, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, concurrency: 2 });
+    const d = calmDispatcher(own, { concurrency: 2 });
     try {
       d.handOver(rows);
       await until(() => d.activity().inFlight === 0 && rx.seen.length === 1, "delivered and recorded");
@@ -428,7 +435,7 @@ describe("slots, leases and stopping", () => {
     const rx = await gatedReceiver();
     const { db: own } = await queued(1, rx.url);
     const shared: Db = { ...own, exclusive: false, query: own.query, transaction: own.transaction, close: own.close, kind: "postgres" };
-    const d = new Dispatcher({ db: shared, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 5000, delaysMs: [], pollMs: 600_000 });
+    const d = calmDispatcher(shared, { timeoutMs: 5000 });
     try {
       const before = Date.now();
       await d.start();
@@ -451,8 +458,8 @@ describe("slots, leases and stopping", () => {
     const silent = await gatedReceiver();
     const a = await queued(1, answered.url);
     const s = await queued(1, silent.url);
-    const dA = new Dispatcher({ db: a.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [60_000], pollMs: 600_000 });
-    const dS = new Dispatcher({ db: s.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 300, delaysMs: [60_000], pollMs: 600_000 });
+    const dA = calmDispatcher(a.db, { delaysMs: [60_000] });
+    const dS = calmDispatcher(s.db, { timeoutMs: 300, delaysMs: [60_000] });
     try {
       dA.handOver(a.rows);
       dS.handOver(s.rows);
@@ -470,7 +477,7 @@ describe("slots, leases and stopping", () => {
 
   it("a wake during a pass runs the claim again at once; the activity says what runs", async () => {
     const store = heldStore();
-    const d = new Dispatcher({ db: store.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 600_000 });
+    const d = calmDispatcher(store.db, { timeoutMs: 1000 });
     await d.start();
     expect(d.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: true });
     await until(() => store.pending.length === 1, "the first claim open");
@@ -488,10 +495,10 @@ describe("slots, leases and stopping", () => {
     const rx = await gatedReceiver();
     rx.release();
     const logs: string[] = [];
-    const row = { id: 1, tenant: DEFAULT_TENANT, delivery_id: "late", url: rx.url, body: "{}", signature_version: "2", tries: 0 };
+    const row = claimedRow(rx.url, "late");
     for (const outcome of [[row], new Error("database gone")] as (Row[] | Error)[]) {
       const store = heldStore();
-      const d = new Dispatcher({ db: store.db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 600_000, log: (l) => logs.push(l) });
+      const d = calmDispatcher(store.db, { timeoutMs: 1000, log: (l) => logs.push(l) });
       await d.start();
       await until(() => store.pending.length === 1, "a claim open");
       const stopping = d.stop();
@@ -508,9 +515,8 @@ describe("slots, leases and stopping", () => {
     rx.release();
     const logs: string[] = [];
     const gone = { kind: "pglite", exclusive: true, close: async () => {}, query: async () => { throw new Error("database gone"); } } as unknown as Db;
-    const row = { id: 1, tenant: DEFAULT_TENANT, delivery_id: "unrecorded", url: rx.url, body: "{}", signature_version: "2", tries: 0 };
-    const d = new Dispatcher({ db: gone, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 600_000, log: (l) => logs.push(l) });
-    d.handOver([row]);
+        const d = calmDispatcher(gone, { timeoutMs: 1000, log: (l) => logs.push(l) });
+    d.handOver([claimedRow(rx.url, "unrecorded")]);
     await until(() => logs.length === 1, "the failure logged");
     expect(logs).toEqual(["dispatcher: database gone"]);
     expect(rx.seen).toEqual([{ method: "POST", id: "unrecorded" }]);
