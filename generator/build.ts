@@ -1,13 +1,13 @@
-// `npm run build` (run by `prepack`, and by the test setup when dist/ is stale): compiles generator/, templates/
-// and generated/ to dist/ with tsc (tsconfig.build.json), copies the generated validators (JavaScript
-// already), bundles their runtime for the compiled CLI, and records a hash of its inputs in dist/.inputs
+// `npm run build` (run by `prepack`, and by the test setup when dist/ is stale): compiles generator/ and
+// templates/ to dist/ with tsc (tsconfig.build.json), copies generated/'s modules (JavaScript and
+// declarations already), bundles their runtime for the compiled CLI, and records a hash of its inputs in dist/.inputs
 // so that a test run can tell a stale dist/.
 // Development only: it runs from the sources with tsx and is not part of the package.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
@@ -61,12 +61,25 @@ export function build(root = PACKAGE_ROOT): void {
   rmSync(dist, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
-  cpSync(join(root, "generated", "validators"), join(dist, "generated", "validators"), { recursive: true });
+  copyGeneratedModules(root, dist);
   // The compiled CLI has no bundler: it reads the validators' runtime bundle from here (template-js.ts).
   writeFileSync(join(dist, bundlePath("validators")), templateBundle(root, "validators", RUNTIME_EXPORTS));
   writeFileSync(join(dist, "generator", "check", "meta-schema.compiled.cjs"), compiledMetaSchema(root));
   writePgliteTemplate(dist);
   writeFileSync(STAMP, `${inputsHash(root)}\n`);
+}
+
+/**
+ * The package's own entry points are generated/'s JavaScript and declarations, copied as they are: the
+ * package's `verispec` is exactly what `verispec generate` writes for the package's own spec.
+ */
+function copyGeneratedModules(root: string, dist: string): void {
+  const generated = join(root, "generated");
+  for (const file of filesUnder(generated, { skipDirs: ["docs"] })) {
+    if (!/\.(js|d\.ts)$/.test(file)) continue;
+    mkdirSync(dirname(join(dist, "generated", file)), { recursive: true });
+    copyFileSync(join(generated, file), join(dist, "generated", file));
+  }
 }
 
 /**

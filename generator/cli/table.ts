@@ -26,16 +26,16 @@ const out = { out: { type: "string" } } as const;
 export const COMMANDS: Readonly<Record<string, Command>> = {
   generate: {
     synopsis: "generate",
-    summary: "Generate generated/ from spec/ (all files or none)",
+    summary: "Generate generated/ from spec/ (all files or none; --watch: on every change)",
     usage: GENERATE_USAGE,
-    options: { ...spec, ...out },
+    options: { ...spec, ...out, watch: { type: "boolean" } },
     run: async (c) => (await import("./commands/generate.js")).generate(c),
   },
   check: {
     synopsis: "check",
-    summary: "Exit 1 with a short per-file diff when generated/ is stale, 0 when current",
+    summary: "Exit 1 with one line per stale file when generated/ is stale, 0 when current",
     usage: CHECK_USAGE,
-    options: { ...spec, ...out },
+    options: { ...spec, ...out, diff: { type: "boolean" } },
     run: async (c) => (await import("./commands/check.js")).check(c),
   },
   schemas: {

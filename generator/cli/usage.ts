@@ -1,19 +1,25 @@
 // The words of the CLI: one usage text per command (the command table points at them). A leaf module, so
 // that a command can print its own usage without importing the table.
 
-export const GENERATE_USAGE = `Usage: verispec generate [--spec <dir>] [--out <dir>]
+export const GENERATE_USAGE = `Usage: verispec generate [--spec <dir>] [--out <dir>] [--watch]
 
 Loads the spec, checks it, and writes every generated file to the output directory atomically: all files
 or none. A broken spec file is reported as file:line:col with a diagnostic code, what was found and what
-was expected (exit 2).
+was expected (exit 2). The output is JavaScript with declarations (.d.ts) beside it: the client, the
+types, the validators, webhook verification and the life cycle, with their runtime.
 
   --spec <dir>   spec directory (default: ./spec, else the package's own spec)
-  --out <dir>    output directory (default: ./generated)`;
+  --out <dir>    output directory (default: ./generated)
+  --watch        regenerate on every change of the spec directory, one line a run (the files written,
+                 or the diagnostics); keeps watching after a broken spec; Ctrl-C ends it (exit 0)`;
 
-export const CHECK_USAGE = `Usage: verispec check [--spec <dir>] [--out <dir>]
+export const CHECK_USAGE = `Usage: verispec check [--spec <dir>] [--out <dir>] [--diff]
 
-Regenerates in memory and compares with the output directory. Exit 0 when current; exit 1 and a short
-per-file diff when stale (files changed, missing, or no longer generated); exit 2 on a broken spec.`;
+Regenerates in memory and compares with the output directory. Exit 0 when current (it prints the spec's
+hash, specHash); exit 1 when stale, with the hash the output was generated from and one line per stale
+file (changed, missing, or no longer generated); exit 2 on a broken spec.
+
+  --diff         print a short diff under each changed file`;
 
 export const SCHEMAS_USAGE = `Usage: verispec schemas [--spec <dir>] [--out <dir>]
 

@@ -14,6 +14,8 @@ export interface CheckResult {
 
 export interface Summary {
   readonly baseUrl: string;
+  /** The content hash of the spec checked against (the generator's load/spec-hash.ts). */
+  readonly specHash?: string;
   readonly checks: number;
   readonly held: number;
   readonly failed: number;
@@ -38,7 +40,7 @@ export function textReport(s: Summary, results: readonly CheckResult[]): string 
   const reasons = new Map<string, number>();
   for (const r of results) if (r.outcome === "skipped") reasons.set(r.reason ?? "", (reasons.get(r.reason ?? "") ?? 0) + 1);
   for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) lines.push(`skipped ${n}: ${reason}`);
-  lines.push(`conform ${s.baseUrl}: ${s.checks} checks, ${s.held} held, ${s.failed} failed, ${s.skipped} skipped; ${s.requests} requests, ${s.webhooks} webhooks received, ${s.seconds.toFixed(1)} s`);
+  lines.push(`conform ${s.baseUrl}${s.specHash ? ` (specHash ${s.specHash})` : ""}: ${s.checks} checks, ${s.held} held, ${s.failed} failed, ${s.skipped} skipped; ${s.requests} requests, ${s.webhooks} webhooks received, ${s.seconds.toFixed(1)} s`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -56,7 +58,7 @@ export function junitReport(s: Summary, results: readonly CheckResult[]): string
   return `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="verispec conform" tests="${s.checks}" failures="${s.failed}" skipped="${s.skipped}" time="${s.seconds.toFixed(3)}">
   <testsuite name="${xml(s.baseUrl)}" tests="${s.checks}" failures="${s.failed}" skipped="${s.skipped}" time="${s.seconds.toFixed(3)}">
-${cases.join("\n")}
+${s.specHash ? `    <properties><property name="specHash" value="${xml(s.specHash)}"/></properties>\n` : ""}${cases.join("\n")}
   </testsuite>
 </testsuites>
 `;

@@ -1,10 +1,10 @@
-// Emits generated/client.ts (the typed wrapper over the hand-written core in templates/client/) and
-// generated/index.ts (the package root). Every spec fact the client needs — paths, methods, auth,
+// Emits generated/client.js with client.d.ts (the typed wrapper over the hand-written core in templates/client/)
+// and generated/index.js with index.d.ts (the entry a project imports). Every spec fact the client needs — paths, methods, auth,
 // schema ids, metadata_version, error statuses — comes from the model here, none is written by hand.
 import type { Endpoint, Model } from "../model/types.js";
 import type { EmitContext } from "../context.js";
-import { BANNER, type OutputFile } from "./output.js";
-import { jsdoc, lit } from "./print.js";
+import type { OutputFile } from "./output.js";
+import { constType, jsdoc, lit, moduleFiles } from "./print.js";
 import { bodyTypeName } from "./names.js";
 
 const doc = (lines: readonly (string | undefined)[], indent: string) => jsdoc(lines, indent, { block: true });
@@ -12,8 +12,8 @@ const doc = (lines: readonly (string | undefined)[], indent: string) => jsdoc(li
 /** Key of an endpoint in the `operations` table: the client name without dots ("v5.getVerification" -> "v5_getVerification"). */
 const opKey = (e: Endpoint) => e.client.replace(/\./g, "_");
 
-/** The TypeScript parameter list and the core call of one method. */
-function method(e: Endpoint, model: Model): { params: string; names: string; call: string; result: string } {
+/** The TypeScript parameter list, the JavaScript argument names and the core call of one method. */
+function method(e: Endpoint): { params: string; names: string; call: string; result: string } {
   const params: string[] = [];
   const names = [...Object.keys(e.pathParams), ...(e.request ? ["body"] : []), "opts"];
   const input: string[] = ["...opts"];
@@ -25,7 +25,7 @@ function method(e: Endpoint, model: Model): { params: string; names: string; cal
     // The older interface takes the body without credentials; the core adds them (the service's specification, section 5).
     const ns = e.request.split(".").slice(0, -1).join(".");
     params.push(`body: ${e.auth === "body" ? `${ns}.${bodyTypeName(e.request)}` : e.request}`);
-    input.push("body: asBody(body)");
+    input.push("body");
   }
   const optionsType = e.path === null ? "RequestOptions & { path: string }" : "RequestOptions";
   params.push(e.path === null ? `opts: ${optionsType}` : `opts?: ${optionsType}`);
@@ -47,14 +47,16 @@ function methodDoc(e: Endpoint, indent: string): string {
   );
 }
 
-/** The operation table's lines: method, path, auth and schema ids of every endpoint. */
-function operationLines(model: Model): string[] {
-  return model.endpoints.map((e) => {
-    const spec: Record<string, unknown> = { name: e.client, method: e.method, path: e.path, auth: e.auth };
-    if (e.request) spec.requestSchema = e.request;
-    if (e.responses["200"]) spec.responseSchema = e.responses["200"];
-    return `  ${opKey(e)}: { ${Object.entries(spec).map(([k, v]) => `${k}: ${lit(v)}`).join(", ")} },`;
-  });
+/** The operation table: method, path, auth and schema ids of every endpoint. */
+function operationTable(model: Model): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(
+    model.endpoints.map((e) => {
+      const spec: Record<string, unknown> = { name: e.client, method: e.method, path: e.path, auth: e.auth };
+      if (e.request) spec.requestSchema = e.request;
+      if (e.responses["200"]) spec.responseSchema = e.responses["200"];
+      return [opKey(e), spec];
+    }),
+  );
 }
 
 /** The client's methods, grouped by the client name's prefix ("v5.createVerification" -> client.v5.createVerification): interface and implementation lines. */
@@ -71,7 +73,7 @@ function methodLines(model: Model): { iface: string[]; impl: string[] } {
   for (const [group, endpoints] of groups) {
     const indent = group ? "    " : "  ";
     const sigs = endpoints.map((e) => {
-      const m = method(e, model);
+      const m = method(e);
       const name = e.client.split(".").pop()!;
       return { sig: `${methodDoc(e, indent)}${indent}${name}(${m.params}): Promise<${m.result}>;`, impl: `${indent}${name}: (${m.names}) => ${m.call},` };
     });
@@ -86,80 +88,109 @@ function methodLines(model: Model): { iface: string[]; impl: string[] } {
   return { iface, impl };
 }
 
-export function clientText(model: Model): string {
-  const ops = operationLines(model);
-  const byStatus = [...model.errorTypes].sort((a, b) => a.httpStatus - b.httpStatus).map((t) => `    ${t.httpStatus}: ${lit(t.type)},`);
-  const { iface, impl } = methodLines(model);
-
-  return `// ${BANNER}
-// The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic
-// (credentials, errors, timeouts, retries, validation) is the hand-written core in runtime/client/.
-import { createClientCore, type ClientOptions, type OperationSpec, type SpecConstants, type Validate } from "./runtime/client/index.js";
-import type { v4, v5 } from "./types.js";
-
-/** Every endpoint: method, path (null: not shown in the service's specification, the caller supplies it), auth and schema ids. */
-export const operations = {
-${ops.join("\n")}
-} as const satisfies Record<string, OperationSpec>;
-
-/** Spec facts the core needs: \`metadata_version\` (the service's specification, sections 2.1, 9) and the error type of each HTTP status (the service's specification, section 7). */
-export const specConstants: SpecConstants = {
-  olderVersion: ${lit(model.versions.metadataVersion)},
-  errorTypesByStatus: {
-${byStatus.join("\n")}
-  },
-};
-
-/** Per-call options. */
-export interface RequestOptions {
-  /** Aborts the call; the caller's abort rejects with the caller's AbortError. */
-  signal?: AbortSignal;
-  /** Overrides the client's \`timeoutMs\` for this call (per attempt). */
-  timeoutMs?: number;
-}
-
-/** The client \`createClient\` returns; one method per endpoint of the spec. */
-export interface VerispecClient {
-${iface.join("\n")}
-}
-
-// A dynamic import: bundlers split the validators into their own chunk, loaded only with
-// \`validate\` or \`validateResponses\`, so they stay out of the client bundle.
-const loadValidate = (): Promise<Validate> => import("./validators/index.js").then((m) => m.validate as Validate);
-
-// Body types are interfaces (no index signature); the core takes any JSON object.
-const asBody = (body: object) => body as Record<string, unknown>;
-
-/**
+const CLIENT_DOC = `/**
  * Creates the client. \`baseUrl\` is the environment's address (test or production; not shown in
  * the service's specification). Errors are typed: ValidationError (422, or \`validate: true\` before sending),
  * TooManyAttemptsError (474), SubmissionConflictError (475: wait for the first outcome, do not
  * resend), HttpError (any other non-2xx), TimeoutError, NetworkError, ResponseValidationError
  * (\`validateResponses: true\`), all \`instanceof VerispecError\`.
- */
-export function createClient(options: ClientOptions): VerispecClient {
+ */`;
+
+const REQUEST_OPTIONS = `/** Per-call options. */
+export interface RequestOptions {
+  /** Aborts the call; the caller's abort rejects with the caller's AbortError. */
+  signal?: AbortSignal;
+  /** Overrides the client's \`timeoutMs\` for this call (per attempt). */
+  timeoutMs?: number;
+}`;
+
+/** generated/client.js and client.d.ts: the operation table and constants from the spec, bound to the hand-written core. */
+export function clientFiles(model: Model): OutputFile[] {
+  const table = operationTable(model);
+  const constants = {
+    olderVersion: model.versions.metadataVersion,
+    errorTypesByStatus: Object.fromEntries([...model.errorTypes].sort((a, b) => a.httpStatus - b.httpStatus).map((t) => [String(t.httpStatus), t.type])),
+  };
+  const { iface, impl } = methodLines(model);
+  return moduleFiles(
+    "client",
+    {
+      js: [
+        "// The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic",
+        "// (credentials, errors, timeouts, retries, validation) is the hand-written core in runtime/client/.",
+        `import { createClientCore } from "./runtime/client/index.js";`,
+      ],
+      dts: [
+        "// The typed client: one method per endpoint of the spec, its request and response types from types.d.ts.",
+        `import type { ClientOptions, SpecConstants } from "./runtime/client/index.js";`,
+        `import type { v4, v5 } from "./types.js";`,
+      ],
+    },
+    [
+      {
+        doc: ["/** Every endpoint: method, path (null: not shown in the service's specification, the caller supplies it), auth and schema ids. */"],
+        js: `export const operations = ${JSON.stringify(table, null, 2)};`,
+        dts: `export declare const operations: ${constType(table)};`,
+      },
+      {
+        doc: ["/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9) and the error type of each HTTP status (the service's specification, section 7). */"],
+        js: `export const specConstants = ${JSON.stringify(constants, null, 2)};`,
+        dts: "export declare const specConstants: SpecConstants;",
+      },
+      { js: "", dts: `\n${REQUEST_OPTIONS}\n\n/** The client \`createClient\` returns; one method per endpoint of the spec. */\nexport interface VerispecClient {\n${iface.join("\n")}\n}` },
+      {
+        js: `// A dynamic import: bundlers split the validators into their own chunk, loaded only with
+// \`validate\` or \`validateResponses\`, so they stay out of the client bundle.
+const loadValidate = () => import("./validators/index.js").then((m) => m.validate);
+
+${CLIENT_DOC}
+export function createClient(options) {
   const core = createClientCore(options, specConstants, loadValidate);
   return {
 ${impl.join("\n")}
   };
-}
-`;
+}`,
+        dts: `\n${CLIENT_DOC}\nexport declare function createClient(options: ClientOptions): VerispecClient;`,
+      },
+    ],
+  );
 }
 
-export function indexText(): string {
-  return `// ${BANNER}
-// The package root (\`verispec\`): the client, its error classes and every type.
-export { createClient, operations, specConstants, type RequestOptions, type VerispecClient } from "./client.js";
-// Every error class the client can throw: the runtime's errors module holds nothing else.
-export * from "./runtime/client/errors.js";
-export type { ClientOptions, RetryOptions, ServiceIssue } from "./runtime/client/index.js";
-export type * from "./types.js";
-`;
+/** generated/index.js and index.d.ts, the entry a project imports: the client, its errors, every type, and which spec it all came from. */
+export function indexFiles(model: Model): OutputFile[] {
+  const version = model.versions.specVersion ?? null;
+  return moduleFiles(
+    "index",
+    {
+      js: [
+        "// The entry: the client, its error classes, and which spec they were generated from.",
+        `export { createClient, operations, specConstants } from "./client.js";`,
+        "// Every error class the client can throw: the runtime's errors module holds nothing else.",
+        `export * from "./runtime/client/errors.js";`,
+      ],
+      dts: [
+        "// The entry: the client, its error classes, every type, and which spec they were generated from.",
+        `export { createClient, operations, specConstants, type RequestOptions, type VerispecClient } from "./client.js";`,
+        `export * from "./runtime/client/errors.js";`,
+        `export type { ClientOptions, RetryOptions, ServiceIssue } from "./runtime/client/index.js";`,
+        `export type * from "./types.js";`,
+      ],
+    },
+    [
+      {
+        doc: ["/** The spec's own version (spec/versions.yaml `specVersion`; null when the spec sets none). */"],
+        js: `export const specVersion = ${lit(version)};`,
+        dts: `export declare const specVersion: ${lit(version)};`,
+      },
+      {
+        doc: ["/** The content hash of the spec files this was generated from: `verispec check`, the sandbox's start line and `verispec conform` print the same. */"],
+        js: `export const specHash = ${lit(model.specHash)};`,
+        dts: `export declare const specHash: ${lit(model.specHash)};`,
+      },
+    ],
+  );
 }
 
 export function emitClient(model: Model, _ctx: EmitContext): OutputFile[] {
-  return [
-    { path: "client.ts", contents: clientText(model) },
-    { path: "index.ts", contents: indexText() },
-  ];
+  return [...clientFiles(model), ...indexFiles(model)];
 }

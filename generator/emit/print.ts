@@ -46,3 +46,16 @@ export function moduleFiles(base: string, imports: { readonly js: readonly strin
     { path: `${base}.d.ts`, contents: print("dts") },
   ];
 }
+
+/**
+ * The type a `.d.ts` declares for a JSON value written `as const` in the `.js`: literals, readonly tuples
+ * and readonly objects, one property a line (so a changed value is a one-line diff).
+ */
+export function constType(value: unknown, indent = ""): string {
+  if (value === null || typeof value !== "object") return lit(value);
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) return value.length ? `readonly [\n${value.map((v) => `${inner}${constType(v, inner)}`).join(",\n")}\n${indent}]` : "readonly []";
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!entries.length) return "{}";
+  return `{\n${entries.map(([k, v]) => `${inner}readonly ${propertyKey(k)}: ${constType(v, inner)};`).join("\n")}\n${indent}}`;
+}

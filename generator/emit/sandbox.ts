@@ -1,8 +1,9 @@
-// Emits generated/sandbox.ts: what `verispec sandbox` takes from the spec (specification sections 3, 4, 7, 8 and the
+// Emits generated/sandbox.js and sandbox.d.ts: what `verispec sandbox` takes from the spec (specification sections 3, 4, 7, 8 and the
 // sandbox's documented choices of spec/sandbox.yaml), bound to the generated validators and webhook kit.
 // Only data comes from here; the behaviour is templates/sandbox/.
 import type { Field, Model } from "../model/types.js";
-import { BANNER, type OutputFile } from "./output.js";
+import type { OutputFile } from "./output.js";
+import { constType, moduleFiles } from "./print.js";
 
 function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`sandbox emitter: ${what} missing from the model`);
@@ -42,6 +43,7 @@ export function sandboxSpec(model: Model) {
   const payload = (prefix: string) => need(model.webhookPayloads.find((p) => p.schema.startsWith(prefix)), `webhooks.yaml ${prefix} payload`).schema;
   return {
     specVersion: model.versions.specVersion ?? null,
+    specHash: model.specHash,
     choices: model.sandbox.choices,
     testValues: model.sandbox.testValues,
     limits: {
@@ -70,18 +72,27 @@ export function sandboxSpec(model: Model) {
 }
 
 export function emitSandbox(model: Model): OutputFile[] {
-  const text = `// ${BANNER}
-// What \`verispec sandbox\` takes from the spec: statuses, transitions and conditions (through the webhook
+  const spec = sandboxSpec(model);
+  const head = `// What \`verispec sandbox\` takes from the spec: statuses, transitions and conditions (through the webhook
 // rules), limits, errors, endpoints, and the sandbox's documented choices where the service's
-// specification is silent (spec/sandbox.yaml). The behaviour is the sandbox runtime's.
-import { validate } from "./validators/index.js";
-import { signWebhook, webhookRules } from "./webhooks.js";
-
-/** Spec facts and documented choices the sandbox reads. */
-export const sandboxSpec = ${JSON.stringify(sandboxSpec(model), null, 2)} as const;
-
-/** Everything the sandbox runtime is bound to: the spec data, the validators and the webhook kit. */
-export const sandboxBinding = { spec: sandboxSpec, rules: webhookRules, validate, signWebhook };
-`;
-  return [{ path: "sandbox.ts", contents: text }];
+// specification is silent (spec/sandbox.yaml). The behaviour is the sandbox runtime's.`;
+  return moduleFiles(
+    "sandbox",
+    {
+      js: [head, `import { validate } from "./validators/index.js";`, `import { signWebhook, webhookRules } from "./webhooks.js";`],
+      dts: [head, `import { validate } from "./validators/index.js";`, `import { signWebhook, webhookRules } from "./webhooks.js";`],
+    },
+    [
+      {
+        doc: ["/** Spec facts and documented choices the sandbox reads. */"],
+        js: `export const sandboxSpec = ${JSON.stringify(spec, null, 2)};`,
+        dts: `export declare const sandboxSpec: ${constType(spec)};`,
+      },
+      {
+        doc: ["/** Everything the sandbox runtime is bound to: the spec data, the validators and the webhook kit. */"],
+        js: "export const sandboxBinding = { spec: sandboxSpec, rules: webhookRules, validate, signWebhook };",
+        dts: "export declare const sandboxBinding: { readonly spec: typeof sandboxSpec; readonly rules: typeof webhookRules; readonly validate: typeof validate; readonly signWebhook: typeof signWebhook };",
+      },
+    ],
+  );
 }

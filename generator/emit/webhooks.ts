@@ -1,7 +1,8 @@
-// Emits generated/webhooks.ts: the webhook runtime (templates/webhooks) bound to the spec's statuses,
+// Emits generated/webhooks.js and webhooks.d.ts: the webhook runtime (templates/webhooks) bound to the spec's statuses,
 // outcomes, transitions and timestamp tolerance. Only data comes from here; the logic is the template's.
 import type { Model } from "../model/types.js";
-import { BANNER, type OutputFile } from "./output.js";
+import type { OutputFile } from "./output.js";
+import { moduleFiles } from "./print.js";
 import { validatorName } from "./names.js";
 
 export function webhookRules(model: Model) {
@@ -31,54 +32,63 @@ function payloadSchemas(model: Model): { v5: string; v4: string } {
   return { v5: current.schema, v4: older.schema };
 }
 
+/** What the webhooks entry passes on from the runtime unchanged. */
+const RUNTIME_REEXPORTS = `export {
+  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
+  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
+} from "./runtime/webhooks/index.js";`;
+
+/** The kit's functions, bound to the spec's rules: name and JSDoc. */
+const KIT_FUNCTIONS: readonly (readonly [string, string])[] = [
+  ["verifyWebhook", "/** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */"],
+  ["signWebhook", "/** Signs a payload as the service does, for tests and local tools. */"],
+  ["interpretWebhook", "/** What a payload's status means for the receiver (the service's specification, section 6.2). */"],
+  ["canTransition", "/** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */"],
+];
+
 export function emitWebhooks(model: Model): OutputFile[] {
   const rules = JSON.stringify(webhookRules(model), null, 2);
   const schemas = payloadSchemas(model);
-  const [v5Type, v4Type] = [schemas.v5, schemas.v4];
-  const text = `// ${BANNER}
-// Webhook verification bound to the spec (the service's specification, sections 3, 6, 8). The logic is in runtime/webhooks/.
-import { createWebhookKit, type WebhookKit, type WebhookRules } from "./runtime/webhooks/index.js";
-import type { v4, v5 } from "./types.js";
-import type { Validator } from "./runtime/validators/index.js";
-
-/** Statuses, receiver outcomes, transitions and the timestamp tolerance, from the spec YAML. */
-export const webhookRules: WebhookRules = ${rules};
-
-/** A verified payload, typed by its format. */
-export type WebhookPayload = ${v5Type} | ${v4Type};
-
-// Each format's validator is loaded on its first delivery: a receiver of one format never loads the other,
+  const kitType = `WebhookKit<${schemas.v5}, ${schemas.v4}>`;
+  const kit = `// Each format's validator is loaded on its first delivery: a receiver of one format never loads the other,
 // and importing this module stays cheap (a CLI run verifies one delivery).
-const payloadValidators: Partial<Record<"v5" | "v4", Validator>> = {};
-async function payloadValidator(version: "v5" | "v4"): Promise<Validator> {
+const payloadValidators = {};
+async function payloadValidator(version) {
   return version === "v5"
     ? (payloadValidators.v5 ??= (await import("./validators/${schemas.v5}.js")).${validatorName(schemas.v5)})
     : (payloadValidators.v4 ??= (await import("./validators/${schemas.v4}.js")).${validatorName(schemas.v4)});
 }
 
-const kit: WebhookKit<${v5Type}, ${v4Type}> = createWebhookKit<${v5Type}, ${v4Type}>({
+const kit = createWebhookKit({
   rules: webhookRules,
   // A signed payload that does not match its schema is refused as invalid_payload, with the issues.
   validatePayload: (version, payload) => {
     const loaded = payloadValidators[version];
     return loaded ? loaded(payload) : payloadValidator(version).then((validate) => validate(payload));
   },
-});
-
-/** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */
-export const verifyWebhook = kit.verifyWebhook;
-/** Signs a payload as the service does, for tests and local tools. */
-export const signWebhook = kit.signWebhook;
-/** What a payload's status means for the receiver (the service's specification, section 6.2). */
-export const interpretWebhook = kit.interpretWebhook;
-/** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */
-export const canTransition = kit.canTransition;
-
-export {
-  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
-  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
-} from "./runtime/webhooks/index.js";
-export type * from "./runtime/webhooks/index.js";
-`;
-  return [{ path: "webhooks.ts", contents: text }];
+});`;
+  return moduleFiles(
+    "webhooks",
+    {
+      js: [
+        "// Webhook verification bound to the spec (the service's specification, sections 3, 6, 8). The logic is in runtime/webhooks/.",
+        `import { createWebhookKit } from "./runtime/webhooks/index.js";`,
+      ],
+      dts: [
+        "// Webhook verification bound to the spec (the service's specification, sections 3, 6, 8). The logic is in runtime/webhooks/.",
+        `import type { WebhookKit, WebhookRules } from "./runtime/webhooks/index.js";`,
+        `import type { v4, v5 } from "./types.js";`,
+      ],
+    },
+    [
+      {
+        doc: ["/** Statuses, receiver outcomes, transitions and the timestamp tolerance, from the spec YAML. */"],
+        js: `export const webhookRules = ${rules};`,
+        dts: "export declare const webhookRules: WebhookRules;",
+      },
+      { js: kit, dts: `/** A verified payload, typed by its format. */\nexport type WebhookPayload = ${schemas.v5} | ${schemas.v4};` },
+      ...KIT_FUNCTIONS.map(([name, doc]) => ({ doc: [doc], js: `export const ${name} = kit.${name};`, dts: `export declare const ${name}: ${kitType}["${name}"];` })),
+      { js: RUNTIME_REEXPORTS, dts: `${RUNTIME_REEXPORTS}\nexport type * from "./runtime/webhooks/index.js";` },
+    ],
+  );
 }

@@ -5,6 +5,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Documen
 import { diagnostic, SpecError, UsageError, type Diagnostic, type SourcePos } from "../diagnostics.js";
 import type { PathSegment } from "../pointer.js";
 import { filesUnder } from "../walk.js";
+import { specHashOf, type HashedFile } from "./spec-hash.js";
 
 export type { PathSegment };
 
@@ -21,6 +22,8 @@ export interface SpecFile {
 export interface LoadedSpec {
   readonly dir: string;
   readonly files: readonly SpecFile[];
+  /** The content hash of the files read (spec-hash.ts). */
+  readonly hash: string;
 }
 
 /** The YAML files of the spec, sorted; spec/meta/ holds the meta-schema, not spec data. */
@@ -85,17 +88,20 @@ function toData(doc: Document.Parsed, lines: LineCounter, displayPath: string): 
 /** Reads every spec file; a YAML syntax error anywhere stops here with its position. */
 export function loadSpec(specDir: string): LoadedSpec {
   const files: SpecFile[] = [];
+  const texts: HashedFile[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const file of listYamlFiles(specDir)) {
     try {
-      files.push(parseSpecFile(specDir, file, readSpecText(file)));
+      const text = readSpecText(file);
+      texts.push({ name: relative(specDir, file).split(sep).join("/"), text });
+      files.push(parseSpecFile(specDir, file, text));
     } catch (err) {
       if (err instanceof SpecError) diagnostics.push(...err.diagnostics);
       else throw err;
     }
   }
   if (diagnostics.length > 0) throw new SpecError(diagnostics);
-  return { dir: specDir, files };
+  return { dir: specDir, files, hash: specHashOf(texts) };
 }
 
 /**

@@ -31,6 +31,7 @@ export function buildModel(spec: LoadedSpec): Model {
   const stakeholders = buildStakeholders(ctx);
   const limits = buildLimits(ctx);
   return {
+    specHash: spec.hash,
     countries,
     unicodeVersion: ctx.root("unicode-letters.yaml").unicodeVersion,
     rules,

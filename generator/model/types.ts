@@ -287,6 +287,8 @@ export interface WebhookPayloadDef {
 }
 
 export interface Model {
+  /** The content hash of the spec files the model was built from (load/spec-hash.ts). */
+  readonly specHash: string;
   readonly countries: {
     readonly iso3: readonly { readonly code: string; readonly name: string }[];
     readonly groups: Readonly<Record<string, ValueSet & { readonly source: string; readonly description?: string }>>;

@@ -13,6 +13,8 @@ export interface SandboxChoice {
 export interface SandboxSpec {
   /** spec/versions.yaml specVersion (null in specs before it). */
   readonly specVersion: string | null;
+  /** The content hash of the spec files served (the generator's load/spec-hash.ts); the start line prints it. */
+  readonly specHash: string;
   readonly choices: Readonly<Record<string, SandboxChoice>>;
   readonly testValues: {
     readonly fields: { readonly v5: string; readonly olderIndividual: string; readonly olderEntity: string; readonly stakeholder: string };

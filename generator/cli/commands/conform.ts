@@ -91,7 +91,7 @@ export async function conform({ io, dirs, positionals, values }: CommandCall): P
       progress: tty ? (done, planned) => io.stderr(`\rconform: ${done}/${planned} checks, ${client.sent} requests`) : undefined,
     });
     if (tty) io.stderr("\n");
-    const summary = summarise(base.origin + base.pathname.replace(/\/$/, ""), results, client.sent, receiver?.deliveries.length ?? 0, (performance.now() - started) / 1000);
+    const summary = { ...summarise(base.origin + base.pathname.replace(/\/$/, ""), results, client.sent, receiver?.deliveries.length ?? 0, (performance.now() - started) / 1000), specHash: model.specHash };
     io.stdout(format === "json" ? jsonReport(summary, results) : format === "junit" ? junitReport(summary, results) : textReport(summary, results));
     return summary.failed > 0 ? 1 : 0;
   } catch (e) {

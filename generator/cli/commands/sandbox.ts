@@ -161,7 +161,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
   const { served, startSandbox, choice, logger } = await loadServing(call, args, opening);
   const spec = served.binding.spec;
-  io.stdout(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"})\n`);
+  io.stdout(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"}, specHash ${spec.specHash})\n`);
   let running;
   try {
     running = await startSandbox({

@@ -1,4 +1,4 @@
-// Emits generated/types.ts: TypeScript types for every request, response, payload and entity kind.
+// Emits generated/types.d.ts: TypeScript types for every request, response, payload and entity kind.
 //
 // Printed from the model rather than through json-schema-to-typescript: the schemas express the
 // narrowing the service's specification needs with if/then (USA-only `state`, role -> stakeholder types), which that tool
@@ -58,6 +58,10 @@ export function typesText(model: Model): string {
 ${render(decls)}`;
 }
 
+/** types.d.ts, and a types.js with no values so that an import of "./types.js" resolves at run time too. */
 export function emitTypes(model: Model): OutputFile[] {
-  return [{ path: "types.ts", contents: typesText(model) }];
+  return [
+    { path: "types.d.ts", contents: typesText(model) },
+    { path: "types.js", contents: `// ${BANNER}\n// Types only: their declarations are types.d.ts.\nexport {};\n` },
+  ];
 }
