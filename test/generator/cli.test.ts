@@ -60,21 +60,31 @@ describe("verispec CLI", () => {
     expect([...ids].sort()).toEqual(ids);
   });
 
-  it("check exits 0 when current, 1 with a short per-file diff when stale", async () => {
+  it("check exits 0 when current (naming the spec's hash), 1 with one line per stale file (--diff: a short diff)", async () => {
     const out = join(temp, "generated");
     cpSync(join(ROOT, "generated"), out, { recursive: true });
-    const ok = capture();
+    const hash = (JSON.parse(readFileSync(join(ROOT, "generated", "manifest.json"), "utf8")) as { specHash: string }).specHash;
+    expect(hash).toMatch(/^[0-9a-f]{16}$/);
+    const ok = capture(temp);
     expect(await main(["check", "--out", out], ok.io)).toBe(0);
+    expect(ok.out()).toMatch(new RegExp(`^verispec: generated/ is current \\(\\d+ files, specHash ${hash}\\)\n$`));
 
     writeFileSync(join(out, "schemas", "v4.Gender.json"), "{}\n");
     writeFileSync(join(out, "leftover.txt"), "old\n");
     rmSync(join(out, "openapi.yaml"));
-    const stale = capture();
+    const stale = capture(temp);
     expect(await main(["check", "--out", out], stale.io)).toBe(1);
-    expect(stale.out()).toContain("changed: schemas/v4.Gender.json");
-    expect(stale.out()).toContain("line 1 - {}");
-    expect(stale.out()).toContain("missing: openapi.yaml");
-    expect(stale.out()).toContain("no longer generated: leftover.txt");
+    expect(stale.out().split("\n")).toEqual([
+      `verispec: generated/ is stale (specHash ${hash} both); run 'npx verispec generate'`,
+      "changed: generated/schemas/v4.Gender.json",
+      "missing: generated/openapi.yaml",
+      "no longer generated: generated/leftover.txt",
+      "",
+    ]);
+    const diff = capture(temp);
+    expect(await main(["check", "--out", out, "--diff"], diff.io)).toBe(1);
+    expect(diff.out()).toContain("changed: generated/schemas/v4.Gender.json\n");
+    expect(diff.out()).toContain("line 1 - {}");
   });
 
   it("generate writes every file and check then passes", async () => {

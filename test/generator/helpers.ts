@@ -37,3 +37,16 @@ export function scratchSpec(): ScratchSpec {
     },
   };
 }
+
+/**
+ * The v5 `name` maximum lowered from 199 to 99 ("fewer than 100 characters"), with the texts that state it
+ * and the service's message (the prose check refuses a number left behind): what the README's "Change the
+ * spec" does (test/package/).
+ */
+export function lowerNameLimit(p: Pick<ScratchSpec, "edit">): void {
+  p.edit("rules.yaml", "maxLength: 199", "maxLength: 99");
+  p.edit("rules.yaml", "Fewer than 200 characters.", "Fewer than 100 characters.");
+  p.edit("v5.yaml", "Fewer than 200 characters.", "Fewer than 100 characters.");
+  p.edit("limits.yaml", "fewer than 200 characters", "fewer than 100 characters");
+  p.edit("errors.yaml", "Name must be less than 200 characters.", "Name must be less than 100 characters.");
+}

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listFiles } from "../../generator/write.js";
+import { lowerNameLimit } from "../generator/helpers.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -289,4 +290,118 @@ process.stdout.write(JSON.stringify({ body, headers: signWebhook({ version: "2",
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("verispec: docs needs the optional package @redocly/cli; install it: npm install --save-dev @redocly/cli\n");
   });
+});
+
+// Issue 36: a project with its own spec imports its own output (generated/: JavaScript, .d.ts beside it)
+// from plain Node, from strict TypeScript (module nodenext and bundler, no skipLibCheck) and through a
+// bundler (esbuild), with nothing of TypeScript installed in the project. Its spec lowers the v5 `name`
+// maximum to 99, so that each import is seen to follow the project's spec, not the package's.
+describe("a project's own spec, generated and imported", () => {
+  const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+  let app: string;
+  beforeAll(() => {
+    app = join(project, "app");
+    mkdirSync(app);
+    cpSync(join(root, "spec"), join(app, "spec"), { recursive: true });
+    lowerNameLimit({
+      edit: (file, from, to) => {
+        const path = join(app, "spec", file);
+        writeFileSync(path, readFileSync(path, "utf8").replace(from, to));
+      },
+    });
+    const r = spawnSync(npx, ["--no-install", "verispec", "generate"], { cwd: app, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") } });
+    if (r.status !== 0) throw new Error(`generate: ${r.stderr}`);
+  }, 120_000);
+
+  const longName = "x".repeat(150);
+  const program = (imports: string) => `${imports}
+const body = { type: "individual", subType: "data", country: "AUS", name: ${JSON.stringify(longName)}, website: "https://example.com" };
+const client = createClient({ baseUrl: "http://127.0.0.1:9", serviceUid: "u", secret: "s", validate: true });
+const refused = await client.v5.createVerification(body).catch((e) => e);
+const payload = JSON.parse(readFileSync(new URL("./generated/schemas/v5.WebhookPayload.json", import.meta.url), "utf8")).examples[0];
+const rawBody = JSON.stringify(payload);
+const verified = await verifyWebhook({ rawBody, headers: signWebhook({ version: "2", rawBody, secret: "k" }), secret: "k" });
+console.log(JSON.stringify({
+  specHash, specVersion,
+  validator: validate("v5.VerificationCreateRequest", body).errors,
+  client: [refused instanceof ValidationError, refused.details?.[0]?.message],
+  webhook: [verified.version, verified.payload.verificationStatus, interpretWebhook(verified.payload).outcome],
+}));
+`;
+
+  it("plain JavaScript imports its own client, validators and webhook verification: the project's limit", () => {
+    writeFileSync(
+      join(app, "plain.js"),
+      program(`import { readFileSync } from "node:fs";
+import { createClient, specHash, specVersion, ValidationError } from "./generated/index.js";
+import { validate } from "./generated/validators/index.js";
+import { interpretWebhook, signWebhook, verifyWebhook } from "./generated/webhooks.js";`),
+    );
+    const out = JSON.parse(run(process.execPath, ["plain.js"], app)) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(app, "generated", "manifest.json"), "utf8")) as { specHash: string };
+    const own = JSON.parse(readFileSync(join(root, "generated", "manifest.json"), "utf8")) as { specHash: string };
+    expect(manifest.specHash).not.toBe(own.specHash); // the project's spec, not the package's
+    expect(out).toEqual({
+      specHash: manifest.specHash,
+      specVersion: "1.0.0",
+      validator: [{ message: "Name must be less than 100 characters.", code: "too_big", path: ["name"] }],
+      client: [true, "Name must be less than 100 characters."],
+      webhook: ["2", "rejected", "by_attempts"],
+    });
+    // The package's own validators keep the package's limit: two contracts, each where it belongs.
+    const pkg = run(process.execPath, ["--input-type=module", "-e", `import { validate } from "verispec/validators"; console.log(validate("v5.VerificationCreateRequest", { name: ${JSON.stringify(longName)}, website: "https://example.com" }).valid);`], app);
+    expect(pkg.trim()).toBe("true");
+  });
+
+  // TypeScript cannot state a string's length: the types carry the limit in their documentation, and a
+  // 150-character literal compiles; the validator (and the client with `validate: true`) refuses it.
+  for (const mode of ["nodenext", "bundler"] as const) {
+    it(`strict TypeScript (module ${mode}, no skipLibCheck) type-checks against its own output`, () => {
+      const sub = join(app, `ts-${mode}`);
+      mkdirSync(sub);
+      writeFileSync(join(sub, "package.json"), JSON.stringify({ private: true, type: "module" }));
+      const options = mode === "nodenext" ? { module: "NodeNext", moduleResolution: "NodeNext" } : { module: "ESNext", moduleResolution: "Bundler" };
+      writeFileSync(join(sub, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...options, target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }));
+      const from = (p: string) => (mode === "nodenext" ? `../generated/${p}.js` : `../generated/${p === "index" ? "" : p}`.replace(/\/$/, ""));
+      writeFileSync(
+        join(sub, "consumer.ts"),
+        `import { createClient, specHash, ValidationError, type v5 } from "${from("index")}";
+import { isValid, validate } from "${from("validators/index")}";
+import { verifyWebhook, type WebhookPayload } from "${from("webhooks")}";
+
+export const hash: string = specHash;
+// A name over the project's limit compiles (types cannot state a length); validate() refuses it.
+const body: v5.VerificationCreateRequest = { type: "individual", subType: "data", country: "AUS", name: ${JSON.stringify(longName)}, website: "https://example.com" };
+export const verdict: boolean = validate("v5.VerificationCreateRequest", body).valid;
+// @ts-expect-error the country is an ISO 3166-1 alpha-3 code of the project's spec, typed
+export const wrong: v5.VerificationCreateRequest = { country: "XX", website: "https://example.com" };
+export async function go(raw: string, headers: Record<string, string>): Promise<string> {
+  const client = createClient({ baseUrl: "https://api.example.test", serviceUid: "u", secret: "s" });
+  const doc: unknown = JSON.parse(raw);
+  if (isValid("v5.VerificationCreateRequest", doc)) await client.v5.createVerification(doc).catch((e: unknown) => e instanceof ValidationError);
+  const { payload }: { payload: WebhookPayload } = await verifyWebhook({ rawBody: raw, headers, secret: "k" });
+  return payload.verificationStatus ?? "";
+}
+`,
+      );
+      const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: sub, encoding: "utf8" });
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, stdout: "", stderr: "" });
+      expect(readFileSync(join(app, "generated", "types.d.ts"), "utf8")).toContain("/** Fewer than 100 characters. */\n    name?: string;");
+    }, 180_000);
+  }
+
+  it("esbuild bundles it: the client's entry leaves the validators to a chunk loaded on demand (sizes printed)", async () => {
+    const esbuild = (await import("esbuild")).build;
+    writeFileSync(join(app, "bundle-client.js"), `import { createClient } from "./generated/index.js";\nexport const client = createClient({ baseUrl: "https://api.example.test", serviceUid: "u", secret: "s" });\n`);
+    writeFileSync(join(app, "bundle-validate.js"), `import { validateV5VerificationCreateRequest } from "./generated/validators/index.js";\nexport const check = validateV5VerificationCreateRequest;\n`);
+    writeFileSync(join(app, "bundle-webhooks.js"), `import { verifyWebhook } from "./generated/webhooks.js";\nexport { verifyWebhook };\n`);
+    const result = await esbuild({ entryPoints: ["bundle-client.js", "bundle-validate.js", "bundle-webhooks.js"].map((f) => join(app, f)), absWorkingDir: app, bundle: true, splitting: true, format: "esm", platform: "node", minify: true, write: false, outdir: join(app, "out"), metafile: true, logLevel: "silent" });
+    const size = (name: string) => result.outputFiles.find((f) => f.path.endsWith(`/out/${name}.js`))!.contents.length;
+    const text = (name: string) => result.outputFiles.find((f) => f.path.endsWith(`/out/${name}.js`))!.text;
+    const sizes = { client: size("bundle-client"), validate: size("bundle-validate"), webhooks: size("bundle-webhooks") };
+    process.stdout.write(`esbuild, minified, own output: client entry ${sizes.client} B, one validator ${sizes.validate} B, webhooks entry ${sizes.webhooks} B (${result.outputFiles.length} files with the chunks)\n`);
+    expect(text("bundle-client")).not.toContain("Name must be less than 100 characters."); // the validators stay out of the client's entry
+    expect(result.outputFiles.some((f) => f.text.includes("Name must be less than 100 characters."))).toBe(true);
+    expect(result.outputFiles.length).toBeGreaterThan(3); // shared code and the lazily loaded validators are chunks of their own
+  }, 120_000);
 });
