@@ -6,7 +6,8 @@
 // by the TypeScript compiler API with tsconfig.build.json's options (TypeScript is a dev dependency);
 // compiled (dist/), TypeScript is not installed, and the copy is the package's own generated/runtime/, which
 // `npm run build` put in dist/generated/ (the golden check keeps it equal to what the sources give).
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
 import type { EmitContext } from "../context.js";
@@ -45,11 +46,37 @@ function shippedRuntime(): OutputFile[] {
   return filesUnder(dir).map((f) => ({ path: `runtime/${f}`, contents: readFileSync(join(dir, f), "utf8") }));
 }
 
+/** A hash of what the compilation reads: the runtime's templates, the build options and the compiler's version. */
+function sourcesKey(root: string): string {
+  const hash = createHash("sha256").update(createRequire(import.meta.url)("typescript/package.json").version as string);
+  hash.update(readFileSync(join(root, "tsconfig.json"))).update(readFileSync(join(root, "tsconfig.build.json")));
+  for (const folder of RUNTIME_FOLDERS)
+    for (const f of filesUnder(join(root, "templates", folder)).filter(isModule)) hash.update(`${folder}/${f}\0`).update(readFileSync(join(root, "templates", folder, f))).update("\0");
+  return hash.digest("hex").slice(0, 32);
+}
+
+/**
+ * The compilation type-checks the runtime (a .d.ts needs the types), which takes seconds; the sources'
+ * callers (npm run generate, the golden check, every test that generates) share one result a content
+ * key, kept under node_modules/.cache/verispec/ of the checkout and written atomically.
+ */
+function cachedCompile(root: string): OutputFile[] {
+  const dir = join(root, "node_modules", ".cache", "verispec");
+  const file = join(dir, `runtime-${sourcesKey(root)}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as OutputFile[];
+  const files = compileTemplates(root);
+  mkdirSync(dir, { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(files));
+  renameSync(temp, file);
+  return files;
+}
+
 const compiled = new Map<string, readonly OutputFile[]>();
 
 export function emitRuntime(_model: Model, ctx: EmitContext): OutputFile[] {
   if (COMPILED) return shippedRuntime();
-  // One compilation a process: the runtime does not depend on the spec.
-  if (!compiled.has(ctx.root)) compiled.set(ctx.root, compileTemplates(ctx.root));
+  // One compilation a process at most: the runtime does not depend on the spec.
+  if (!compiled.has(ctx.root)) compiled.set(ctx.root, cachedCompile(ctx.root));
   return [...compiled.get(ctx.root)!].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
