@@ -48,7 +48,7 @@ export async function measureClientSize(): Promise<[SizeRow, SizeRow, SizeRow]> 
         loader: "js",
       },
     }),
-    measureBuild("verispec generated client (validators split off)", { entryPoints: [`${root}generated/index.ts`], plugins: [validatorsApart] }),
+    measureBuild("verispec generated client (validators split off)", { entryPoints: [`${root}generated/index.js`], plugins: [validatorsApart] }),
   ]);
 }
 
