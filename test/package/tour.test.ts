@@ -4,8 +4,8 @@
 // README's blocks. The sandbox and the receiver are the tour's own background jobs. The one change to the
 // README's text: free ports instead of 4010 and 3000, so that the test never meets another program's port.
 // npm reads its usual cache first (prefer-offline); the tarball's dependencies are those `npm ci` fetched.
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +40,17 @@ const freePort = () =>
     });
   });
 
+/** The environment the tour runs in: npm quiet and offline-first, none of the tour's variables set yet. */
+function tourEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", npm_config_prefer_offline: "true" };
+  delete env.npm_config_cache; // the user's own cache, not vitest's npm run's settings
+  for (const k of ["VERISPEC_SANDBOX_SERVICE_UID", "VERISPEC_SANDBOX_SECRET", "VERISPEC_SIGNING_SECRET"]) delete env[k];
+  return env;
+}
+
+/** The tour's directory once its first half ran (the second half changes its spec). */
+let tour: { dir: string; env: NodeJS.ProcessEnv } | undefined;
+
 describe("the README's tour", () => {
   it("reads the tour's blocks: the install, generate, validate, the credentials, both programs, the run", () => {
     const script = tourScript(docSection("tour"));
@@ -52,13 +63,12 @@ describe("the README's tour", () => {
 
   it("from an empty directory to a verified webhook, with nothing but what the README says", async () => {
     const started = Date.now();
+    const env = tourEnv();
     const base = mkdtempSync(join(tmpdir(), "verispec-tour-"));
     dirs.push(base);
+    tour = { dir: join(base, "tour"), env };
     // "npm ci && npm pack" in a checkout: dist/ is current here (test/support/dist.ts), so pack only.
     mkdirSync(join(base, "verispec"));
-    const env = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", npm_config_prefer_offline: "true" };
-    delete (env as Record<string, string | undefined>).npm_config_cache; // the user's own cache, not vitest's npm run's settings
-    for (const k of ["VERISPEC_SANDBOX_SERVICE_UID", "VERISPEC_SANDBOX_SECRET", "VERISPEC_SIGNING_SECRET"]) delete (env as Record<string, string | undefined>)[k];
     execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", join(base, "verispec")], { cwd: root, env, stdio: "ignore" });
 
     const [sandboxPort, receiverPort] = [await freePort(), await freePort()];
@@ -108,5 +118,92 @@ describe("the README's tour", () => {
     expect(out).not.toContain("refused webhook");
     // Installing the tarball asked for no script approval and ran none.
     expect(err).not.toMatch(/npm warn.*(verispec|prepare|install-scripts)/i);
+  }, 480_000);
+
+  // Issue 36: the README's "Change the spec", run in the tour's directory after the tour. The v5 `name`
+  // maximum goes from 199 to 99; the project's validators, its types, the sandbox, `conform` against that
+  // sandbox and `diff` must all agree on the new limit, and name the same spec hash.
+  it("the second half: a changed limit, and the code, the types, the sandbox, conform and diff agree on it", async () => {
+    expect(tour, "the tour's first half ran").toBeDefined();
+    const { dir } = tour!;
+    const env = { ...tour!.env, VERISPEC_SANDBOX_SERVICE_UID: "tour-service", VERISPEC_SANDBOX_SECRET: "tour-secret", VERISPEC_SIGNING_SECRET: "tour-signing-key" };
+    const section = docSection("change");
+    const change = spawnSync("bash", ["-c", tourScript(section)], { cwd: dir, env, encoding: "utf8" });
+    const out = change.stdout;
+
+    // check before generate: stale, one line a file, both hashes; then the project's own entry names the new one.
+    const hashes = /is stale \(generated from specHash ([0-9a-f]{16}); the spec is now specHash ([0-9a-f]{16})\)/.exec(out);
+    expect(hashes, `${out}\n${change.stderr}`).not.toBeNull();
+    const [, before, after] = hashes!;
+    expect(after).not.toBe(before);
+    expect(out).toContain("changed: generated/validators/errors.js\n");
+    expect(readFileSync(join(dir, "generated", "index.js"), "utf8")).toContain(`export const specHash = "${after}";`);
+    // The project's validators: the message the README prints.
+    const printed = /The validator prints `(.*?)`;/.exec(section)![1]!;
+    expect(printed).toContain("Name must be less than 100 characters.");
+    expect(out).toContain(`${printed}\n`);
+    // diff: breaking, both limits shown.
+    expect(out).toMatch(/BREAKING \(\d+\)/);
+    expect(out).toMatch(/request-length-tightened\s+maxLength 199 -> 99/);
+    expect(change.status).toBe(1); // the script's last command, diff, exits 1 on a breaking change
+
+    // The types: TypeScript cannot state a string's length, so a typed 150-character literal compiles (the
+    // types carry the limit in their documentation) and the validator is what refuses it; what the types
+    // can state, a country outside the spec's list, tsc refuses.
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["typed.ts"] }));
+    writeFileSync(
+      join(dir, "typed.ts"),
+      `import type { v5 } from "./generated/index.js";
+import { validate } from "./generated/validators/index.js";
+const tooLong: v5.VerificationCreateRequest = { type: "individual", subType: "data", country: "AUS", name: "${"x".repeat(150)}", website: "https://example.com" };
+export const verdict: boolean = validate("v5.VerificationCreateRequest", tooLong).valid;
+// @ts-expect-error not a country of the spec's list
+export const nowhere: v5.VerificationCreateRequest = { country: "XYZ", website: "https://example.com" };
+`,
+    );
+    const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+    expect({ status: tsc.status, stdout: tsc.stdout }).toEqual({ status: 0, stdout: "" });
+    expect(readFileSync(join(dir, "generated", "types.d.ts"), "utf8")).toContain("/** Fewer than 100 characters. */\n    name?: string;");
+
+    // The sandbox serves ./spec: its start line names the same hash, and it answers the new limit.
+    const port = await freePort();
+    const sandbox = spawn("npx", ["verispec", "sandbox", "--port", String(port), "--db", "memory", "--processing-ms", "manual"], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let log = "";
+    sandbox.stdout.on("data", (c: Buffer) => (log += c.toString("utf8")));
+    sandbox.stderr.on("data", (c: Buffer) => (log += c.toString("utf8")));
+    try {
+      for (const started = Date.now(); !log.includes("listening"); await new Promise((r) => setTimeout(r, 200)))
+        if (Date.now() - started > 120_000) throw new Error(`the sandbox did not start:\n${log}`);
+      expect(log).toContain(`specHash ${after})`);
+      const url = `http://127.0.0.1:${port}`;
+      const auth = `Basic ${Buffer.from("tour-service:tour-secret").toString("base64")}`;
+      const create = async (name: string) => {
+        const r = await fetch(`${url}/v5/verifications`, { method: "POST", headers: { authorization: auth, "content-type": "application/json" }, body: JSON.stringify({ type: "individual", subType: "data", country: "AUS", name, website: "https://example.com" }) });
+        return { status: r.status, body: (await r.json()) as { error?: { issues?: { message: string }[] }; message?: string } };
+      };
+      const refused = await create("x".repeat(150));
+      expect(refused.status).toBe(422);
+      expect(JSON.stringify(refused.body)).toContain("Name must be less than 100 characters.");
+      expect((await create("x".repeat(100))).status).toBe(422); // "fewer than 100"
+      expect((await create("x".repeat(99))).status).toBe(200);
+
+      // conform against that sandbox, from ./spec: every check holds, and its report names the same hash.
+      const conform = spawnSync("npx", ["verispec", "conform", url, "--format", "json", "--rate", "1000", "--max-requests", "3000", "--requested-actions-path", "/requestedActions"], {
+        cwd: dir, env: { ...env, VERISPEC_CONFORM_SERVICE_UID: "tour-service", VERISPEC_CONFORM_SECRET: "tour-secret" }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024,
+      });
+      const report = JSON.parse(conform.stdout) as { summary: { specHash: string; held: number; failed: number }; checks: { id: string; outcome: string }[] };
+      expect(report.checks.filter((c) => c.outcome === "failed")).toEqual([]);
+      expect(conform.status).toBe(0);
+      expect(report.summary.specHash).toBe(after);
+      const nameChecks = report.checks.filter((c) => /^vector:v5\.VerificationCreateRequest\/name\//.test(c.id));
+      expect(nameChecks.length).toBeGreaterThan(0);
+      expect(nameChecks.every((c) => c.outcome === "held")).toBe(true);
+    } finally {
+      try {
+        process.kill(-sandbox.pid!, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
   }, 480_000);
 });
