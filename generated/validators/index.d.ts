@@ -57,7 +57,7 @@ export type SchemaId =
   | "v5.VerificationGetResponse"
   | "v5.WebhookPayload";
 
-/** The TypeScript type of each schema id (generated/types.ts). */
+/** The TypeScript type of each schema id (generated/types.d.ts). */
 export interface SchemaTypes {
   "v4.ErrorBody": v4.ErrorBody;
   "v4.Gender": v4.Gender;

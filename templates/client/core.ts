@@ -38,7 +38,7 @@ export function toError(status: number, body: unknown, constants: SpecConstants)
 }
 
 /**
- * The hand-written core behind generated/client.ts.
+ * The hand-written core behind generated/client.js.
  *
  * Credentials: for `auth: "body"` the client adds metadata_version, metadata_serviceUid and
  * metadata_secretKey (the service's specification, section 5). Should a body already carry any of them (the generated types do not

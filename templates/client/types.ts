@@ -1,4 +1,4 @@
-// Contract between the hand-written core and the generated wrapper (generated/client.ts).
+// Contract between the hand-written core and the generated wrapper (generated/client.js).
 // Type-only module: contributes nothing to the bundle.
 
 /** One endpoint as the generated wrapper describes it. */

@@ -1,5 +1,5 @@
 // The package's entry `verispec/sandbox`: the sandbox started inside a test suite's own process, serving
-// the package's spec (generated/sandbox.ts), with what a suite wants by default: any free port on
+// the package's spec (generated/sandbox.js), with what a suite wants by default: any free port on
 // 127.0.0.1, PGlite in memory (loaded from the shipped template: ready in about the time of an existing
 // directory), fresh test credentials returned on the handle, no metrics, no log. The CLI's `verispec
 // sandbox` starts the same runtime (templates/sandbox/index.ts) with the command line's choices.

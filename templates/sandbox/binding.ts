@@ -1,4 +1,4 @@
-// What the sandbox runtime is bound to (generated/sandbox.ts provides it): the spec's data, the webhook
+// What the sandbox runtime is bound to (generated/sandbox.js provides it): the spec's data, the webhook
 // rules (statuses, transitions, conditions), the generated validators and the webhook signer.
 import type { ValidationResult } from "../validators/types.js";
 import type { TransitionRule } from "../lifecycle/index.js";

@@ -1,4 +1,4 @@
-// The generated client (generated/client.ts via the package root generated/index.ts) against a real
+// The generated client (generated/client.js via the package root generated/index.js) against a real
 // node:http server on 127.0.0.1: every call's method, path, headers, auth and body, and the mapping of
 // the service's answers to results and typed errors (seed: 4, 5, 7).
 import { inspect } from "node:util";

@@ -1,4 +1,4 @@
-// The generated bindings (generated/webhooks.ts): the runtime with the spec's real rules.
+// The generated bindings (generated/webhooks.js): the runtime with the spec's real rules.
 import { describe, expect, it } from "vitest";
 import { canTransition, interpretWebhook, signWebhook, verifyWebhook, webhookRules } from "../../generated/webhooks.js";
 

@@ -4,7 +4,7 @@ import type { ClientCore, ClientOptions, SpecConstants, Validate } from "./types
 /** Maps a non-2xx reply (body already redacted) to its error class; the envelope's type wins over the status. */
 export declare function toError(status: number, body: unknown, constants: SpecConstants): VerispecError;
 /**
- * The hand-written core behind generated/client.ts.
+ * The hand-written core behind generated/client.js.
  *
  * Credentials: for `auth: "body"` the client adds metadata_version, metadata_serviceUid and
  * metadata_secretKey (the service's specification, section 5). Should a body already carry any of them (the generated types do not

@@ -13,7 +13,7 @@ import { WEBHOOK_USAGE } from "../usage.js";
 export { WEBHOOK_USAGE };
 
 /**
- * `verispec webhook ...` with the kit generated from the package's spec (generated/webhooks.ts, compiled
+ * `verispec webhook ...` with the kit generated from the package's spec (generated/webhooks.js, copied
  * to dist/generated/webhooks.js: the path is the same relative to this module in both trees).
  */
 export async function webhook({ args, io }: CommandCall): Promise<number> {

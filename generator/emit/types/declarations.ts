@@ -1,4 +1,4 @@
-// The declarations of generated/types.ts: shapes (request bodies without their credentials), role sets,
+// The declarations of generated/types.d.ts: shapes (request bodies without their credentials), role sets,
 // entity kinds and their branches, the older interface's requests, credentials and stakeholders.
 import { entitySchemaId, type EntityKind, type EntityRequest, type Field, type Model, type RoleSet } from "../../model/types.js";
 import { CREDENTIAL_FIELDS } from "../../load/spec-access.js";

@@ -113,12 +113,12 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
     header,
     `import type { ValidateOptions, ValidationResult, Validator } from "../runtime/validators/types.js";`,
     `export type { ValidateOptions, ValidationIssue, ValidationResult, Validator } from "../runtime/validators/types.js";`,
-    // A type's name is its schema id (generated/types.ts), so the table is the ids themselves.
+    // A type's name is its schema id (generated/types.d.ts), so the table is the ids themselves.
     `import type { v4, v5 } from "../types.js";`,
     "",
     `export type SchemaId =\n${ids.map((id) => `  | ${JSON.stringify(id)}`).join("\n")};`,
     "",
-    "/** The TypeScript type of each schema id (generated/types.ts). */",
+    "/** The TypeScript type of each schema id (generated/types.d.ts). */",
     `export interface SchemaTypes {\n${ids.map((id) => `  ${JSON.stringify(id)}: ${id};`).join("\n")}\n}`,
     "",
     ...ids.map((id) => `export declare const ${validatorName(id)}: Validator;`),
