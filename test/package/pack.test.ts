@@ -316,7 +316,8 @@ describe("a project's own spec, generated and imported", () => {
   const longName = "x".repeat(150);
   const program = (imports: string) => `${imports}
 const body = { type: "individual", subType: "data", country: "AUS", name: ${JSON.stringify(longName)}, website: "https://example.com" };
-const client = createClient({ baseUrl: "http://127.0.0.1:9", serviceUid: "u", secret: "s", validate: true });
+// A secret that no message contains (the client redacts the secret from what it reports).
+const client = createClient({ baseUrl: "http://127.0.0.1:9", serviceUid: "app-service", secret: "app-secret-value", validate: true });
 const refused = await client.v5.createVerification(body).catch((e) => e);
 // The spec's example payload, sent now (the timestamp is checked against the tolerance).
 const payload = { ...JSON.parse(readFileSync(new URL("./generated/schemas/v5.WebhookPayload.json", import.meta.url), "utf8")).examples[0], timestamp: Date.now() };
@@ -347,7 +348,7 @@ import { interpretWebhook, signWebhook, verifyWebhook } from "./generated/webhoo
       specVersion: "1.0.0",
       validator: [{ message: "Name must be less than 100 characters.", code: "too_big", path: ["name"] }],
       client: [true, "Name must be less than 100 characters."],
-      webhook: ["2", "rejected", "by_attempts"],
+      webhook: ["2", "rejected", "retry_possible"],
     });
     // The package's own validators keep the package's limit: two contracts, each where it belongs.
     const pkg = run(process.execPath, ["--input-type=module", "-e", `import { validate } from "verispec/validators"; console.log(validate("v5.VerificationCreateRequest", { name: ${JSON.stringify(longName)}, website: "https://example.com" }).valid);`], app);
