@@ -1,6 +1,6 @@
 // Every code example of README.md and the guides under docs/ compiles as a whole, as written: each ```ts
 // block is one TypeScript module and each ```js block one JavaScript module (checked by tsc with checkJs),
-// importing from "verispec" resolved to the generated sources (the package's own entry points are dist/,
+// importing from "verispec" (or a project's own "./generated/...") resolved to the generated output (the package's own entry points are dist/,
 // built by `npm run build`). No fragment may call what it did not import or declare.
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ const examples = docFiles()
     [...text.matchAll(/```(ts|js)\n([\s\S]*?)```/g)].map((m) => ({ path, line: text.slice(0, m.index).split("\n").length, lang: m[1] as "ts" | "js", code: m[2]! })),
   );
 
-const SOURCES = { verispec: ["./generated/index.ts"], "verispec/validators": ["./generated/validators/index.d.ts"], "verispec/webhooks": ["./generated/webhooks.ts"], "verispec/sandbox": ["./templates/sandbox/api.ts"] };
+const SOURCES = { verispec: ["./generated/index.d.ts"], "verispec/validators": ["./generated/validators/index.d.ts"], "verispec/webhooks": ["./generated/webhooks.d.ts"], "verispec/sandbox": ["./templates/sandbox/api.ts"] };
 // The JavaScript examples are checked loosely (not strict, as a .js file is), so against the package's
 // declarations (dist/, what an installed package has) rather than the strict TypeScript sources.
 const DECLARATIONS = { verispec: ["./dist/generated/index.d.ts"], "verispec/validators": ["./dist/generated/validators/index.d.ts"], "verispec/webhooks": ["./dist/generated/webhooks.d.ts"], "verispec/sandbox": ["./dist/templates/sandbox/api.d.ts"] };
@@ -27,7 +27,9 @@ function compile(list: typeof examples, extra: ts.CompilerOptions): string[] {
   // Inside test/ so the project's package.json ("type": "module": top-level await) applies.
   const files = list.map((e, i) => {
     const file = join(root, `test/readme/.doc-example-${i}.${e.lang}`);
-    writeFileSync(file, /^\s*export /m.test(e.code) ? e.code : `${e.code}\nexport {};\n`);
+    // A project's own output (`./generated/...`, docs/your-own-spec.md, the tour) is the repository's generated/.
+    const code = e.code.replaceAll('from "./generated/', 'from "../../generated/');
+    writeFileSync(file, /^\s*export /m.test(code) ? code : `${code}\nexport {};\n`);
     return { file, e };
   });
   try {
