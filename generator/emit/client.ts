@@ -95,6 +95,7 @@ export function clientText(model: Model): string {
 // The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic
 // (credentials, errors, timeouts, retries, validation) is the hand-written core in runtime/client/.
 import { createClientCore, type ClientOptions, type OperationSpec, type SpecConstants, type Validate } from "./runtime/client/index.js";
+import { credentialsFrom, processEnvironment, type Environment } from "./runtime/client/env.js";
 import type { v4, v5 } from "./types.js";
 
 /** Every endpoint: method, path (null: not shown in the service's specification, the caller supplies it), auth and schema ids. */
@@ -143,13 +144,29 @@ export function createClient(options: ClientOptions): VerispecClient {
 ${impl.join("\n")}
   };
 }
+
+/** Options of \`createClientFromEnv\`: those of \`createClient\` but the credentials, and where to read them. */
+export type ClientFromEnvOptions = Omit<ClientOptions, "serviceUid" | "secret"> & {
+  /** The environment to read; default \`process.env\` where there is one (Node, Deno, Bun), else none. */
+  env?: Environment;
+};
+
+/**
+ * \`createClient\` with \`serviceUid\` and \`secret\` read from the variables \`verispec sandbox\` reads its
+ * account from: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET. An unset or empty variable is a
+ * TypeError of one line naming it (never a value).
+ */
+export function createClientFromEnv(options: ClientFromEnvOptions): VerispecClient {
+  const { env, ...rest } = options;
+  return createClient({ ...rest, ...credentialsFrom(env ?? processEnvironment()) });
+}
 `;
 }
 
 export function indexText(): string {
   return `// ${BANNER}
 // The package root (\`verispec\`): the client, its error classes and every type.
-export { createClient, operations, specConstants, type RequestOptions, type VerispecClient } from "./client.js";
+export { createClient, createClientFromEnv, operations, specConstants, type ClientFromEnvOptions, type RequestOptions, type VerispecClient } from "./client.js";
 // Every error class the client can throw: the runtime's errors module holds nothing else.
 export * from "./runtime/client/errors.js";
 export type { ClientOptions, RetryOptions, ServiceIssue } from "./runtime/client/index.js";

@@ -12,7 +12,6 @@ import {
   VerispecError,
 } from "./errors.js";
 import type { CallInput, ClientCore, ClientOptions, OperationSpec, SpecConstants, Validate } from "./types.js";
-import { requireConnection } from "./env.js";
 import { backoffMs, base64Utf8, buildPath, parseBody, redactor } from "./util.js";
 
 // Error type (the service's specification, section 7) -> class; the status -> type mapping comes from the spec via SpecConstants.
@@ -62,8 +61,10 @@ export function createClientCore(
   constants: SpecConstants,
   loadValidate: () => Promise<Validate>,
 ): ClientCore {
-  requireConnection(options);
   const { secret } = options;
+  // One line naming the option, never a value: a missing environment variable would otherwise send
+  // `undefined:undefined` as the HTTP Basic credentials.
+  for (const k of ["serviceUid", "secret"] as const) if (typeof options[k] != "string" || !options[k]) throw new TypeError(`createClient: ${k} is missing or not a string`);
   const token = base64Utf8(options.serviceUid + ":" + secret);
   const redact = redactor([secret, token]);
   const credentials = {

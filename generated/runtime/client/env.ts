@@ -20,19 +20,3 @@ export function credentialsFrom(env: Environment, caller = "createClientFromEnv"
   if (missing.length) throw new TypeError(`${caller}: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set (the sandbox reads the same variables)`);
   return { serviceUid: env[CREDENTIAL_VARIABLES.serviceUid]!, secret: env[CREDENTIAL_VARIABLES.secret]! };
 }
-
-/**
- * Refuses client options whose `baseUrl`, `serviceUid` or `secret` is missing, empty or not a string,
- * with one line naming the option and what was given (its type only: a secret is never echoed).
- * Without it, a missing variable would send `undefined:undefined` as the HTTP Basic credentials.
- */
-export function requireConnection(options: { readonly baseUrl?: unknown; readonly serviceUid?: unknown; readonly secret?: unknown } | undefined, caller = "createClient"): void {
-  if (options === null || typeof options !== "object") throw new TypeError(`${caller}: options are ${options === null ? "null" : typeof options}; expected { baseUrl, serviceUid, secret }`);
-  for (const name of ["baseUrl", "serviceUid", "secret"] as const) {
-    const value = options[name];
-    if (typeof value !== "string" || value === "") {
-      const given = value === "" ? "an empty string" : value === null ? "null" : value === undefined ? "missing" : `a ${typeof value}`;
-      throw new TypeError(`${caller}: \`${name}\` is ${given}; expected a non-empty string`);
-    }
-  }
-}
