@@ -2,6 +2,7 @@
 // The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic
 // (credentials, errors, timeouts, retries, validation) is the hand-written core in runtime/client/.
 import { createClientCore } from "./runtime/client/index.js";
+import { credentialsFrom, processEnvironment } from "./runtime/client/env.js";
 
 /** Every endpoint: method, path (null: not shown in the service's specification, the caller supplies it), auth and schema ids. */
 export const operations = {
@@ -85,4 +86,14 @@ export function createClient(options) {
       getVerification: (trace, opts) => core.call(operations.v5_getVerification, { ...opts, pathParams: { trace } }),
     },
   };
+}
+
+/**
+ * `createClient` with `serviceUid` and `secret` read from the variables `verispec sandbox` reads its
+ * account from: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET. An unset or empty variable is a
+ * TypeError of one line naming it (never a value).
+ */
+export function createClientFromEnv(options) {
+  const { env, ...rest } = options;
+  return createClient({ ...rest, ...credentialsFrom(env ?? processEnvironment()) });
 }

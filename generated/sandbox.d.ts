@@ -8,11 +8,11 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "08785a49641d8ae1";
+  readonly specHash: "4b5fc5b5ee37efa0";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
-      readonly choice: "Wrong or missing credentials (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey in the body of the older endpoints) are answered 401 in the interface's error shape; v5 adds `WWW-Authenticate: Basic realm=\"verispec sandbox\"`. A v5 envelope's `serviceUid` is the one the caller sent in HTTP Basic (left out when it sent none), never the configured one: a caller without credentials does not learn the account id.";
+      readonly choice: "Wrong or missing credentials (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey in the body of the older endpoints) are answered 401 in the interface's error shape; v5 adds `WWW-Authenticate: Basic realm=\"verispec sandbox\"`. A v5 envelope's `serviceUid` is the one the caller sent in HTTP Basic (the empty string when it sent none: every v5 envelope carries the field, the service's specification, section 2.11), never the configured one: a caller without credentials does not learn the account id.";
       readonly httpStatus: 401;
       readonly code: "unauthorized";
       readonly message: "Authentication failed: wrong or missing credentials.";

@@ -104,6 +104,19 @@ export interface RequestOptions {
   timeoutMs?: number;
 }`;
 
+// The options type of createClientFromEnv, printed into client.d.ts.
+const FROM_ENV_OPTIONS = `/** Options of \`createClientFromEnv\`: those of \`createClient\` but the credentials, and where to read them. */
+export type ClientFromEnvOptions = Omit<ClientOptions, "serviceUid" | "secret"> & {
+  /** The environment to read; default \`process.env\` where there is one (Node, Deno, Bun), else none. */
+  env?: Environment;
+};`;
+
+const FROM_ENV_DOC = `/**
+ * \`createClient\` with \`serviceUid\` and \`secret\` read from the variables \`verispec sandbox\` reads its
+ * account from: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET. An unset or empty variable is a
+ * TypeError of one line naming it (never a value).
+ */`;
+
 /** generated/client.js and client.d.ts: the operation table and constants from the spec, bound to the hand-written core. */
 export function clientFiles(model: Model): OutputFile[] {
   const table = operationTable(model);
@@ -119,10 +132,12 @@ export function clientFiles(model: Model): OutputFile[] {
         "// The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic",
         "// (credentials, errors, timeouts, retries, validation) is the hand-written core in runtime/client/.",
         `import { createClientCore } from "./runtime/client/index.js";`,
+        `import { credentialsFrom, processEnvironment } from "./runtime/client/env.js";`,
       ],
       dts: [
         "// The typed client: one method per endpoint of the spec, its request and response types from types.d.ts.",
         `import type { ClientOptions, SpecConstants } from "./runtime/client/index.js";`,
+        `import type { Environment } from "./runtime/client/env.js";`,
         `import type { v4, v5 } from "./types.js";`,
       ],
     },
@@ -152,6 +167,10 @@ ${impl.join("\n")}
 }`,
         dts: `\n${CLIENT_DOC}\nexport declare function createClient(options: ClientOptions): VerispecClient;`,
       },
+      {
+        js: `\n${FROM_ENV_DOC}\nexport function createClientFromEnv(options) {\n  const { env, ...rest } = options;\n  return createClient({ ...rest, ...credentialsFrom(env ?? processEnvironment()) });\n}`,
+        dts: `\n${FROM_ENV_OPTIONS}\n\n${FROM_ENV_DOC}\nexport declare function createClientFromEnv(options: ClientFromEnvOptions): VerispecClient;`,
+      },
     ],
   );
 }
@@ -164,13 +183,13 @@ export function indexFiles(model: Model): OutputFile[] {
     {
       js: [
         "// The entry: the client, its error classes, and which spec they were generated from.",
-        `export { createClient, operations, specConstants } from "./client.js";`,
+        `export { createClient, createClientFromEnv, operations, specConstants } from "./client.js";`,
         "// Every error class the client can throw: the runtime's errors module holds nothing else.",
         `export * from "./runtime/client/errors.js";`,
       ],
       dts: [
         "// The entry: the client, its error classes, every type, and which spec they were generated from.",
-        `export { createClient, operations, specConstants, type RequestOptions, type VerispecClient } from "./client.js";`,
+        `export { createClient, createClientFromEnv, operations, specConstants, type ClientFromEnvOptions, type RequestOptions, type VerispecClient } from "./client.js";`,
         `export * from "./runtime/client/errors.js";`,
         `export type { ClientOptions, RetryOptions, ServiceIssue } from "./runtime/client/index.js";`,
         `export type * from "./types.js";`,

@@ -16,12 +16,16 @@ type Schemas = Readonly<Record<string, JsonSchema>>;
 
 const exampleOf = (schemas: Schemas, id: string): unknown => (schemas[id]?.examples as unknown[] | undefined)?.[0];
 
-function errorResponses(model: Model, e: Endpoint): Record<string, ResponseObject> {
+function errorResponses(model: Model, schemas: Schemas, e: Endpoint): Record<string, ResponseObject> {
   const out: Record<string, ResponseObject> = {};
+  // The error body's own example gives the envelope fields every answer carries (timestamp, serviceUid,
+  // trace, ...); each error type replaces what differs. A message the specification does not show is a placeholder.
+  const base = Object(exampleOf(schemas, e.errorBody)) as JsonSchema;
   for (const type of e.errors) {
     const t = model.errorTypes.find((x) => x.type === type)!;
-    const example: JsonSchema = { statusCode: t.httpStatus, status: "error", data: null, help: null, error: { type: t.type } };
+    const example: JsonSchema = { ...base, ...(e.path !== null && "path" in base ? { path: e.path } : {}), statusCode: t.httpStatus, status: "error", data: null, help: null, error: { type: t.type } };
     if (t.message) example.message = t.message;
+    else if ("message" in base) example.message = "<message>";
     if (type === "validation_error") {
       (example.error as JsonSchema).details = model.messages.observed.map((m) => ({ message: m.message, code: m.code, path: m.paths[0] }));
     }
@@ -47,7 +51,7 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
     const example = exampleOf(schemas, id);
     responses[status] = { description: `Success (the service's specification, section ${e.source}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
   }
-  Object.assign(responses, errorResponses(model, e));
+  Object.assign(responses, errorResponses(model, schemas, e));
   const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (the service's specification, section ${l.source})`);
   const description = [
     e.description,

@@ -5,6 +5,7 @@ import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   createClient,
+  createClientFromEnv,
   HttpError,
   operations,
   ResponseValidationError,
@@ -284,5 +285,68 @@ describe("validate and validateResponses use the generated validators (loaded on
     expect(err.message).toContain("v5.VerificationGetResponse");
     server.reply({ body: envelope({ trace: "t", verificationStatus: "verified" }) });
     await expect(client({ validateResponses: true }).v5.getVerification("t")).resolves.toMatchObject({ status: "success" });
+  });
+});
+
+describe("answers lacking a field the specification always sends (issue 36)", () => {
+  it("validateResponses: true reports each always-present envelope field a 2xx lacks, by name", async () => {
+    for (const field of ["timestamp", "serviceUid", "trace", "path", "pathParams", "statusCode", "message", "help", "status", "data", "error"]) {
+      const { [field]: _dropped, ...body } = envelope(null) as Record<string, unknown>;
+      server.reply({ body });
+      const err = await caught(client({ validateResponses: true }).v5.createVerification(createBody));
+      expect(err, field).toBeInstanceOf(ResponseValidationError);
+      expect(JSON.stringify(err.details), field).toContain(field);
+    }
+    server.reply({ body: envelope({ trace: "t" }) });
+    const { data, trace } = await client({ validateResponses: true }).v5.getVerification("t");
+    expect([data.trace, trace]).toEqual(["t", "tr-1"]);
+    // `data` of a GET success is always present (section 4.6): an answer without it is reported.
+    const { data: _none, ...withoutData } = envelope({});
+    server.reply({ body: withoutData });
+    expect(await caught(client({ validateResponses: true }).v5.getVerification("t"))).toBeInstanceOf(ResponseValidationError);
+  });
+
+  it("a field whose presence is not shown may be missing: a detail with nothing but a trace passes", async () => {
+    server.reply({ body: envelope({}) });
+    await expect(client({ validateResponses: true }).v5.getVerification("t")).resolves.toMatchObject({ data: {} });
+  });
+});
+
+describe("credentials refused before anything is sent (issue 36)", () => {
+  it("createClient: a serviceUid or secret that is missing, empty or not a string is one TypeError line naming it", () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ serviceUid: undefined }, "serviceUid"], [{ secret: undefined }, "secret"], [{ secret: "" }, "secret"],
+      [{ serviceUid: 42 }, "serviceUid"], [{ secret: { value: SECRET } }, "secret"], [{ serviceUid: null }, "serviceUid"],
+    ];
+    for (const [change, name] of cases) {
+      let error: unknown;
+      try {
+        createClient({ baseUrl: server.url, serviceUid: UID, secret: SECRET, ...change } as ClientOptions);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, JSON.stringify(change)).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toBe(`createClient: ${name} is missing or not a string`);
+      expect((error as Error).message).not.toContain(SECRET);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("createClientFromEnv reads VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET, and names an unset one", async () => {
+    const env = { VERISPEC_SANDBOX_SERVICE_UID: UID, VERISPEC_SANDBOX_SECRET: SECRET };
+    await createClientFromEnv({ baseUrl: server.url, env }).v5.getVerification("t");
+    expect(server.requests.at(-1)!.headers.authorization).toBe(AUTH);
+    expect(() => createClientFromEnv({ baseUrl: server.url, env: { VERISPEC_SANDBOX_SERVICE_UID: UID } })).toThrow(
+      new TypeError("createClientFromEnv: VERISPEC_SANDBOX_SECRET is not set (the sandbox reads the same variables)"),
+    );
+    expect(() => createClientFromEnv({ baseUrl: server.url, env: {} })).toThrow(/^createClientFromEnv: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET are not set/);
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, env);
+      await createClientFromEnv({ baseUrl: server.url }).v5.getVerification("t");
+      expect(server.requests.at(-1)!.headers.authorization).toBe(AUTH);
+    } finally {
+      for (const k of Object.keys(env)) if (!(k in saved)) delete process.env[k];
+    }
   });
 });

@@ -146,4 +146,28 @@ void isValid("v5.Nothing", received);
 // @ts-expect-error without the guard, `unknown` has no properties.
 void received.website;
 
-export const used = [v5Body, typo, docTypo, addressTypo, otherScheme, numericType, dc, euState, badRole, badType, trustee, badKind, formKindOnVerify, stakeDc, stakeOther, withSecret, bothKeys, noKey, badStatus, badDoc, noWebsite];
+// Issue 36: fields the specification always sends are typed present (no `!` under strict), the rest optional.
+declare const created: Awaited<ReturnType<typeof client.v5.createVerification>>;
+expectTypeOf(created.trace).toEqualTypeOf<string>();
+expectTypeOf(created.data).toEqualTypeOf<null>();
+declare const got: Awaited<ReturnType<typeof client.v5.getVerification>>;
+expectTypeOf(got.data).toEqualTypeOf<v5.VerificationDetail>();
+expectTypeOf(got.data.trace).toEqualTypeOf<string | undefined>();
+// @ts-expect-error which detail fields are always present is not shown (2.11, 4.6): `verificationStatus` may be missing.
+const detailStatus: VerificationStatus = got.data.verificationStatus;
+// The v5 envelope is a union on `status` (2.11): success and error narrow.
+declare const answer: v5.Envelope;
+let errorType: string = "";
+if (answer.status === "success") {
+  expectTypeOf(answer.error).toEqualTypeOf<null>();
+  expectTypeOf(answer.data).toEqualTypeOf<Record<string, unknown> | null>();
+} else {
+  expectTypeOf(answer.data).toEqualTypeOf<null>();
+  expectTypeOf(answer.error).toEqualTypeOf<v5.ErrorObject>();
+  // @ts-expect-error which fields every error object carries is not shown (7): `type` may be missing.
+  errorType = answer.error.type;
+}
+expectTypeOf(answer.serviceUid).toEqualTypeOf<string>();
+expectTypeOf(answer.help).toEqualTypeOf<string | null>();
+
+export const used = [detailStatus, errorType, v5Body, typo, docTypo, addressTypo, otherScheme, numericType, dc, euState, badRole, badType, trustee, badKind, formKindOnVerify, stakeDc, stakeOther, withSecret, bothKeys, noKey, badStatus, badDoc, noWebsite];

@@ -3,6 +3,7 @@
 // once), starts the sandbox runtime (templates/sandbox, loaded only here together with its database
 // driver) and runs until SIGINT/SIGTERM.
 import { randomBytes } from "node:crypto";
+import { CREDENTIAL_VARIABLES } from "../../../templates/client/env.js";
 import type { Db } from "../../../templates/sandbox/store/index.js";
 import { UsageError } from "../../diagnostics.js";
 import type { CommandCall } from "../command-call.js";
@@ -114,7 +115,7 @@ async function tenantsOfCall(args: SandboxArgs, io: CommandCall["io"]): Promise<
   if (file === undefined) return undefined;
   const { combineTenants, readTenantsFile } = await import("./sandbox-tenants.js");
   return combineTenants(readTenantsFile(file, io.cwd), {
-    serviceUid: envValue(io.env, "VERISPEC_SANDBOX_SERVICE_UID"), secret: envValue(io.env, "VERISPEC_SANDBOX_SECRET"), signingSecret: envValue(io.env, "VERISPEC_SIGNING_SECRET"),
+    serviceUid: envValue(io.env, CREDENTIAL_VARIABLES.serviceUid), secret: envValue(io.env, CREDENTIAL_VARIABLES.secret), signingSecret: envValue(io.env, "VERISPEC_SIGNING_SECRET"),
     webhookUrls: args.webhookUrls, signatureVersion: args.signatureVersionGiven ? args.signatureVersion : undefined,
   }, file);
 }
@@ -156,8 +157,8 @@ export async function sandbox(call: CommandCall): Promise<number> {
   // The tenants file is read and checked before the spec is loaded and anything listens.
   const tenants = await tenantsOfCall(args, io);
   const opening = openStoreEarly(args.db, io.cwd);
-  const uid = credential(io.env, "VERISPEC_SANDBOX_SERVICE_UID", () => `sandbox-${randomBytes(4).toString("hex")}`);
-  const secret = credential(io.env, "VERISPEC_SANDBOX_SECRET", () => randomBytes(18).toString("base64url"));
+  const uid = credential(io.env, CREDENTIAL_VARIABLES.serviceUid, () => `sandbox-${randomBytes(4).toString("hex")}`);
+  const secret = credential(io.env, CREDENTIAL_VARIABLES.secret, () => randomBytes(18).toString("base64url"));
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
   const { served, startSandbox, choice, logger } = await loadServing(call, args, opening);
   const spec = served.binding.spec;
@@ -218,8 +219,8 @@ export async function sandbox(call: CommandCall): Promise<number> {
   io.stdout(`verispec sandbox listening on ${running.url}\n`);
   if (tenants) io.stdout(`tenants: ${tenants.map((t) => t.name).join(", ")}\n`);
   const shown = [
-    ["VERISPEC_SANDBOX_SERVICE_UID", uid],
-    ["VERISPEC_SANDBOX_SECRET", secret],
+    [CREDENTIAL_VARIABLES.serviceUid, uid],
+    [CREDENTIAL_VARIABLES.secret, secret],
     ["VERISPEC_SIGNING_SECRET", signing],
   ] as const;
   // A shared sandbox (--tenants) makes no test values: its accounts are the file's and the environment's.
