@@ -159,10 +159,10 @@ class ConformRun {
     const olderOps = this.model.endpoints.filter((e) => e.auth === "body" && e.request).map((e) => e.operationId);
     await this.runVectors(coreVectors(this.vectors, this.create.operationId));
     if (this.created[0]) await this.checkGet(this.created[0]);
+    await this.authProbes();
     await this.attemptCycle(hasControl);
     this.tick();
     for (const op of olderOps) await this.runVectors(coreVectors(this.vectors, op));
-    await this.authProbes();
     await this.runVectors(this.vectors);
     for (const x of this.created.slice(1)) await this.checkGet(x);
   }

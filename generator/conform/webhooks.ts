@@ -54,7 +54,8 @@ export function v1Mismatches(model: Model, d: Received, secret: string): string[
 /** The header every scheme sends with a fixed value: the signature version's. */
 const versionHeader = (model: Model) => model.signatures.flatMap((s) => s.headers).find((h) => h.value !== undefined)?.name;
 
-async function checkDelivery(model: Model, rt: Runtime, secret: string, d: Received, n: number, results: CheckResult[]): Promise<Obj | undefined> {
+/** One delivery's checks (results pushed); its verified payload, or undefined. */
+export async function checkDelivery(model: Model, rt: Runtime, secret: string, d: Received, n: number, results: CheckResult[]): Promise<Obj | undefined> {
   const id = `webhook:delivery-${n}`;
   const push = (what: string, ok: boolean, expected: string, got: string) => results.push(ok ? { id: `${id}#${what}`, operation: OP, outcome: "held", expected } : { id: `${id}#${what}`, operation: OP, outcome: "failed", expected, got });
   const type = header(d, "content-type");

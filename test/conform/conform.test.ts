@@ -6,18 +6,18 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET, startSandbox, type Sandbox } from "../sandbox/helpers.js";
-import { editJson, resign, startProxy, type Deviation, type Proxy } from "./deviating-proxy.js";
+import { anyCredentials, editJson, resign, startProxy, v1WithOneWrongDigest, type Deviation, type Proxy } from "./deviating-proxy.js";
 
 interface Check {
   id: string;
   operation: string;
-  outcome: "held" | "failed" | "skipped";
+  outcome: "held" | "failed" | "skipped" | "warned";
   expected?: string;
   got?: string;
   reason?: string;
 }
 interface Report {
-  summary: { checks: number; held: number; failed: number; skipped: number; requests: number; webhooks: number; seconds: number };
+  summary: { checks: number; held: number; failed: number; skipped: number; warned: number; requests: number; webhooks: number; seconds: number; stopped?: string };
   checks: Check[];
 }
 
@@ -81,6 +81,15 @@ describe("verispec conform against the sandbox", () => {
     expect(report.checks.find((c) => c.id === "lifecycle:resubmit/rejected/attempt-5-of-5")?.outcome).toBe("held");
     expect(report.checks.find((c) => c.id === "webhook:each-creation-delivered")?.outcome).toBe("held");
     expect(held("webhook:order:")).toBeGreaterThan(20);
+    // Issue 38: authentication on both interfaces, and the checks of every answer and delivery.
+    expect(report.checks.filter((c) => c.id.startsWith("auth:")).map((c) => `${c.id} ${c.outcome}`).sort()).toEqual(
+      ["auth:v5/get/wrong-secret", "auth:v5/malformed", "auth:v5/missing", "auth:v5/wrong-secret", "auth:verify/malformed", "auth:verify/missing", "auth:verify/wrong-secret"].map((id) => `${id} held`),
+    );
+    expect(report.checks.find((c) => c.id === "auth:v5/missing")?.expected).toMatch(/not shown: the service's specification, section 7/);
+    expect(report.checks.filter((c) => c.id.endsWith("#content-type") && c.outcome === "held").length).toBeGreaterThan(500);
+    expect(held("webhook:delivery-1#version-header") + held("webhook:delivery-1#status-sent") + held("webhook:delivery-1#content-type")).toBe(3);
+    expect(report.checks.filter((c) => c.id.endsWith("#status-code") && c.outcome === "held").length).toBeGreaterThan(100);
+    expect(report.checks.filter((c) => c.id.endsWith("#error-json") && c.outcome === "held").length).toBeGreaterThan(100);
     // What is skipped is skipped with a reason: authentication answers are not shown, a follow-up needs `info`.
     for (const s of report.checks.filter((c) => c.outcome === "skipped")) expect(s.reason).toMatch(/not shown|status info|test-data mark/);
     process.stderr.write(`conform vs sandbox: ${report.summary.checks} checks (${report.summary.held} held, ${report.summary.skipped} skipped), ${report.summary.requests} requests, ${report.summary.webhooks} webhooks, ${report.summary.seconds.toFixed(1)} s in conform, ${wall.toFixed(1)} s wall\n`);
@@ -117,11 +126,26 @@ const DEVIATIONS: [string, Deviation, RegExp, RegExp][] = [
   ["no 474 after the cap", { answer: (m, p, a) => (isCreate(m, p) && a.status === 474 ? editJson(a, (b) => Object.assign(b, { statusCode: 200, status: "success", error: null }), 200) : a) }, /^lifecycle:resubmit\/rejected\/attempt-5-of-5$/, /HTTP 200/],
   ["a webhook signed with the wrong key", { webhook: resign("not-the-signing-key") }, /^webhook:delivery-\d+#verified$/, /signature_mismatch/],
   ["a stale webhook (timestamp 10 minutes old, correctly signed)", { webhook: resign(SIGNING_SECRET, (p) => (p.timestamp = Date.now() - 600_000)) }, /^webhook:delivery-\d+#verified$/, /timestamp_out_of_tolerance/],
+  // Issue 38: the classes the first version missed.
+  ["a server that accepts wrong credentials on /v5", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/wrong-secret$/, /^HTTP 200/],
+  ["a server that accepts missing credentials on /v5", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/missing$/, /^HTTP 200/],
+  ["a server that accepts malformed credentials on /v5", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/malformed$/, /^HTTP 200/],
+  ["a server that accepts a wrong metadata_secretKey on the older interface", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:verify\/wrong-secret$/, /^HTTP 200/],
+  ["a server that accepts missing metadata_* credentials", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:verify\/missing$/, /^HTTP 200/],
+  ["a JSON answer sent as text/plain", { answer: (m, p, a) => (isCreate(m, p) ? { ...a, headers: { ...a.headers, "content-type": "text/plain" } } : a) }, /^vector:v5\..*#content-type$/, /Content-Type text\/plain/],
+  ["the envelope's statusCode 400 in an HTTP 422", { answer: (m, p, a) => (isCreate(m, p) && a.status === 422 ? editJson(a, (b) => (b.statusCode = 400)) : a) }, /^vector:v5\..*#status-code$/, /statusCode 400 in an HTTP 422/],
+  ["an older error answered as text/plain Bad Request", { answer: (m, p, a) => (p === "/verify" && a.status === 422 ? { ...a, headers: { ...a.headers, "content-type": "text/plain" }, body: "Bad Request" } : a) }, /^vector:v4\..*#error-json$/, /Bad Request/],
+  ["a webhook as text/plain", { webhook: (body, headers) => ({ body, headers: { ...headers, "content-type": "text/plain" } }) }, /^webhook:delivery-\d+#content-type$/, /text\/plain/],
+  ["a webhook without X-Svc-Signature-version", { webhook: (body, headers) => ({ body, headers: Object.fromEntries(Object.entries(headers).filter(([k]) => k !== "x-svc-signature-version")) }) }, /^webhook:delivery-\d+#version-header$/, /no X-Svc-Signature-version/],
+  ["a v5 webhook for status new", { webhook: resign(SIGNING_SECRET, (p) => (p.verificationStatus = "new")) }, /^webhook:delivery-\d+#status-sent$/, /status new/],
+  ["no webhook at all: the traces that got none are named", { webhook: () => null }, /^webhook:each-creation-delivered$/, /without one: [0-9a-zA-Z-]{8,}/],
+  ["a v1 webhook whose Keccak-256 digest is wrong", { webhook: v1WithOneWrongDigest(SIGNING_SECRET, "not-the-signing-key", "x-svc-signature-keccak") }, /^webhook:delivery-\d+#verified$/, /X-Svc-Signature-KECCAK \(Keccak-256\) did not match/],
+  ["a v1 webhook whose SHA3-256 digest is wrong", { webhook: v1WithOneWrongDigest(SIGNING_SECRET, "not-the-signing-key", "x-svc-signature-sha") }, /^webhook:delivery-\d+#verified$/, /X-Svc-Signature-SHA \(SHA3-256\) did not match/],
 ];
 
 describe("verispec conform finds and names each deviation of a server", () => {
   it.each(DEVIATIONS)("%s", async (_name, deviation, failingId, says) => {
-    const { code, report } = await run(deviation, ["--max-requests", "90"]);
+    const { code, report } = await run(deviation, ["--max-requests", "90", ...(deviation.webhook ? ["--webhook-wait-ms", "3000"] : [])]);
     const failed = report.checks.filter((c) => c.outcome === "failed");
     const named = failed.filter((c) => failingId.test(c.id) && says.test(`${c.got}`));
     expect(named.length, JSON.stringify(failed.slice(0, 5))).toBeGreaterThan(0);
@@ -147,15 +171,15 @@ describe("verispec conform: usage, safety, output", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--allow-http");
     const allowed = await conform(["http://conform.invalid", "--allow-http", "--timeout-ms", "2000"]);
-    expect(allowed.code).toBe(2);
+    expect(allowed.code).toBe(3);
     expect(allowed.stderr).toMatch(/cannot reach/);
   });
 
-  it("exits 2 on a connection error and on bad options", async () => {
+  it("exits 3 when the server is unreachable at the start, 2 on bad options", async () => {
     const port = await freePort();
     const refused = await conform([`http://127.0.0.1:${port}`]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^verispec conform: cannot reach http:\/\/127\.0\.0\.1:\d+: POST \/_sandbox\/clock: ECONNREFUSED\n$/);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^verispec conform: cannot reach http:\/\/127\.0\.0\.1:\d+: POST \/_sandbox\/clock: connection refused \(ECONNREFUSED\)\n$/);
     expect((await conform([sandbox.url, "--format", "xml"])).code).toBe(2);
     expect((await conform([sandbox.url, "--max-requests", "0"])).code).toBe(2);
     expect((await conform([sandbox.url, "--receive-on", "nowhere"])).code).toBe(2);

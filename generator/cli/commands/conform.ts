@@ -46,10 +46,10 @@ export function parseBaseUrl(raw: string, allowHttp: boolean): URL {
   return url;
 }
 
-export function parseReceiveOn(raw: string): { host: string; port: number } {
+export function parseReceiveOn(raw: string, option = "--receive-on"): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):([0-9]{1,5})$/.exec(raw);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535) throw new UsageError("--receive-on takes <host:port>, e.g. 127.0.0.1:8787");
+  if (!m || port > 65535) throw new UsageError(`${option} takes <host:port>, e.g. 127.0.0.1:8787`);
   return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
 }
 
@@ -77,10 +77,10 @@ export async function loadRuntime(): Promise<Runtime> {
   };
 }
 
-export async function startReceiverOr2(receiveOn: { host: string; port: number } | undefined): Promise<Receiver | undefined> {
+export async function startReceiverOr2(receiveOn: { host: string; port: number } | undefined, onDelivery?: Parameters<typeof startReceiver>[2]): Promise<Receiver | undefined> {
   if (!receiveOn) return undefined;
   try {
-    return await startReceiver(receiveOn.host, receiveOn.port);
+    return await startReceiver(receiveOn.host, receiveOn.port, onDelivery);
   } catch (e) {
     throw new UsageError(`--receive-on ${receiveOn.host}:${receiveOn.port}: cannot listen (${(e as { code?: string }).code ?? "error"})`);
   }
