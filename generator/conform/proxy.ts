@@ -113,8 +113,10 @@ export class ExchangeJudge {
     if (predicted === undefined) return [];
     const v = this.validation;
     if (predicted.length === 0) {
-      if (a.status !== v.httpStatus) return [];
-      return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `no ${v.httpStatus} for a payload the validators find valid`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
+      // Success is HTTP 200 (the service's specification, section 4); a 422 for a valid payload is the server's error.
+      if (a.status === v.httpStatus) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `no ${v.httpStatus} for a payload the validators find valid`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
+      if (a.status >= 200 && a.status < 300 && e.responses[String(a.status)] === undefined) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${Object.keys(e.responses).join(" or ")} for a valid payload`, got: `HTTP ${a.status}` }];
+      return [];
     }
     if (a.status !== v.httpStatus) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${v.httpStatus} ${v.type} for an invalid payload`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
     const body = isObj(a.json) ? a.json : {};
@@ -142,7 +144,7 @@ export class ExchangeJudge {
     if (!before) return [];
     const out: CheckResult[] = [];
     const [from, to] = [before["verificationStatus"], now["verificationStatus"]];
-    if (typeof from === "string" && typeof to === "string" && from !== to && this.rt.canTransition && !this.rt.canTransition(from, to)) {
+    if (typeof from === "string" && typeof to === "string" && from !== to && this.rt.canTransition && !this.rt.canTransition(from, to, before)) {
       out.push({ id: `${id}#transition`, operation: e.operationId, outcome: "failed", expected: `a change of status the transition table allows (the service's specification, section 3)`, got: `${from} -> ${to}` });
     }
     const field = this.model.attempts.field;
