@@ -121,7 +121,7 @@ export function resign(key: string, edit: (payload: Record<string, any>) => void
     const payload = JSON.parse(body) as Record<string, any>;
     edit(payload);
     const text = JSON.stringify(payload);
-    return { body: text, headers: { "content-type": "application/json", ...Object.fromEntries(Object.entries(signWebhook({ version, rawBody: text, secret: key })).map(([k, v]) => [k.toLowerCase(), v])) } };
+    return { body: text, headers: { "content-type": "application/json", ...Object.fromEntries<string>(Object.entries(signWebhook({ version, rawBody: text, secret: key })).map(([k, v]) => [k.toLowerCase(), v])) } };
   };
 }
 
@@ -130,7 +130,7 @@ export function v1WithOneWrongDigest(key: string, wrongKey: string, wrong: "x-sv
   return (body: string) => {
     const good = resign(key, () => {}, "1")(body);
     const bad = resign(wrongKey, () => {}, "1")(body);
-    return { body: good.body, headers: { ...good.headers, [wrong]: bad.headers[wrong]! } };
+    return { body: good.body, headers: { ...good.headers, [wrong]: (bad.headers as Record<string, string>)[wrong]! } };
   };
 }
 
