@@ -4,7 +4,7 @@
 // checked here with the u flag. ajv-cli: `ajv validate --spec=draft2020 -c ajv-formats -c ./node_modules/verispec/generated/ajv-vocabulary.cjs ...`;
 // Ajv: `addVerispecVocabulary(new Ajv2020())` or `ajv.addVocabulary(addVerispecVocabulary.definitions)`.
 "use strict";
-const keywords = Object.freeze(["x-spec-section","x-not-shown","x-verispec-errors","x-verispec-pattern"]);
+const keywords = Object.freeze(["x-spec-section","x-not-shown","x-verispec-errors","x-verispec-pattern","x-presence-not-shown"]);
 const exactPattern = Object.freeze({
   keyword: "x-verispec-pattern",
   type: "string",
@@ -14,7 +14,7 @@ const exactPattern = Object.freeze({
     return (data) => re.test(data);
   },
 });
-const definitions = Object.freeze(["x-spec-section", "x-not-shown", "x-verispec-errors", exactPattern]);
+const definitions = Object.freeze(["x-spec-section", "x-not-shown", "x-verispec-errors", "x-presence-not-shown", exactPattern]);
 function addVerispecVocabulary(ajv) {
   ajv.addVocabulary([...definitions]);
   return ajv;

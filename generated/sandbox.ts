@@ -11,7 +11,7 @@ export const sandboxSpec = {
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
-      "choice": "Wrong or missing credentials (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey in the body of the older endpoints) are answered 401 in the interface's error shape; v5 adds `WWW-Authenticate: Basic realm=\"verispec sandbox\"`. A v5 envelope's `serviceUid` is the one the caller sent in HTTP Basic (left out when it sent none), never the configured one: a caller without credentials does not learn the account id.",
+      "choice": "Wrong or missing credentials (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey in the body of the older endpoints) are answered 401 in the interface's error shape; v5 adds `WWW-Authenticate: Basic realm=\"verispec sandbox\"`. A v5 envelope's `serviceUid` is the one the caller sent in HTTP Basic (the empty string when it sent none: every v5 envelope carries the field, the service's specification, section 2.11), never the configured one: a caller without credentials does not learn the account id.",
       "httpStatus": 401,
       "code": "unauthorized",
       "message": "Authentication failed: wrong or missing credentials."

@@ -164,7 +164,7 @@ export declare namespace v4 {
    *
    * Schema: `schemas/v4.GetVerificationStatusResponse.json`.
    *
-   * Not shown in the service's specification: Which fields are always present: not shown.
+   * Not shown in the service's specification: Which fields are always present: not shown (section 4.3 lists the content; section 6.3 marks `userId` optional), so each is optional.
    *
    * @see The service's specification, section 4.3
    */
@@ -212,7 +212,7 @@ export declare namespace v4 {
    * @see The service's specification, section 6.3
    */
   export interface IdvRiskScore {
-    description?: "Undefined" | "Low" | "Low to Medium" | "Medium" | "Medium to High" | "High";
+    description: "Undefined" | "Low" | "Low to Medium" | "Medium" | "Medium to High" | "High";
     [key: string]: unknown;
   }
 
@@ -271,6 +271,8 @@ export declare namespace v4 {
   /**
    * Schema: `schemas/v4.RequestedDocument.json`.
    *
+   * Not shown in the service's specification: Whether `id` and `extractType` are always present in a requested document: not shown.
+   *
    * @see The service's specification, section 6.3
    */
   export interface RequestedDocument {
@@ -295,6 +297,8 @@ export declare namespace v4 {
 
   /**
    * Schema: `schemas/v4.RequestedIndividual.json`.
+   *
+   * Not shown in the service's specification: Whether `role`, `id` and `fields` are always present in a requested individual: not shown.
    *
    * @see The service's specification, section 6.3
    */
@@ -363,6 +367,8 @@ export declare namespace v4 {
    * Body-embedded signature (deprecated; the service's specification, sections 6.4, 9).
    *
    * Schema: `schemas/v4.Signature.json`.
+   *
+   * Not shown in the service's specification: Whether `version`, `sha256` and `keccak256` are always present in the body-embedded signature: not shown.
    *
    * @see The service's specification, section 6.3
    */
@@ -617,6 +623,8 @@ export declare namespace v4 {
    *
    * Not shown in the service's specification: Structure of watchlist hit `results`: not shown. The key written as "the service" in the list of entry keys is a name the specification does not give: not shown.
    *
+   * Not shown in the service's specification: Which of the keys besides `name` an entry carries: not shown ("some of").
+   *
    * @see The service's specification, section 6.3
    */
   export interface WatchlistEntry {
@@ -637,7 +645,7 @@ export declare namespace v4 {
    *
    * Schema: `schemas/v4.WebhookPayload.json`.
    *
-   * Not shown in the service's specification: Which fields are always present: not shown.
+   * Not shown in the service's specification: Which fields are always present: not shown, so each is optional.
    *
    * @see The service's specification, section 6.3
    */
@@ -699,6 +707,8 @@ export declare namespace v4 {
 
   /**
    * Schema: `schemas/v4.WebhookStakeholder.json`.
+   *
+   * Not shown in the service's specification: Which fields each stakeholder entry always carries: not shown ("each has" lists them without saying they are always present), so each is optional.
    *
    * @see The service's specification, section 6.3
    */
@@ -1601,27 +1611,13 @@ export declare namespace v5 {
   /**
    * Response envelope (v5).
    *
-   * Response envelope of the v5 interface, for success and error.
+   * Response envelope of the v5 interface, for success and error: a success envelope or an error envelope, told apart by `status`.
    *
    * Schema: `schemas/v5.Envelope.json`.
    *
    * @see The service's specification, section 2.11
    */
-  export interface Envelope {
-    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
-    timestamp?: string;
-    serviceUid?: string;
-    trace?: string;
-    path?: string;
-    pathParams?: Record<string, unknown>;
-    statusCode?: number;
-    message?: string;
-    help?: string | null;
-    status?: "success" | "error";
-    data?: Record<string, unknown> | null;
-    error?: Record<string, unknown> | null;
-    [key: string]: unknown;
-  }
+  export type Envelope = v5.SuccessEnvelope | v5.ErrorEnvelope;
 
   /**
    * Error envelope (v5).
@@ -1634,17 +1630,17 @@ export declare namespace v5 {
    */
   export interface ErrorEnvelope {
     /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
-    timestamp?: string;
-    serviceUid?: string;
-    trace?: string;
-    path?: string;
-    pathParams?: Record<string, unknown>;
-    statusCode?: number;
-    message?: string;
-    help?: string | null;
-    status?: "error";
-    data?: null;
-    error?: v5.ErrorObject;
+    timestamp: string;
+    serviceUid: string;
+    trace: string;
+    path: string;
+    pathParams: Record<string, unknown>;
+    statusCode: number;
+    message: string;
+    help: string | null;
+    status: "error";
+    data: null;
+    error: v5.ErrorObject;
     [key: string]: unknown;
   }
 
@@ -1652,6 +1648,8 @@ export declare namespace v5 {
    * `{ type, details }`; a shorter form `{ type, message, help }` is also shown.
    *
    * Schema: `schemas/v5.ErrorObject.json`.
+   *
+   * Not shown in the service's specification: Which fields every error object carries: not shown (two forms are shown, `{ type, details }` and `{ type, message, help }`), so each is optional.
    *
    * @see The service's specification, section 7
    */
@@ -1685,9 +1683,12 @@ export declare namespace v5 {
    *
    * Schema: `schemas/v5.Screening.json`.
    *
+   * Not shown in the service's specification: Whether `screening.watchlist` is always present once screening has run: not shown.
+   *
    * @see The service's specification, section 6.2
    */
   export interface Screening {
+    /** Not shown in the service's specification: Which of `status`, `totalHits`, `lastScreenedAt` and `lastScreenedTime` are always present: not shown. */
     watchlist?: {
       status?: "clear" | "hits_found";
       totalHits?: number;
@@ -1760,6 +1761,31 @@ export declare namespace v5 {
   }
 
   /**
+   * Success envelope (v5).
+   *
+   * Response envelope of the v5 interface for a success: `status` = `success`, `error` = null.
+   *
+   * Schema: `schemas/v5.SuccessEnvelope.json`.
+   *
+   * @see The service's specification, section 2.11
+   */
+  export interface SuccessEnvelope {
+    /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
+    timestamp: string;
+    serviceUid: string;
+    trace: string;
+    path: string;
+    pathParams: Record<string, unknown>;
+    statusCode: number;
+    message: string;
+    help: string | null;
+    status: "success";
+    data: Record<string, unknown> | null;
+    error: null;
+    [key: string]: unknown;
+  }
+
+  /**
    * Validation issue.
    *
    * Each item of `error.details` (validation) is `{ message, code, path }` where `path` is an array of property names.
@@ -1828,18 +1854,18 @@ export declare namespace v5 {
    */
   export interface VerificationCreateResponse {
     /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
-    timestamp?: string;
-    serviceUid?: string;
-    trace?: string;
-    path?: string;
-    pathParams?: Record<string, unknown>;
-    statusCode?: number;
+    timestamp: string;
+    serviceUid: string;
+    trace: string;
+    path: string;
+    pathParams: Record<string, unknown>;
+    statusCode: number;
     /** `Verification created successfully`. */
-    message?: "Verification created successfully" | (string & {});
-    help?: string | null;
-    status?: "success";
-    data?: null;
-    error?: null;
+    message: "Verification created successfully" | (string & {});
+    help: string | null;
+    status: "success";
+    data: null;
+    error: null;
     [key: string]: unknown;
   }
 
@@ -1851,6 +1877,8 @@ export declare namespace v5 {
    * Schema: `schemas/v5.VerificationDetail.json`.
    *
    * Not shown in the service's specification: The exact shape of the status-dependent extra fields (remaining actions, form URL, rejection reasons, risk scores, outcomes): not shown; they are passed through.
+   *
+   * Not shown in the service's specification: Which fields of the verification detail are always present: not shown (section 2.11 lists them, section 4.6 says the shape varies with `verificationStatus`), so each is optional.
    *
    * @see The service's specification, section 2.11
    */
@@ -1887,16 +1915,17 @@ export declare namespace v5 {
    */
   export interface VerificationGetResponse {
     /** ISO 8601 date-time (RFC 3339 profile): `YYYY-MM-DDThh:mm:ss`, optional fraction, `Z` or `+hh:mm` / `-hh:mm`; a real calendar date. The pattern is the portable check: Python's jsonschema asserts `format: date-time` only with rfc3339-validator installed, and every value the pattern accepts is a `date-time`. */
-    timestamp?: string;
-    serviceUid?: string;
-    trace?: string;
-    path?: string;
-    pathParams?: Record<string, unknown>;
-    statusCode?: number;
-    message?: string;
-    help?: string | null;
-    status?: "success";
-    data?: v5.VerificationDetail;
+    timestamp: string;
+    serviceUid: string;
+    trace: string;
+    path: string;
+    pathParams: Record<string, unknown>;
+    statusCode: number;
+    message: string;
+    help: string | null;
+    status: "success";
+    data: v5.VerificationDetail;
+    error: Record<string, unknown> | null;
     [key: string]: unknown;
   }
 
@@ -1907,7 +1936,9 @@ export declare namespace v5 {
    *
    * Schema: `schemas/v5.WebhookPayload.json`.
    *
-   * Not shown in the service's specification: Which fields other than `version`, `tags` and `attempt` are always present: not shown. `deliveryId` is named in section 6.1 of the service's specification but not in this table; its type is not shown.
+   * Not shown in the service's specification: `deliveryId` is named in section 6.1 of the service's specification but not in this table; its type is not shown.
+   *
+   * Not shown in the service's specification: Which fields other than `version`, `tags` and `attempt` are always present: not shown, so the others are optional.
    *
    * @see The service's specification, section 6.2
    */

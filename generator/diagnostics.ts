@@ -79,6 +79,8 @@ export const CATALOG = {
   VS434: { name: "prose-disagrees", found: "the text {quote} stating {claim}", expected: "{truth}, as {source} holds (the data governs: change the text with it, or leave the number out of the text)" },
   VS436: { name: "lock-status-disagrees", found: "the lock transition setting submissionStatus {value}", expected: "the submission status with `locksResubmission: true`: {locking}" },
   VS435: { name: "condition-text-disagrees", found: "the condition text {value}", expected: "the text of the condition `{ref}` it names in `when`: {text} (or no `condition`: it is taken from there)" },
+  VS437: { name: "presence-unstated", found: "an object the service sends without `presence`", expected: "`presence:` on every object of an answer or a webhook payload (its `required: true` fields are always present; `unknown:` says which presence is not shown)" },
+  VS438: { name: "presence-not-shown-unstated", found: "fields whose presence is not shown ({fields}) and no `presence.unknown`", expected: "`presence.unknown`: the sentence saying that the service's specification does not show whether they are always present" },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

@@ -46,6 +46,7 @@ export declare const rawV5Stakeholder: RawValidate;
 export declare const rawV5StakeholderEntity: RawValidate;
 export declare const rawV5StakeholderWithEntity: RawValidate;
 export declare const rawV5StakeholderWithRoles: RawValidate;
+export declare const rawV5SuccessEnvelope: RawValidate;
 export declare const rawV5ValidationIssue: RawValidate;
 export declare const rawV5VerificationCreateRequest: RawValidate;
 export declare const rawV5VerificationCreateResponse: RawValidate;

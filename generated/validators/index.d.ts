@@ -50,6 +50,7 @@ export type SchemaId =
   | "v5.StakeholderEntity"
   | "v5.StakeholderWithEntity"
   | "v5.StakeholderWithRoles"
+  | "v5.SuccessEnvelope"
   | "v5.ValidationIssue"
   | "v5.VerificationCreateRequest"
   | "v5.VerificationCreateResponse"
@@ -105,6 +106,7 @@ export interface SchemaTypes {
   "v5.StakeholderEntity": v5.StakeholderEntity;
   "v5.StakeholderWithEntity": v5.StakeholderWithEntity;
   "v5.StakeholderWithRoles": v5.StakeholderWithRoles;
+  "v5.SuccessEnvelope": v5.SuccessEnvelope;
   "v5.ValidationIssue": v5.ValidationIssue;
   "v5.VerificationCreateRequest": v5.VerificationCreateRequest;
   "v5.VerificationCreateResponse": v5.VerificationCreateResponse;
@@ -159,6 +161,7 @@ export declare const validateV5Stakeholder: Validator;
 export declare const validateV5StakeholderEntity: Validator;
 export declare const validateV5StakeholderWithEntity: Validator;
 export declare const validateV5StakeholderWithRoles: Validator;
+export declare const validateV5SuccessEnvelope: Validator;
 export declare const validateV5ValidationIssue: Validator;
 export declare const validateV5VerificationCreateRequest: Validator;
 export declare const validateV5VerificationCreateResponse: Validator;

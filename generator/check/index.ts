@@ -8,6 +8,7 @@ import { checkEndpoints } from "./endpoints.js";
 import { checkEntities } from "./entities.js";
 import { checkFields } from "./fields.js";
 import { checkMessages } from "./messages.js";
+import { checkPresence } from "./presence.js";
 import { checkAgainstMetaSchema } from "./meta-schema.js";
 import { checkRequiredNames } from "./required.js";
 import { checkProse } from "./prose.js";
@@ -23,7 +24,7 @@ import { checkWebhooks } from "./webhooks.js";
 /** In the order the spec reads: vocabularies first, then what refers to them. */
 const CROSS_REFERENCE_CHECKS: readonly ((c: Checks) => void)[] = [
   checkRequiredNames, checkCountries, checkMessages, checkRules, checkStatuses, checkShapes, checkFields, checkStakeholders,
-  checkEntities, checkVersions, checkWebhooks, checkEndpoints, checkTransitions, checkSandbox, checkProse,
+  checkEntities, checkVersions, checkWebhooks, checkEndpoints, checkPresence, checkTransitions, checkSandbox, checkProse,
 ];
 
 /** Every diagnostic of the spec (empty: the model can be built). */

@@ -18,8 +18,15 @@ export interface BuildOptions {
   readonly target: "json-schema" | "openapi";
 }
 
+/**
+ * On an object the service sends (an answer, a webhook payload, or a part of one): the names of its
+ * listed fields whose presence the service's specification does not show, sorted. Its always-present
+ * fields are in `required`; `verispec conform` fails on a missing one and warns on these.
+ */
+export const PRESENCE_NOT_SHOWN_KEYWORD = "x-presence-not-shown";
+
 /** Vendor keywords the schemas carry; validators that do not know them ignore them. */
-export const VENDOR_KEYWORDS = ["x-spec-section", "x-not-shown", "x-verispec-errors", "x-verispec-pattern"] as const;
+export const VENDOR_KEYWORDS = ["x-spec-section", "x-not-shown", "x-verispec-errors", "x-verispec-pattern", PRESENCE_NOT_SHOWN_KEYWORD] as const;
 
 /**
  * In openapi.json, a rule's exact pattern when it needs the `u` flag (astral-plane letters): `pattern`
@@ -41,7 +48,8 @@ function objectHaving(properties: Record<string, unknown>, required: readonly st
   return { type: "object", properties: props, required: [...required] };
 }
 
-function withNotes(schema: JsonSchema, f: { source?: string; description?: string; unknown?: string; title?: string }): JsonSchema {
+function withNotes(schema: JsonSchema, field: { source?: string; description?: string; unknown?: string; title?: string; presence?: Field["presence"] }): JsonSchema {
+  const f = { ...field, unknown: [field.unknown, field.presence?.unknown].filter(Boolean).join(" ") || undefined };
   const out: JsonSchema = {};
   if (f.title) out.title = f.title;
   const text = [f.description, f.unknown ? `Not shown in the service's specification: ${f.unknown}` : undefined].filter(Boolean).join("\n\n");
@@ -92,7 +100,7 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
   }
   if (f.secret) s.writeOnly = true;
   if (f.deprecated) s.deprecated = true;
-  if (f.properties) Object.assign(s, objectSchema(f.properties, f.additionalProperties, o));
+  if (f.properties) Object.assign(s, objectSchema(f.properties, f.additionalProperties, o), presenceNotShown(f));
   else if (f.additionalProperties !== undefined) s.additionalProperties = typeof f.additionalProperties === "boolean" ? f.additionalProperties : fieldSchema(f.additionalProperties, o);
   if (f.items) s.items = fieldSchema(f.items, o);
   const allOf: JsonSchema[] = f.when.map((c) => ({
@@ -152,6 +160,13 @@ function objectSchema(props: Readonly<Record<string, Field>>, additional: boolea
   if (required.length) s.required = required;
   if (additional !== undefined) s.additionalProperties = typeof additional === "boolean" ? additional : fieldSchema(additional, o);
   return s;
+}
+
+/** `x-presence-not-shown` of an object the service sends: its fields not always present, sorted. */
+function presenceNotShown(f: Field): JsonSchema {
+  if (!f.presence || !f.properties) return {};
+  const names = Object.entries(f.properties).filter(([, x]) => x.required !== "yes").map(([k]) => k).sort();
+  return names.length ? { [PRESENCE_NOT_SHOWN_KEYWORD]: names } : {};
 }
 
 // ---- Older entity kinds (the service's specification, sections 2.2-2.9) ----------------------------------------------------------

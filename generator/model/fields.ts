@@ -36,7 +36,7 @@ export class FieldBuilder {
       discriminator: r.discriminator, selectBy: r.selectBy,
       messages: this.messages.resolve(r.messages),
       requirements: r.requirements === true, unknownShape: r.unknownShape === true,
-      openKeys: r.openKeys === true, onlyIn: r.onlyIn,
+      openKeys: r.openKeys === true, onlyIn: r.onlyIn, presence: r.presence,
     };
   }
 

@@ -96,6 +96,11 @@ export interface Field {
   readonly openKeys: boolean;
   /** Present only in this variant of the shape (e.g. "stakeholder" webhooks). */
   readonly onlyIn?: string;
+  /**
+   * An object the service sends: its `required: "yes"` fields are always present, the presence of the
+   * others is not shown (`unknown` says so). Absent on request shapes.
+   */
+  readonly presence?: { readonly source?: string; readonly unknown?: string };
 }
 
 export interface Shape extends Field {

@@ -1,5 +1,6 @@
 // Runtime of the generated client; copied verbatim to generated/runtime/client/.
 export { createClientCore } from "./core.js";
+export { CREDENTIAL_VARIABLES, credentialsFrom, processEnvironment, type Environment } from "./env.js";
 export {
   HttpError,
   NetworkError,

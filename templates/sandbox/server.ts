@@ -203,12 +203,13 @@ class SandboxHttp implements HttpKit {
     res.end(body);
   }
 
-  // serviceUid: what the caller sent, never the configured one (an unauthenticated caller must not learn the account id).
+  // serviceUid: what the caller sent, never the configured one (an unauthenticated caller must not learn the
+  // account id); "" when it sent none, since every v5 envelope carries the field (spec/fieldsets.yaml).
   envelope(ctx: RequestContext, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) {
     return {
       // The caller's account's clock; before credentials, a sole account's, else real time (no account's offset is shown to a stranger).
       timestamp: new Date((ctx.account ?? this.sole)?.clock.now() ?? Date.now()).toISOString(),
-      ...(ctx.sentUid !== undefined ? { serviceUid: ctx.sentUid } : {}),
+      serviceUid: ctx.sentUid ?? "",
       trace: fields.trace ?? randomUUID(),
       path,
       pathParams: fields.pathParams ?? {},

@@ -108,8 +108,11 @@ class Schemas {
       }
       const props = s.properties as Record<string, Schema> | undefined;
       // A bare `true` is a marker of a condition (exactly one of two keys), not the field's definition.
-      if (props && Object.prototype.hasOwnProperty.call(props, name) && typeof props[name] === "object") out.push({ file, pointer: `${p}/properties/${esc(name)}`, schema: props[name]!, parent: s });
-      for (const k of ["allOf", "oneOf", "anyOf"]) {
+      const own = props && Object.prototype.hasOwnProperty.call(props, name) && typeof props[name] === "object";
+      if (own) out.push({ file, pointer: `${p}/properties/${esc(name)}`, schema: props[name]!, parent: s });
+      // Where an object defines the field itself, its alternatives only narrow it (the v5 envelope's
+      // `status`: success in one branch, error in the other), so the object's own definition is the row's.
+      for (const k of own ? ["allOf"] : ["allOf", "oneOf", "anyOf"]) {
         const list = s[k] as Schema[] | undefined;
         list?.forEach((sub, i) => visit(`${p}/${k}/${i}`, sub));
       }

@@ -13,6 +13,7 @@ import {
   VerispecError,
 } from "./errors.js";
 import type { CallInput, ClientCore, ClientOptions, OperationSpec, SpecConstants, Validate } from "./types.js";
+import { requireConnection } from "./env.js";
 import { backoffMs, base64Utf8, buildPath, parseBody, redactor } from "./util.js";
 
 // Error type (the service's specification, section 7) -> class; the status -> type mapping comes from the spec via SpecConstants.
@@ -62,6 +63,7 @@ export function createClientCore(
   constants: SpecConstants,
   loadValidate: () => Promise<Validate>,
 ): ClientCore {
+  requireConnection(options);
   const { secret } = options;
   const token = base64Utf8(options.serviceUid + ":" + secret);
   const redact = redactor([secret, token]);

@@ -27,6 +27,7 @@ export function fieldDoc(f: Field | Notes, extra: readonly string[] = []): strin
   if (field.required === "ifPresent") lines.push("Required if present (the specification's wording): optional, but not empty when given.");
   lines.push(...extra);
   if (f.unknown) lines.push(`Not shown in the service's specification: ${f.unknown}`);
+  if (field.presence?.unknown) lines.push(`Not shown in the service's specification: ${field.presence.unknown}`);
   const tags: string[] = [];
   if (f.source) tags.push(`@see The service's specification, section ${f.source}`);
   if (field.secret) tags.push("@remarks Secret: never logged; the client adds it.");

@@ -5,13 +5,13 @@
 import type { Model } from "../../model/types.js";
 import { escapePointerSegment, unescapePointerSegment } from "../../pointer.js";
 import { sortedObject } from "../output.js";
-import { jsonSchemaDefinitions, type JsonSchema } from "../schema-builder.js";
+import { jsonSchemaDefinitions, PRESENCE_NOT_SHOWN_KEYWORD, type JsonSchema } from "../schema-builder.js";
 
 export type Defs = Record<string, JsonSchema>;
 
 export const ABN_CHECKSUM_KEYWORD = "x-verispec-abn-checksum";
 /** Annotations only: dropped from the compiled copy (they make no check, only bytes). */
-const ANNOTATIONS = new Set(["title", "description", "examples", "$comment", "deprecated", "writeOnly", "readOnly", "x-spec-section", "x-not-shown", "x-verispec-errors"]);
+const ANNOTATIONS = new Set(["title", "description", "examples", "$comment", "deprecated", "writeOnly", "readOnly", "x-spec-section", "x-not-shown", "x-verispec-errors", PRESENCE_NOT_SHOWN_KEYWORD]);
 const NAME_MAPS = new Set(["properties", "$defs"]);
 
 export const refTo = (key: string) => `#/$defs/${escapePointerSegment(key)}`;
@@ -23,7 +23,7 @@ export function eachSubschema(schema: unknown, pointer: string, visit: (s: JsonS
   if (!isObject(schema)) return;
   visit(schema, pointer);
   for (const [k, v] of Object.entries(schema)) {
-    if (k === "x-verispec-errors" || k === "examples" || k === "enum" || k === "const") continue;
+    if (k === "x-verispec-errors" || k === PRESENCE_NOT_SHOWN_KEYWORD || k === "examples" || k === "enum" || k === "const") continue;
     if (NAME_MAPS.has(k) && isObject(v)) for (const [name, sub] of Object.entries(v)) eachSubschema(sub, `${pointer}/${k}/${escapePointerSegment(name)}`, visit);
     else eachSubschema(v, `${pointer}/${k}`, visit);
   }
