@@ -131,7 +131,20 @@ export class Client {
     return this.o.maxRequests - this.sent;
   }
 
+  /**
+   * One exchange. A connection reset before any answer is tried once more: a keep-alive socket the server
+   * closed just as it was reused looks the same, and is no fault of the server's (each try is a request).
+   */
   async send(method: "GET" | "POST", path: string, body?: unknown, auth: Auth = "basic"): Promise<Answer> {
+    try {
+      return await this.#once(method, path, body, auth);
+    } catch (e) {
+      if (!(e instanceof ExchangeFailed) || e.connected || e.why !== "connection reset" || this.sent >= this.o.maxRequests) throw e;
+      return await this.#once(method, path, body, auth);
+    }
+  }
+
+  async #once(method: "GET" | "POST", path: string, body: unknown, auth: Auth): Promise<Answer> {
     if (this.sent >= this.o.maxRequests) throw new BudgetExhausted(this.o.maxRequests);
     const wait = this.#next - Date.now();
     // Rate limiting is a wait by design: a server under test is not to be flooded.

@@ -47,6 +47,7 @@ export function schemaResult(rt: Runtime, id: string, operation: string, schema:
 /** A JSON Schema as far as presence reads it. */
 interface SchemaNode {
   readonly $ref?: string;
+  readonly allOf?: readonly SchemaNode[];
   readonly properties?: Readonly<Record<string, SchemaNode>>;
   readonly items?: SchemaNode;
   readonly required?: readonly string[];
@@ -54,28 +55,35 @@ interface SchemaNode {
   readonly $defs?: Readonly<Record<string, SchemaNode>>;
 }
 
+/** A node and what it is also, through `$ref` (beside its own keywords, as 2020-12 reads it) and `allOf`; a oneOf's branch is not guessed. */
+function facets(root: SchemaNode, n: SchemaNode, depth = 0): SchemaNode[] {
+  if (depth > 16) return [n];
+  const m = n.$ref === undefined ? null : /^#\/\$defs\/(.+)$/.exec(n.$ref);
+  const target = m ? root.$defs?.[m[1]!] : undefined;
+  return [n, ...(target ? facets(root, target, depth + 1) : []), ...(n.allOf ?? []).flatMap((x) => facets(root, x, depth + 1))];
+}
+
 /** Of a body, the fields its schema says are always there and are not (`missing`), and those listed without a promise that are not (`unsure`), by path. */
 export function absentFields(root: SchemaNode, body: unknown): { missing: string[]; unsure: string[] } {
-  const missing: string[] = [];
-  const unsure: string[] = [];
-  const resolve = (n: SchemaNode, depth: number): SchemaNode | undefined => {
-    if (n.$ref === undefined) return n;
-    const m = /^#\/\$defs\/(.+)$/.exec(n.$ref);
-    const target = m ? root.$defs?.[m[1]!] : undefined;
-    return target && depth < 16 ? resolve(target, depth + 1) : undefined;
-  };
-  const walk = (node: SchemaNode | undefined, value: unknown, at: string, depth: number) => {
-    const n = node && resolve(node, 0);
-    if (!n || depth > 32) return;
-    if (Array.isArray(value) && n.items) return value.forEach((v, i) => walk(n.items, v, `${at}[${i}]`, depth + 1));
+  const missing = new Set<string>();
+  const unsure = new Set<string>();
+  const walk = (node: SchemaNode, value: unknown, at: string, depth: number) => {
+    if (depth > 32) return;
+    const all = facets(root, node);
+    if (Array.isArray(value)) {
+      for (const f of all) if (f.items) value.forEach((v, i) => walk(f.items!, v, `${at}[${i}]`, depth + 1));
+      return;
+    }
     if (!isObj(value)) return;
     const name = (k: string) => (at ? `${at}.${k}` : k);
-    for (const k of n.required ?? []) if (!(k in value)) missing.push(name(k));
-    for (const k of n["x-presence-not-shown"] ?? []) if (!(k in value)) unsure.push(name(k));
-    for (const [k, p] of Object.entries(n.properties ?? {})) if (k in value) walk(p, value[k], name(k), depth + 1);
+    for (const f of all) {
+      for (const k of f.required ?? []) if (!(k in value)) missing.add(name(k));
+      for (const k of f["x-presence-not-shown"] ?? []) if (!(k in value)) unsure.add(name(k));
+      for (const [k, p] of Object.entries(f.properties ?? {})) if (k in value) walk(p, value[k], name(k), depth + 1);
+    }
   };
   walk(root, body, "", 0);
-  return { missing, unsure };
+  return { missing: [...missing], unsure: [...unsure] };
 }
 
 /** Presence checks of a body against its schema: a failed check for an absent always-present field, a warning for an absent one whose presence is not shown. */

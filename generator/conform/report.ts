@@ -1,4 +1,5 @@
-// What `verispec conform` reports: one result per check, as text (one line per failed or warned check), JSON
+// What `verispec conform` reports: one result per check, as text (one line per failed check, one per kind of
+// warning), JSON
 // or JUnit XML. No result ever holds a credential: checks record statuses, codes, messages and paths, answers
 // are redacted as they arrive (http.ts), and the whole report passes the redaction once more (`redactReport`).
 
@@ -55,7 +56,11 @@ export const summaryLine = (s: Summary) =>
   `conform ${s.baseUrl}: ${s.checks} checks, ${s.held} held, ${s.failed} failed, ${s.warned} warned, ${s.skipped} skipped; ${s.requests} requests, ${s.webhooks} webhooks received, ${s.seconds.toFixed(1)} s`;
 
 export function textReport(s: Summary, results: readonly CheckResult[]): string {
-  const lines = results.filter((r) => r.outcome === "failed" || r.outcome === "warned").map(findingLine);
+  const lines = results.filter((r) => r.outcome === "failed").map(findingLine);
+  // Warnings repeat per answer: one line per kind, counted.
+  const warnings = new Map<string, number>();
+  for (const r of results) if (r.outcome === "warned") warnings.set(`[${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`, (warnings.get(`[${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`) ?? 0) + 1);
+  for (const [what, n] of warnings) lines.push(`WARN ${n}× ${what}`);
   const reasons = new Map<string, number>();
   for (const r of results) if (r.outcome === "skipped") reasons.set(r.reason ?? "", (reasons.get(r.reason ?? "") ?? 0) + 1);
   for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) lines.push(`skipped ${n}: ${reason}`);

@@ -7,6 +7,7 @@ import { JSON_MEDIA } from "../emit/openapi.js";
 import { digestsEqual, keccakDigest, parseDigest, sha3Digest } from "../../templates/webhooks/signature.js";
 import type { Received, Receiver } from "./receiver.js";
 import type { CheckResult } from "./report.js";
+import { presenceChecks } from "./judge.js";
 import type { Runtime } from "./runtime.js";
 
 export interface WebhookChecks {
@@ -70,6 +71,9 @@ export async function checkDelivery(model: Model, rt: Runtime, secret: string, d
     const status = body["verificationStatus"];
     push("status-sent", !silent.includes(status), `no webhook for ${silent.join(", ")} (the service's specification, section 3: webhooks for it are currently not sent)`, `a webhook for status ${status}`);
   }
+  const format = body && v5 && body["version"] === v5.format ? "v5" : "older";
+  const schema = body && model.webhookPayloads.find((p) => p.format === format)?.schema;
+  if (schema && rt.schemaOf) results.push(...presenceChecks(rt.schemaOf, id, OP, schema, body));
   try {
     const headers = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, v]));
     const { payload } = await rt.verifyWebhook({ rawBody: d.body, headers, secret, now: d.at, replayStore: { addIfAbsent: () => true } });
