@@ -144,6 +144,8 @@ const DEVIATIONS: [string, Deviation, RegExp, RegExp][] = [
   ["a v5 webhook for status new", { webhook: resign(SIGNING_SECRET, (p) => (p.verificationStatus = "new")) }, /^webhook:delivery-\d+#status-sent$/, /status new/],
   ["no webhook at all: the traces that got none are named", { webhook: () => null }, /^webhook:each-creation-delivered$/, /without one: [0-9a-zA-Z-]{8,}/],
   ["a v1 webhook whose Keccak-256 digest is wrong", { webhook: v1WithOneWrongDigest(SIGNING_SECRET, "not-the-signing-key", "x-svc-signature-keccak") }, /^webhook:delivery-\d+#verified$/, /X-Svc-Signature-KECCAK \(Keccak-256\) did not match/],
+  ["a v5 envelope without timestamp (always present, section 2.11)", { answer: (m, p, a) => (isCreate(m, p) && a.status === 200 ? editJson(a, (b) => delete b.timestamp) : a) }, /^vector:v5\..*#presence$/, /missing: timestamp/],
+  ["a GET envelope without serviceUid", { answer: (m, p, a) => (m === "GET" && p.startsWith(`${createPath}/`) && a.status === 200 ? editJson(a, (b) => delete b.serviceUid) : a) }, /^get:.*#presence$/, /missing: serviceUid/],
   ["a v1 webhook whose SHA3-256 digest is wrong", { webhook: v1WithOneWrongDigest(SIGNING_SECRET, "not-the-signing-key", "x-svc-signature-sha") }, /^webhook:delivery-\d+#verified$/, /X-Svc-Signature-SHA \(SHA3-256\) did not match/],
 ];
 
@@ -155,6 +157,27 @@ describe("verispec conform finds and names each deviation of a server", () => {
     expect(named.length, JSON.stringify(failed.slice(0, 5))).toBeGreaterThan(0);
     expect(code).toBe(1);
   }, 120_000);
+});
+
+describe("verispec conform: fields whose presence is not shown are warnings, never failures", () => {
+  it("a GET detail without submissionId, a getVerificationStatus answer without signature and submissionStatus: warned, counted, exit 0", async () => {
+    const deviation: Deviation = {
+      answer: (m, p, a) =>
+        m === "GET" && p.startsWith(`${createPath}/`) && a.status === 200 ? editJson(a, (b) => delete b.data.submissionId)
+        : p === "/getVerificationStatus" && a.status === 200 ? editJson(a, (b) => (delete b.signature, delete b.submissionStatus))
+        : a,
+    };
+    const { code, report } = await run(deviation, ["--max-requests", "3000", "--requested-actions-path", "/requestedActions", "--webhook-wait-ms", "3000"]);
+    expect(report.checks.filter((c) => c.outcome === "failed")).toEqual([]);
+    expect(code).toBe(0);
+    const warned = report.checks.filter((c) => c.outcome === "warned");
+    expect(warned.some((c) => c.id.startsWith("get:") && /absent: .*data\.submissionId/.test(c.got ?? ""))).toBe(true);
+    expect(warned.some((c) => c.operation === "getVerificationStatus" && /absent: .*signature/.test(c.got ?? "") && /submissionStatus/.test(c.got ?? ""))).toBe(true);
+    expect(report.summary.warned).toBe(warned.length);
+    const text = await conform([proxy.url, "--rate", "1000", "--max-requests", "40"]);
+    expect(text.stdout).toMatch(/^WARN \d+× \[\w+\] expected the fields \S+ lists \(their presence is not shown/m);
+    expect(text.stdout).toMatch(/, \d+ warned, /);
+  }, 240_000);
 });
 
 describe("verispec conform: usage, safety, output", () => {
