@@ -45,7 +45,8 @@ export async function conformProxy({ io, dirs, positionals, values }: CommandCal
   const results: CheckResult[] = [];
   const line = format === "text" ? io.stdout : io.stderr;
   const onResult = (r: CheckResult) => {
-    const safe = redact(r);
+    // A held check's words come from the spec alone; what a server or client sent is only in a finding's.
+    const safe = r.outcome === "held" ? r : redact(r);
     results.push(safe);
     if (safe.outcome === "failed" || safe.outcome === "warned") line(`${findingLine(safe)}\n`);
   };
