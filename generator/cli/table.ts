@@ -84,7 +84,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       "max-body-bytes": { type: "string" }, proxy: { type: "string" }, duration: { type: "string" },
     },
     positionals: { count: 1, message: "conform takes the base URL of the server (with --proxy: of the upstream)" },
-    run: async (c) => (await import("./commands/conform.js")).conform(c),
+    run: async (c) => (c.values["proxy"] !== undefined ? (await import("./commands/conform-proxy.js")).conformProxy(c) : (await import("./commands/conform.js")).conform(c)),
   },
   sandbox: {
     synopsis: "sandbox",

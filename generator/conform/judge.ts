@@ -44,8 +44,9 @@ export function schemaResult(rt: Runtime, id: string, operation: string, schema:
   return result(id, operation, r.valid, `a body valid against ${schema}`, r.valid ? "" : r.errors.slice(0, 3).map((e) => `${e.path.join(".") || "(root)"}: ${e.message}`).join("; "));
 }
 
-/** A JSON Schema as far as presence reads it. */
-interface SchemaNode {
+/** A JSON Schema as far as presence reads it (other keywords are ignored). */
+export interface SchemaNode {
+  readonly [keyword: string]: unknown;
   readonly $ref?: string;
   readonly allOf?: readonly SchemaNode[];
   readonly properties?: Readonly<Record<string, SchemaNode>>;

@@ -2,9 +2,9 @@
 // failed check, `x-presence-not-shown` fields absent a warning; through `$ref` (beside sibling keywords),
 // `allOf`, nested objects and arrays. A fixture schema, so the rule is pinned whatever the spec holds.
 import { describe, expect, it } from "vitest";
-import { absentFields, presenceChecks } from "../../generator/conform/judge.js";
+import { absentFields, presenceChecks, type SchemaNode } from "../../generator/conform/judge.js";
 
-const fixture = {
+const fixture: SchemaNode = {
   $ref: "#/$defs/Base",
   required: ["top"],
   "x-presence-not-shown": ["maybe"],

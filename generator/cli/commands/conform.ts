@@ -1,7 +1,7 @@
 // `verispec conform <base-url>`: reads the call (credentials from the environment only), runs the checks of
 // generator/conform/ and prints the report, whatever the server does. Exit 0 all held, 1 a check failed,
 // 2 a usage error (or credentials the server refused from the first request), 3 the server unreachable at
-// the start. `--proxy <listen> <upstream>`: judges live traffic instead (generator/conform/proxy.ts).
+// the start. `--proxy <listen> <upstream>` runs conform-proxy.ts instead (the command table picks).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,9 +92,7 @@ export const parseFormat = (raw: string | undefined): Format => {
   return format;
 };
 
-export async function conform(call: CommandCall): Promise<number> {
-  if (call.values["proxy"] !== undefined) return (await import("./conform-proxy.js")).conformProxy(call);
-  const { io, dirs, positionals, values } = call;
+export async function conform({ io, dirs, positionals, values }: CommandCall): Promise<number> {
   const s = (k: string) => values[k] as string | undefined;
   const format = parseFormat(s("format"));
   const base = parseBaseUrl(positionals[0]!, values["allow-http"] === true);
