@@ -75,15 +75,16 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     run: async (c) => (await import("./commands/docs.js")).docs(c),
   },
   conform: {
-    synopsis: "conform <base-url>",
-    summary: "Check a server claiming to be the service against the spec (vectors, life cycle, webhooks)",
+    synopsis: "conform <base-url> | conform --proxy <listen> <upstream>",
+    summary: "Check a server claiming to be the service against the spec (vectors, life cycle, webhooks), or judge live traffic as a proxy",
     usage: CONFORM_USAGE,
     options: {
       ...spec, format: { type: "string" }, "max-requests": { type: "string" }, rate: { type: "string" }, "receive-on": { type: "string" },
       "webhook-wait-ms": { type: "string" }, "timeout-ms": { type: "string" }, "requested-actions-path": { type: "string" }, "allow-http": { type: "boolean" },
+      "max-body-bytes": { type: "string" }, proxy: { type: "string" }, duration: { type: "string" },
     },
-    positionals: { count: 1, message: "conform takes the base URL of the server" },
-    run: async (c) => (await import("./commands/conform.js")).conform(c),
+    positionals: { count: 1, message: "conform takes the base URL of the server (with --proxy: of the upstream)" },
+    run: async (c) => (c.values["proxy"] !== undefined ? (await import("./commands/conform-proxy.js")).conformProxy(c) : (await import("./commands/conform.js")).conform(c)),
   },
   sandbox: {
     synopsis: "sandbox",

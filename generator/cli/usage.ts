@@ -135,7 +135,9 @@ Exit 0 when nothing reaches --fail-on, 1 when something does, 2 on a usage or sp
 
 export const CONFORM_USAGE = `Usage: verispec conform <base-url> [--format text|json|junit] [--max-requests <n>] [--rate <n>]
                         [--receive-on <host:port>] [--webhook-wait-ms <n>] [--timeout-ms <n>]
-                        [--requested-actions-path <path>] [--allow-http] [--spec <dir>]
+                        [--max-body-bytes <n>] [--requested-actions-path <path>] [--allow-http] [--spec <dir>]
+       verispec conform --proxy <listen host:port> <upstream-url> [--receive-on <host:port>]
+                        [--duration <seconds>] [--format text|json|junit] [--allow-http] [--spec <dir>]
 
 Checks a server that claims to be the service, black-box, against the spec: the conformance vectors of
 every operation (valid payloads answered 200 with a body valid against the response schema; invalid ones
@@ -157,5 +159,17 @@ and https required for any host but this machine unless --allow-http.
   --webhook-wait-ms <n>      how long to wait for the webhooks of created verifications (default 5000)
   --timeout-ms <n>           per request (default 10000)
   --requested-actions-path   where the server serves the follow-up request (its path is not shown)
+  --max-body-bytes <n>       the largest answer read (default 4194304); answers also end within --timeout-ms
+                             and nest at most 256 levels: past a bound, a failed check naming it
 
-Exit 0 when every check held, 1 when a check failed, 2 on a usage or connection error.`;
+Authentication is checked too: wrong, missing and malformed credentials on each interface must be refused
+(not a 2xx) and create nothing. Credentials the server refuses before accepting them once end the run (exit 2).
+An exchange without an answer is a failed check; after 5 the run stops, and the report is still written.
+
+--proxy <listen> <upstream>: forwards every request to <upstream> unchanged and judges each exchange as it
+passes (request and answer schemas, the predicted 422 issues, transitions and attempts seen through GET,
+474/475), and with --receive-on each webhook. One line per finding as it happens; the report at Ctrl-C or
+after --duration seconds.
+
+Exit 0 when every check held, 1 when a check failed, 2 on a usage error, 3 when the server was unreachable
+at the start.`;

@@ -19,7 +19,8 @@ export interface Receiver {
 
 const MAX_BODY = 1 << 20;
 
-export async function startReceiver(host: string, port: number): Promise<Receiver> {
+/** `onDelivery`: called with each delivery as it is recorded (the proxy judges it then). */
+export async function startReceiver(host: string, port: number, onDelivery?: (d: Received, n: number) => void): Promise<Receiver> {
   const deliveries: Received[] = [];
   const waiters = new Set<() => void>();
   const server: Server = createServer((req, res) => {
@@ -31,7 +32,9 @@ export async function startReceiver(host: string, port: number): Promise<Receive
     });
     req.on("end", () => {
       if (req.method === "POST" && size <= MAX_BODY) {
-        deliveries.push({ body: Buffer.concat(chunks), headers: req.headers, at: Date.now() });
+        const d = { body: Buffer.concat(chunks), headers: req.headers, at: Date.now() };
+        deliveries.push(d);
+        onDelivery?.(d, deliveries.length);
         for (const w of waiters) w();
       }
       res.writeHead(req.method === "POST" ? (size <= MAX_BODY ? 200 : 413) : 405, { "Content-Length": "0" }).end();

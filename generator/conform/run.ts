@@ -1,18 +1,34 @@
 // `verispec conform`: the conformance vectors and the behaviour around them, run black-box against a server
 // that claims to be the service. Every check reads its expectation from the model (the spec) or from the
 // vectors built from it (generator/emit/conformance/); nothing here restates a rule.
+import { randomBytes } from "node:crypto";
 import type { Endpoint, Model } from "../model/types.js";
 import { canonicalIssues, requestCases, type RequestCase } from "../emit/conformance/requests.js";
 import { lifecycleCases, type LifecycleCase } from "../emit/conformance/lifecycle.js";
-import { BudgetExhausted, Client, ConnectionFailed, type Answer } from "./http.js";
+import { basicAuth, BudgetExhausted, Client, ExchangeFailed, type Answer, type Auth } from "./http.js";
 import type { Receiver } from "./receiver.js";
 import type { CheckResult } from "./report.js";
+import type { Runtime } from "./runtime.js";
+import { answerChecks, brief, isObj, presenceChecks, schemaResult } from "./judge.js";
+import { checkWebhooks } from "./webhooks.js";
 
-/** What conform needs of the generated runtime (the package's own validators and webhook kit). */
-export interface Runtime {
-  readonly validate: (id: string, data: unknown) => { valid: true } | { valid: false; errors: readonly { message: string; code: string; path: readonly (string | number)[] }[] };
-  readonly verifyWebhook: (input: { rawBody: Uint8Array; headers: Record<string, string | string[] | undefined>; secret: string; now: number; replayStore: { addIfAbsent(): boolean } }) => Promise<{ payload: unknown }>;
+export type { Runtime } from "./runtime.js";
+
+/** The server refused the run's own credentials before accepting them once: nothing after it means anything. */
+export class CredentialsRefused extends Error {}
+
+/** The first exchange of the run got no answer at all: the server is not there (exit 3). */
+export class Unreachable extends Error {
+  constructor(readonly why: string) {
+    super(why);
+  }
 }
+
+/** After this many exchanges without a usable answer (connection or bound), the run stops: its report is still written. */
+export const MAX_EXCHANGE_FAILURES = 5;
+/** Answers seen, all 404, over at least two paths: the base URL is wrong, not the server. */
+const ALL_404_AFTER = 6;
+export const ALL_404 = "every path answered 404: is the base URL right?";
 
 export interface ConformOptions {
   readonly client: Client;
@@ -32,12 +48,7 @@ export interface ConformOptions {
 export const TEST_DATA_MARK = "verispec conform test data";
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-const brief = (v: unknown, max = 300) => {
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return s === undefined ? "nothing" : s.length > max ? `${s.slice(0, max)}…` : s;
-};
 const equal = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 type Created = { trace: string; sent: Obj; vector: string };
@@ -97,12 +108,18 @@ function coreVectors(vectors: readonly RequestCase[], operationId: string): Requ
   });
 }
 
-export async function runConform(model: Model, rt: Runtime, o: ConformOptions): Promise<CheckResult[]> {
+export interface ConformOutcome {
+  readonly results: CheckResult[];
+  /** Why the run stopped before its end (a summary line), if it did. */
+  readonly stopped?: string;
+}
+
+export async function runConform(model: Model, rt: Runtime, o: ConformOptions): Promise<ConformOutcome> {
   const run = new ConformRun(model, rt, o);
   await run.plan();
   await checkWebhooks(model, rt, o, run.created.map((x) => x.trace), run.results);
   run.tick();
-  return run.results;
+  return { results: run.results, ...(run.stopped === undefined ? {} : { stopped: run.stopped }) };
 }
 
 /** One run of the checks: the results so far, the request budget, and what the run created. */
@@ -112,6 +129,11 @@ class ConformRun {
   private readonly older: { trace?: string; userId?: string } = {};
   private readonly done = new Set<string>();
   private budgetHit = false;
+  /** Why the run stopped early, if it did. */
+  stopped: string | undefined;
+  private exchangeFailures = 0;
+  private basicAccepted = false;
+  private readonly paths = new Set<string>();
   private readonly create: Endpoint;
   private readonly get: Endpoint;
   private readonly validation: Model["errorTypes"][number];
@@ -137,6 +159,7 @@ class ConformRun {
     const olderOps = this.model.endpoints.filter((e) => e.auth === "body" && e.request).map((e) => e.operationId);
     await this.runVectors(coreVectors(this.vectors, this.create.operationId));
     if (this.created[0]) await this.checkGet(this.created[0]);
+    await this.authProbes();
     await this.attemptCycle(hasControl);
     this.tick();
     for (const op of olderOps) await this.runVectors(coreVectors(this.vectors, op));
@@ -151,6 +174,7 @@ class ConformRun {
   private endpoint(id: string): Endpoint {
     return this.model.endpoints.find((e) => e.operationId === id)!;
   }
+
 
   private budgetReason(): string {
     return `request budget reached (--max-requests ${this.o.client.o.maxRequests})`;
@@ -173,24 +197,55 @@ class ConformRun {
     else this.failed(id, operation, expected, got);
   }
 
-  /** Sends, or records the check as skipped once the budget is spent. */
-  private async send(id: string, operation: string, method: "GET" | "POST", path: string, body?: unknown, auth: "basic" | "none" = "basic"): Promise<Answer | undefined> {
+  /**
+   * Sends, or records the check as skipped once the budget is spent or the run stopped. An exchange without
+   * a usable answer is a failed check (the run goes on, up to MAX_EXCHANGE_FAILURES); only the run's very
+   * first exchange getting none says the server is unreachable. `probe`: an authentication probe, whose
+   * refusal is the point.
+   */
+  private async send(id: string, operation: string, method: "GET" | "POST", path: string, body?: unknown, auth: Auth = "basic", probe = false): Promise<Answer | undefined> {
     if (this.budgetHit) return void this.skipped(id, operation, this.budgetReason());
+    if (this.stopped !== undefined) return void this.skipped(id, operation, `the run stopped: ${this.stopped}`);
+    let a: Answer;
     try {
-      const a = await this.o.client.send(method, path, body, auth);
-      // Refused credentials make every later check meaningless: a usage error, not hundreds of failures.
-      if ((a.status === 401 || a.status === 403) && operation !== "control") throw new ConnectionFailed(`${method} ${path}: the server refused the credentials (HTTP ${a.status})`);
-      return a;
+      a = await this.o.client.send(method, path, body, auth);
     } catch (e) {
-      if (!(e instanceof BudgetExhausted)) throw e;
-      this.budgetHit = true;
-      return void this.skipped(id, operation, this.budgetReason());
+      if (e instanceof BudgetExhausted) {
+        this.budgetHit = true;
+        return void this.skipped(id, operation, this.budgetReason());
+      }
+      if (!(e instanceof ExchangeFailed)) throw e;
+      if (!e.connected && this.o.client.answered === 0) throw new Unreachable(`${method} ${path}: ${e.why}`);
+      this.failed(id, operation, `an answer to ${method} ${path}`, e.why);
+      if (++this.exchangeFailures >= MAX_EXCHANGE_FAILURES) this.stopped = `stopped after ${this.exchangeFailures} exchanges without a usable answer (the last: ${e.why})`;
+      return undefined;
     }
+    this.paths.add(path.split("?")[0]!);
+    if (this.o.client.answered >= ALL_404_AFTER && this.paths.size >= 2 && this.o.client.statuses.get(404) === this.o.client.answered) {
+      this.stopped = ALL_404;
+      this.failed("run:base-url", "run", "answers from the service's paths", ALL_404);
+    }
+    if (operation === "control" || probe) return a;
+    if (auth === "basic" && (a.status === 401 || a.status === 403) && !this.basicAccepted) {
+      // Refused before ever accepted: the run's own credentials are wrong, and every later check would say so.
+      throw new CredentialsRefused(`${method} ${path}: the server refused the credentials (HTTP ${a.status})`);
+    }
+    if (auth === "basic" && a.status !== 401 && a.status !== 403) this.basicAccepted = true;
+    this.answerChecks(id, operation, a);
+    return a;
+  }
+
+  /** What every answer of an operation must be (judge.ts), and the presence of its fields. */
+  private answerChecks(id: string, operation: string, a: Answer): void {
+    const e = this.endpoint(operation);
+    if (!e) return;
+    this.results.push(...answerChecks(e, id, a));
+    const schema = e.responses[String(a.status)] ?? (a.status >= 400 && e.auth === "basic" ? e.errorBody : undefined);
+    if (schema && this.rt.schemaOf) this.results.push(...presenceChecks(this.rt.schemaOf, id, operation, schema, a.json));
   }
 
   private schemaCheck(id: string, operation: string, schema: string, body: unknown): void {
-    const r = this.rt.validate(schema, body);
-    this.check(id, operation, r.valid, `a body valid against ${schema}`, r.valid ? "" : r.errors.slice(0, 3).map((e) => `${e.path.join(".") || "(root)"}: ${e.message}`).join("; "));
+    this.results.push(schemaResult(this.rt, id, operation, schema, body));
   }
 
   /** The payload as sent: test data marked, credentials and real lookup keys filled in. */
@@ -272,6 +327,68 @@ class ConformRun {
     }
     const got = Array.isArray(details) ? canonicalIssues(details as RequestCase["errors"]) : details;
     this.check(`${id}#errors`, e.operationId, equal(got, v.errors), expected, brief(got, 600));
+  }
+
+  /**
+   * Wrong, missing and malformed credentials on each interface (HTTP Basic on /v5, metadata_* on the older
+   * one): each must be refused and create nothing. The refusal's status and body are not shown (section 7),
+   * so only "not a 2xx" and "nothing created" are checked.
+   */
+  private async authProbes(): Promise<void> {
+    const wrong = `verispec-conform-wrong-${randomBytes(6).toString("hex")}`;
+    const v5: [string, Auth][] = [["wrong-secret", { authorization: basicAuth(this.o.serviceUid, wrong) }], ["missing", "none"], ["malformed", { authorization: "Basic %not-base64%" }]];
+    const valid = this.vectors.find((v) => v.schema === this.create.request && v.valid);
+    const p = valid && this.prepare(valid);
+    for (const [kind, auth] of v5) {
+      if (!p || "skip" in p) break;
+      const id = `auth:v5/${kind}`;
+      const a = await this.send(id, this.create.operationId, "POST", p.path, { ...p.body, userId: `${this.o.runId}-${kind}` }, auth, true);
+      if (!a) continue;
+      const trace = isObj(a.json) && typeof a.json["trace"] === "string" ? a.json["trace"] : undefined;
+      const created = trace !== undefined && (await this.detailStatus(`${id}#created`, trace)) === 200;
+      this.refusal(id, this.create.operationId, a, created);
+    }
+    const first = this.created[0];
+    if (first) {
+      const a = await this.send("auth:v5/get/wrong-secret", this.get.operationId, "GET", this.get.path!.replace("{trace}", encodeURIComponent(first.trace)), undefined, v5[0]![1], true);
+      if (a) this.refusal("auth:v5/get/wrong-secret", this.get.operationId, a, false);
+    }
+    await this.olderAuthProbes(wrong);
+  }
+
+  private async olderAuthProbes(wrong: string): Promise<void> {
+    const older = this.vectors.find((v) => v.operation === "verify" && v.valid && this.endpoint(v.operation).auth === "body");
+    const p = older && this.prepare(older);
+    if (!p || "skip" in p) return;
+    const kinds: [string, (b: Obj) => void][] = [
+      ["wrong-secret", (b) => (b["metadata_secretKey"] = wrong)],
+      ["missing", (b) => (delete b["metadata_serviceUid"], delete b["metadata_secretKey"])],
+      ["malformed", (b) => (b["metadata_secretKey"] = 42)],
+    ];
+    const lookup = this.endpoint("getVerificationStatus");
+    for (const [kind, spoil] of kinds) {
+      const id = `auth:${older!.operation}/${kind}`;
+      const body = { ...clone(p.body), metadata_userId: `${this.o.runId}-${kind}` };
+      spoil(body);
+      const a = await this.send(id, older!.operation, "POST", p.path, body, "none", true);
+      if (!a) continue;
+      let created = isObj(a.json) && typeof a.json["trace"] === "string";
+      if (!created && lookup?.path) {
+        const found = await this.send(`${id}#created`, lookup.operationId, "POST", lookup.path, { metadata_version: p.body["metadata_version"], metadata_serviceUid: this.o.serviceUid, metadata_secretKey: this.o.secret, userId: body["metadata_userId"] }, "none");
+        created = found?.status === 200 && isObj(found.json) && typeof found.json["trace"] === "string";
+      }
+      this.refusal(id, older!.operation, a, created);
+    }
+  }
+
+  /** A probe's answer: not a 2xx success, and nothing created. */
+  private refusal(id: string, operation: string, a: Answer, created: boolean): void {
+    const ok = (a.status < 200 || a.status > 299) && !created;
+    this.check(id, operation, ok, "not a 2xx success, and nothing created (the refusal's status and body are not shown: the service's specification, section 7)", `HTTP ${a.status}${created ? ", and the verification was created" : ""}: ${brief(a.text, 160)}`);
+  }
+
+  private async detailStatus(id: string, trace: string): Promise<number | undefined> {
+    return (await this.send(id, this.get.operationId, "GET", this.get.path!.replace("{trace}", encodeURIComponent(trace))))?.status;
   }
 
   /** GET by trace: the detail of a created verification matches what was sent. */
@@ -356,57 +473,5 @@ class ConformRun {
 
 /** The part of a verification's detail the life-cycle vectors state. */
 const lifecycleState = (d: Obj | undefined) => ({ verificationStatus: d?.["verificationStatus"] ?? null, submissionStatus: d?.["submissionStatus"] ?? null, attempt: d?.["attempt"] ?? null });
-
-async function checkWebhooks(model: Model, rt: Runtime, o: ConformOptions, traces: readonly string[], results: CheckResult[]): Promise<void> {
-  const op = "webhook";
-  if (!o.receiver || o.signingSecret === undefined) {
-    results.push({ id: "webhook:deliveries", operation: op, outcome: "skipped", reason: "no --receive-on: webhooks are not checked" });
-    return;
-  }
-  const r = o.receiver;
-  const traceOf = (body: Buffer) => {
-    try {
-      const p = JSON.parse(body.toString("utf8")) as Obj;
-      return typeof p["trace"] === "string" ? p["trace"] : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const missing = () => traces.filter((t) => !r.deliveries.some((d) => traceOf(d.body) === t));
-  await r.until(() => missing().length === 0, o.webhookWaitMs);
-  const lost = missing();
-  results.push(lost.length === 0
-    ? { id: "webhook:each-creation-delivered", operation: op, outcome: "held", expected: `a delivery for each of ${traces.length} created verifications` }
-    : { id: "webhook:each-creation-delivered", operation: op, outcome: "failed", expected: `a delivery for each of ${traces.length} created verifications within ${o.webhookWaitMs} ms`, got: `${lost.length} without one` });
-  const byTrace = new Map<string, Obj[]>();
-  for (const [i, d] of r.deliveries.entries()) {
-    const id = `webhook:delivery-${i + 1}`;
-    try {
-      const headers = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, v]));
-      const { payload } = await rt.verifyWebhook({ rawBody: d.body, headers, secret: o.signingSecret, now: d.at, replayStore: { addIfAbsent: () => true } });
-      results.push({ id: `${id}#verified`, operation: op, outcome: "held", expected: "signature, payload and timestamp verified" });
-      const p = payload as Obj;
-      if (typeof p["trace"] === "string") byTrace.set(p["trace"], [...(byTrace.get(p["trace"]) ?? []), p]);
-    } catch (e) {
-      const reason = (e as { reason?: string }).reason;
-      if (reason === undefined) throw e;
-      const issues = (e as { errors?: readonly { path: readonly unknown[]; message: string }[] }).errors;
-      results.push({ id: `${id}#verified`, operation: op, outcome: "failed", expected: "signature, payload and timestamp verified with the signing key of VERISPEC_SIGNING_SECRET", got: `${reason}${issues?.length ? `: ${issues.slice(0, 2).map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}` : ""}` });
-    }
-  }
-  // Section 6.1: for a verification, timestamp always increases; a re-delivery keeps it. The attempt never goes back.
-  for (const [trace, list] of byTrace) {
-    const bad: string[] = [];
-    for (let i = 1; i < list.length; i++) {
-      const [a, b] = [list[i - 1]!, list[i]!];
-      if (typeof a["timestamp"] === "number" && typeof b["timestamp"] === "number" && b["timestamp"] < a["timestamp"]) bad.push(`timestamp ${b["timestamp"]} after ${a["timestamp"]}`);
-      if (typeof a["attempt"] === "number" && typeof b["attempt"] === "number" && b["attempt"] < a["attempt"]) bad.push(`attempt ${b["attempt"]} after ${a["attempt"]}`);
-    }
-    results.push(bad.length === 0
-      ? { id: `webhook:order:${trace}`, operation: op, outcome: "held", expected: "timestamps and attempts never decrease (section 6.1)" }
-      : { id: `webhook:order:${trace}`, operation: op, outcome: "failed", expected: "timestamps and attempts never decrease (section 6.1)", got: bad.slice(0, 3).join("; ") });
-  }
-  void model;
-}
 
 export type { Endpoint };

@@ -10,7 +10,7 @@ import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } fro
 const COMPONENTS = "#/components/schemas/";
 const options: BuildOptions = { refTo: (id) => `${COMPONENTS}${id}`, target: "openapi" };
 const ref = (id: string) => ({ $ref: `${COMPONENTS}${id}` });
-const JSON_MEDIA = "application/json";
+export const JSON_MEDIA = "application/json";
 
 type Schemas = Readonly<Record<string, JsonSchema>>;
 

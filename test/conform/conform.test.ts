@@ -6,18 +6,18 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET, startSandbox, type Sandbox } from "../sandbox/helpers.js";
-import { editJson, resign, startProxy, type Deviation, type Proxy } from "./deviating-proxy.js";
+import { anyCredentials, editJson, resign, startProxy, v1WithOneWrongDigest, type Deviation, type Proxy } from "./deviating-proxy.js";
 
 interface Check {
   id: string;
   operation: string;
-  outcome: "held" | "failed" | "skipped";
+  outcome: "held" | "failed" | "skipped" | "warned";
   expected?: string;
   got?: string;
   reason?: string;
 }
 interface Report {
-  summary: { checks: number; held: number; failed: number; skipped: number; requests: number; webhooks: number; seconds: number };
+  summary: { checks: number; held: number; failed: number; skipped: number; warned: number; requests: number; webhooks: number; seconds: number; stopped?: string };
   checks: Check[];
 }
 
@@ -77,10 +77,23 @@ describe("verispec conform against the sandbox", () => {
     expect(held("vector:v4.GetVerificationStatusRequest/lookup/trace")).toBeGreaterThan(0);
     expect(held("get:")).toBeGreaterThan(20);
     expect(report.checks.filter((c) => c.id.startsWith("lifecycle:")).map((c) => c.outcome)).toEqual(expect.arrayContaining(["held"]));
-    expect(report.checks.filter((c) => c.id.startsWith("lifecycle:") && c.outcome !== "held")).toEqual([]);
+    expect(report.checks.filter((c) => c.id.startsWith("lifecycle:") && (c.outcome === "failed" || c.outcome === "skipped"))).toEqual([]);
     expect(report.checks.find((c) => c.id === "lifecycle:resubmit/rejected/attempt-5-of-5")?.outcome).toBe("held");
     expect(report.checks.find((c) => c.id === "webhook:each-creation-delivered")?.outcome).toBe("held");
     expect(held("webhook:order:")).toBeGreaterThan(20);
+    // Issue 38: authentication on both interfaces, and the checks of every answer and delivery.
+    expect(report.checks.filter((c) => c.id.startsWith("auth:") && !c.id.includes("#")).map((c) => `${c.id} ${c.outcome}`).sort()).toEqual(
+      ["auth:v5/get/wrong-secret", "auth:v5/malformed", "auth:v5/missing", "auth:v5/wrong-secret", "auth:verify/malformed", "auth:verify/missing", "auth:verify/wrong-secret"].map((id) => `${id} held`),
+    );
+    expect(report.checks.find((c) => c.id === "auth:v5/missing")?.expected).toMatch(/not shown: the service's specification, section 7/);
+    expect(report.checks.filter((c) => c.id.endsWith("#content-type") && c.outcome === "held").length).toBeGreaterThan(500);
+    expect(held("webhook:delivery-1#version-header") + held("webhook:delivery-1#status-sent") + held("webhook:delivery-1#content-type")).toBe(3);
+    expect(report.checks.filter((c) => c.id.endsWith("#status-code") && c.outcome === "held").length).toBeGreaterThan(100);
+    expect(report.checks.filter((c) => c.id.endsWith("#error-json") && c.outcome === "held").length).toBeGreaterThan(100);
+    // Presence (the spec's `required` and `x-presence-not-shown`): every always-present field there; the rest only warned.
+    expect(report.checks.filter((c) => c.id.endsWith("#presence") && c.outcome === "held").length).toBeGreaterThan(500);
+    expect(report.checks.filter((c) => c.outcome === "warned").every((c) => c.id.endsWith("#presence-not-shown"))).toBe(true);
+    expect(report.summary.warned).toBe(report.checks.filter((c) => c.outcome === "warned").length);
     // What is skipped is skipped with a reason: authentication answers are not shown, a follow-up needs `info`.
     for (const s of report.checks.filter((c) => c.outcome === "skipped")) expect(s.reason).toMatch(/not shown|status info|test-data mark/);
     process.stderr.write(`conform vs sandbox: ${report.summary.checks} checks (${report.summary.held} held, ${report.summary.skipped} skipped), ${report.summary.requests} requests, ${report.summary.webhooks} webhooks, ${report.summary.seconds.toFixed(1)} s in conform, ${wall.toFixed(1)} s wall\n`);
@@ -91,7 +104,7 @@ describe("verispec conform against the sandbox", () => {
     proxy.deviation = { answer: (m, p, a) => (p === "/v5/verifications" && a.status === 200 ? { ...a, status: 500 } : a) };
     for (const format of ["text", "json", "junit"]) {
       const r = await conform([proxy.url, "--format", format, "--rate", "1000", "--max-requests", "30"]);
-      expect(r.code).toBe(1);
+      expect(r.code, r.stderr).toBe(1);
       for (const out of [r.stdout, r.stderr]) {
         expect(out).not.toContain(CREDENTIALS.secret);
         expect(out).not.toContain(basic);
@@ -117,16 +130,54 @@ const DEVIATIONS: [string, Deviation, RegExp, RegExp][] = [
   ["no 474 after the cap", { answer: (m, p, a) => (isCreate(m, p) && a.status === 474 ? editJson(a, (b) => Object.assign(b, { statusCode: 200, status: "success", error: null }), 200) : a) }, /^lifecycle:resubmit\/rejected\/attempt-5-of-5$/, /HTTP 200/],
   ["a webhook signed with the wrong key", { webhook: resign("not-the-signing-key") }, /^webhook:delivery-\d+#verified$/, /signature_mismatch/],
   ["a stale webhook (timestamp 10 minutes old, correctly signed)", { webhook: resign(SIGNING_SECRET, (p) => (p.timestamp = Date.now() - 600_000)) }, /^webhook:delivery-\d+#verified$/, /timestamp_out_of_tolerance/],
+  // Issue 38: the classes the first version missed.
+  ["a server that accepts wrong credentials on /v5", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/wrong-secret$/, /^HTTP 200/],
+  ["a server that accepts missing credentials on /v5", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/missing$/, /^HTTP 200/],
+  ["a server that accepts malformed credentials on /v5", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/malformed$/, /^HTTP 200/],
+  ["a server that accepts a wrong metadata_secretKey on the older interface", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:verify\/wrong-secret$/, /^HTTP 200/],
+  ["a server that accepts missing metadata_* credentials", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:verify\/missing$/, /^HTTP 200/],
+  ["a JSON answer sent as text/plain", { answer: (m, p, a) => (isCreate(m, p) ? { ...a, headers: { ...a.headers, "content-type": "text/plain" } } : a) }, /^vector:v5\..*#content-type$/, /Content-Type text\/plain/],
+  ["the envelope's statusCode 400 in an HTTP 422", { answer: (m, p, a) => (isCreate(m, p) && a.status === 422 ? editJson(a, (b) => (b.statusCode = 400)) : a) }, /^vector:v5\..*#status-code$/, /statusCode 400 in an HTTP 422/],
+  ["an older error answered as text/plain Bad Request", { answer: (m, p, a) => (p === "/verify" && a.status === 422 ? { ...a, headers: { ...a.headers, "content-type": "text/plain" }, body: "Bad Request" } : a) }, /^vector:v4\..*#error-json$/, /Bad Request/],
+  ["a webhook as text/plain", { webhook: (body, headers) => ({ body, headers: { ...headers, "content-type": "text/plain" } }) }, /^webhook:delivery-\d+#content-type$/, /text\/plain/],
+  ["a webhook without X-Svc-Signature-version", { webhook: (body, headers) => ({ body, headers: Object.fromEntries(Object.entries(headers).filter(([k]) => k !== "x-svc-signature-version")) }) }, /^webhook:delivery-\d+#version-header$/, /no X-Svc-Signature-version/],
+  ["a v5 webhook for status new", { webhook: resign(SIGNING_SECRET, (p) => (p.verificationStatus = "new")) }, /^webhook:delivery-\d+#status-sent$/, /status new/],
+  ["no webhook at all: the traces that got none are named", { webhook: () => null }, /^webhook:each-creation-delivered$/, /without one: [0-9a-zA-Z-]{8,}/],
+  ["a v1 webhook whose Keccak-256 digest is wrong", { webhook: v1WithOneWrongDigest(SIGNING_SECRET, "not-the-signing-key", "x-svc-signature-keccak") }, /^webhook:delivery-\d+#verified$/, /X-Svc-Signature-KECCAK \(Keccak-256\) did not match/],
+  ["a v5 envelope without timestamp (always present, section 2.11)", { answer: (m, p, a) => (isCreate(m, p) && a.status === 200 ? editJson(a, (b) => delete b.timestamp) : a) }, /^vector:v5\..*#presence$/, /missing: timestamp/],
+  ["a GET envelope without serviceUid", { answer: (m, p, a) => (m === "GET" && p.startsWith(`${createPath}/`) && a.status === 200 ? editJson(a, (b) => delete b.serviceUid) : a) }, /^get:.*#presence$/, /missing: serviceUid/],
+  ["a v1 webhook whose SHA3-256 digest is wrong", { webhook: v1WithOneWrongDigest(SIGNING_SECRET, "not-the-signing-key", "x-svc-signature-sha") }, /^webhook:delivery-\d+#verified$/, /X-Svc-Signature-SHA \(SHA3-256\) did not match/],
 ];
 
 describe("verispec conform finds and names each deviation of a server", () => {
   it.each(DEVIATIONS)("%s", async (_name, deviation, failingId, says) => {
-    const { code, report } = await run(deviation, ["--max-requests", "90"]);
+    const { code, report } = await run(deviation, ["--max-requests", "90", ...(deviation.webhook ? ["--webhook-wait-ms", "3000"] : [])]);
     const failed = report.checks.filter((c) => c.outcome === "failed");
     const named = failed.filter((c) => failingId.test(c.id) && says.test(`${c.got}`));
     expect(named.length, JSON.stringify(failed.slice(0, 5))).toBeGreaterThan(0);
     expect(code).toBe(1);
   }, 120_000);
+});
+
+describe("verispec conform: fields whose presence is not shown are warnings, never failures", () => {
+  it("a GET detail without submissionId, a getVerificationStatus answer without signature and submissionStatus: warned, counted, exit 0", async () => {
+    const deviation: Deviation = {
+      answer: (m, p, a) =>
+        m === "GET" && p.startsWith(`${createPath}/`) && a.status === 200 ? editJson(a, (b) => delete b.data.submissionId)
+        : p === "/getVerificationStatus" && a.status === 200 ? editJson(a, (b) => (delete b.signature, delete b.submissionStatus))
+        : a,
+    };
+    const { code, report } = await run(deviation, ["--max-requests", "3000", "--requested-actions-path", "/requestedActions", "--webhook-wait-ms", "3000"]);
+    expect(report.checks.filter((c) => c.outcome === "failed")).toEqual([]);
+    expect(code).toBe(0);
+    const warned = report.checks.filter((c) => c.outcome === "warned");
+    expect(warned.some((c) => c.id.startsWith("get:") && /absent: .*data\.submissionId/.test(c.got ?? ""))).toBe(true);
+    expect(warned.some((c) => c.operation === "getVerificationStatus" && /absent: .*signature/.test(c.got ?? "") && /submissionStatus/.test(c.got ?? ""))).toBe(true);
+    expect(report.summary.warned).toBe(warned.length);
+    const text = await conform([proxy.url, "--rate", "1000", "--max-requests", "40"]);
+    expect(text.stdout).toMatch(/^WARN \d+× \[\w+\] expected the fields \S+ lists \(their presence is not shown/m);
+    expect(text.stdout).toMatch(/, \d+ warned, /);
+  }, 240_000);
 });
 
 describe("verispec conform: usage, safety, output", () => {
@@ -147,15 +198,15 @@ describe("verispec conform: usage, safety, output", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--allow-http");
     const allowed = await conform(["http://conform.invalid", "--allow-http", "--timeout-ms", "2000"]);
-    expect(allowed.code).toBe(2);
+    expect(allowed.code).toBe(3);
     expect(allowed.stderr).toMatch(/cannot reach/);
   });
 
-  it("exits 2 on a connection error and on bad options", async () => {
+  it("exits 3 when the server is unreachable at the start, 2 on bad options", async () => {
     const port = await freePort();
     const refused = await conform([`http://127.0.0.1:${port}`]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^verispec conform: cannot reach http:\/\/127\.0\.0\.1:\d+: POST \/_sandbox\/clock: ECONNREFUSED\n$/);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^verispec conform: cannot reach http:\/\/127\.0\.0\.1:\d+: POST \/_sandbox\/clock: connection refused \(ECONNREFUSED\)\n$/);
     expect((await conform([sandbox.url, "--format", "xml"])).code).toBe(2);
     expect((await conform([sandbox.url, "--max-requests", "0"])).code).toBe(2);
     expect((await conform([sandbox.url, "--receive-on", "nowhere"])).code).toBe(2);

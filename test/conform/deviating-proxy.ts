@@ -15,8 +15,10 @@ export interface Upstream {
 export interface Deviation {
   /** Changes an answer of the sandbox (method and path of the request given). */
   readonly answer?: (method: string, path: string, a: Upstream) => Upstream;
-  /** Changes a webhook on its way to the receiver. */
-  readonly webhook?: (body: string, headers: Record<string, string>) => { body: string; headers: Record<string, string> };
+  /** Changes a request on its way to the sandbox (method and path given; headers lower-case). */
+  readonly request?: (method: string, path: string, headers: Record<string, string>, body: Buffer) => { headers: Record<string, string>; body: Buffer };
+  /** Changes a webhook on its way to the receiver; null drops it. */
+  readonly webhook?: (body: string, headers: Record<string, string>) => { body: string; headers: Record<string, string> } | null;
 }
 
 export interface Proxy {
@@ -54,18 +56,20 @@ export async function startProxy(): Promise<Proxy> {
       const body = await read(req);
       const path = req.url ?? "/";
       if (path === "/hook") {
-        let hook = { body: body.toString("utf8"), headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith("x-svc")).map(([k, v]) => [k, String(v)])) };
+        let hook: { body: string; headers: Record<string, string> } | null = { body: body.toString("utf8"), headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith("x-svc") || k === "content-type").map(([k, v]) => [k, String(v)])) };
         if (state.deviation.webhook) hook = state.deviation.webhook(hook.body, hook.headers);
         try {
-          await forward(new URL(`http://127.0.0.1:${state.receiverPort}`), "POST", "/", { "content-type": "application/json", ...hook.headers }, Buffer.from(hook.body, "utf8"));
+          if (hook) await forward(new URL(`http://127.0.0.1:${state.receiverPort}`), "POST", "/", { "content-type": "application/json", ...hook.headers }, Buffer.from(hook.body, "utf8"));
         } catch {
           // no receiver listening: dropped
         }
         return void res.writeHead(200).end();
       }
-      const headers = { ...req.headers };
+      let headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
       delete headers["content-length"];
-      let a = await forward(new URL(state.upstream), req.method ?? "GET", path, headers, body);
+      let sent = body;
+      if (state.deviation.request) ({ headers, body: sent } = state.deviation.request(req.method ?? "GET", path.split("?")[0]!, headers, body));
+      let a = await forward(new URL(state.upstream), req.method ?? "GET", path, headers, sent);
       if (state.deviation.answer) a = state.deviation.answer(req.method ?? "GET", path.split("?")[0]!, a);
       res.writeHead(a.status, { "content-type": String(a.headers["content-type"] ?? "application/json"), "content-length": String(Buffer.byteLength(a.body)) });
       res.end(a.body);
@@ -111,12 +115,37 @@ export function editJson(a: Upstream, edit: (body: Record<string, any>) => void,
   return { ...a, status, body: JSON.stringify(body) };
 }
 
-/** A webhook re-signed (version 2) with `key`, after `edit` changed its payload. */
-export function resign(key: string, edit: (payload: Record<string, any>) => void = () => {}) {
+/** A webhook re-signed (version 2, or 1) with `key`, after `edit` changed its payload. */
+export function resign(key: string, edit: (payload: Record<string, any>) => void = () => {}, version: "1" | "2" = "2") {
   return (body: string) => {
     const payload = JSON.parse(body) as Record<string, any>;
     edit(payload);
     const text = JSON.stringify(payload);
-    return { body: text, headers: Object.fromEntries(Object.entries(signWebhook({ version: "2", rawBody: text, secret: key })).map(([k, v]) => [k.toLowerCase(), v])) };
+    return { body: text, headers: { "content-type": "application/json", ...Object.fromEntries<string>(Object.entries(signWebhook({ version, rawBody: text, secret: key })).map(([k, v]) => [k.toLowerCase(), v])) } };
+  };
+}
+
+/** A webhook signed with version 1 by `key`, one of whose digest headers is then made with `wrongKey`. */
+export function v1WithOneWrongDigest(key: string, wrongKey: string, wrong: "x-svc-signature-sha" | "x-svc-signature-keccak") {
+  return (body: string) => {
+    const good = resign(key, () => {}, "1")(body);
+    const bad = resign(wrongKey, () => {}, "1")(body);
+    return { body: good.body, headers: { ...good.headers, [wrong]: (bad.headers as Record<string, string>)[wrong]! } };
+  };
+}
+
+/** The sandbox's own credentials put into a request that carried others (or none): a server that accepts any. */
+export function anyCredentials(uid: string, secret: string) {
+  const basic = `Basic ${Buffer.from(`${uid}:${secret}`).toString("base64")}`;
+  return (method: string, path: string, headers: Record<string, string>, body: Buffer) => {
+    if (path.startsWith("/v5/")) return { headers: { ...headers, authorization: basic }, body };
+    if (method !== "POST" || body.length === 0) return { headers, body };
+    try {
+      const b = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
+      if (!("metadata_version" in b)) return { headers, body };
+      return { headers, body: Buffer.from(JSON.stringify({ ...b, metadata_serviceUid: uid, metadata_secretKey: secret }), "utf8") };
+    } catch {
+      return { headers, body };
+    }
   };
 }
