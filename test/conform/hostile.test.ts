@@ -84,7 +84,7 @@ describe("a server that fails part-way: failed checks, a bounded stop, the full 
     expect(junit.stdout).toContain("<system-err>stopped early: stopped after 5 exchanges");
     expect(junit.stdout).toMatch(/<\/testsuites>\n$/);
     const text = await conform([await resetAfter8(), ...FAST]);
-    expect(text.stdout).toMatch(/\nstopped early: stopped after 5 exchanges without a usable answer \(the last: connection reset\)\nconform http:\/\/127\.0\.0\.1:\d+: \d+ checks/);
+    expect(text.stdout).toMatch(/\nstopped early: stopped after 5 exchanges without a usable answer \(the last: connection reset\)\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks/);
   }, 60_000);
 
   it("no answer after 3: each a failed check naming the timeout", async () => {
@@ -136,7 +136,7 @@ describe("bounded answers: a failed check naming the bound, never an exception",
       expect(r.code).toBe(1);
       expect(r.stdout + r.stderr).not.toMatch(STACK);
       if (format === "text") {
-        expect(r.stdout).toMatch(/\nconform http:\/\/127\.0\.0\.1:\d+: \d+ checks, 0 held, 5 failed/);
+        expect(r.stdout).toMatch(/\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks, 0 held, 5 failed/);
         continue;
       }
       const report = JSON.parse(r.stdout) as Report;
@@ -154,7 +154,7 @@ describe("a wrong base URL and a 401 mid-run", () => {
     const r = await conform([url, ...FAST]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("FAIL run:base-url [run] expected answers from the service's paths; got every path answered 404: is the base URL right?");
-    expect(r.stdout).toMatch(/\nconform http:\/\/127\.0\.0\.1:\d+: .*; 6 requests/);
+    expect(r.stdout).toMatch(/\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): .*; 6 requests/);
     expect(r.stdout.split("\n").length).toBeLessThan(30);
   }, 30_000);
 
