@@ -152,24 +152,11 @@ function mockState(s: ReturnType<ReturnType<typeof memoryStore>["state"]>, servi
 
 type Kit = ReturnType<typeof httpKit>;
 
-/** The HTTP concerns, as server.ts has them: credentials, bodies, validation, the two interfaces' answers and errors. */
-function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => string, credentials: { serviceUid: string; secret: string }) {
-  const spec = binding.spec;
-  const auth = () => new HttpError(choice<number>(spec, "authFailure", "httpStatus"), choice<string>(spec, "authFailure", "code"), choice<string>(spec, "authFailure", "message"));
+/** The request bodies, as server.ts reads them: JSON only, within the size and depth limits. */
+function bodyReader(spec: SandboxBinding["spec"]) {
   const rules = choice<Readonly<Record<"notJsonType" | "notJson" | "notObject" | "tooDeep", string>>>(spec, "requestBody", "messages");
   const maxDepth = choice<number>(spec, "requestBody", "maxDepth");
   const maxBytes = choice<number>(spec, "requestSize", "maxBodyBytes");
-  const nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
-  const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] => paths.map((path) => ({ message: nul.message, code: nul.code, path }));
-  const invalid = (issues: readonly ValidationIssue[]) => {
-    const e = spec.errors.validation_error!;
-    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
-  };
-  const send = (status: number, body: string, headers: Record<string, string> = {}) => new HttpResponse(body, { status, headers: { "Content-Type": JSON_TYPE, "Cache-Control": "no-store", ...headers } });
-  const envelope = (sentUid: string | undefined, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) => ({
-    timestamp: new Date(clock.now()).toISOString(), ...(sentUid !== undefined ? { serviceUid: sentUid } : {}), trace: fields.trace ?? newId(), path, pathParams: fields.pathParams ?? {},
-    statusCode, message: fields.message, help: null, status: statusCode < 400 ? "success" : "error", data: fields.data ?? null, error: fields.error ?? null,
-  });
   const readJson = async (request: Request): Promise<Record<string, unknown>> => {
     const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     if (type !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.notJsonType);
@@ -189,6 +176,16 @@ function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => stri
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", rules.notObject);
     return body as Record<string, unknown>;
   };
+  return { readJson, readObject };
+}
+
+/** The answers, as server.ts shapes them: the v5 envelope, and each interface's error body. */
+function answers(spec: SandboxBinding["spec"], clock: SandboxClock, newId: () => string) {
+  const send = (status: number, body: string, headers: Record<string, string> = {}) => new HttpResponse(body, { status, headers: { "Content-Type": JSON_TYPE, "Cache-Control": "no-store", ...headers } });
+  const envelope = (sentUid: string | undefined, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) => ({
+    timestamp: new Date(clock.now()).toISOString(), ...(sentUid !== undefined ? { serviceUid: sentUid } : {}), trace: fields.trace ?? newId(), path, pathParams: fields.pathParams ?? {},
+    statusCode, message: fields.message, help: null, status: statusCode < 400 ? "success" : "error", data: fields.data ?? null, error: fields.error ?? null,
+  });
   const fail = (sentUid: string | undefined, path: string, status: number, type: string, message: string, details: readonly ValidationIssue[], extra: { trace?: string; pathParams?: Record<string, string> }) => {
     const v5 = path === "/v5" || path.startsWith("/v5/");
     const basicPath = v5 || path === "/_sandbox" || path.startsWith("/_sandbox/");
@@ -199,9 +196,19 @@ function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => stri
     const top = type === "validation_error" ? spec.errors[type]!.message ?? message : message;
     return send(status, JSON.stringify(envelope(sentUid, path, status, { message: top, error, ...extra })), headers);
   };
+  return { send, envelope, fail };
+}
+
+/** The request checks: the schema's issues and, beside them, NUL in any text (as the sandbox refuses it). */
+function checks(binding: SandboxBinding) {
+  const spec = binding.spec;
+  const nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
+  const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] => paths.map((path) => ({ message: nul.message, code: nul.code, path }));
+  const invalid = (issues: readonly ValidationIssue[]) => {
+    const e = spec.errors.validation_error!;
+    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
+  };
   return {
-    spec, send, envelope, readJson, invalid,
-    /** The schema's issues and, beside them, NUL in any text (as the sandbox refuses it). */
     validate(schemaId: string, body: unknown): void {
       const result = validateWith(binding, schemaId, body);
       const issues = result.valid ? [] : [...result.errors];
@@ -213,12 +220,33 @@ function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => stri
       const bad = Object.entries(values).filter(([, v]) => v?.includes("\0")).map(([k]) => [k]);
       if (bad.length) throw invalid(nulIssues(bad));
     },
+  };
+}
+
+/** The HTTP concerns, as server.ts has them: credentials, bodies, validation, the two interfaces' answers and errors. */
+function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => string, credentials: { serviceUid: string; secret: string }) {
+  const spec = binding.spec;
+  const auth = () => new HttpError(choice<number>(spec, "authFailure", "httpStatus"), choice<string>(spec, "authFailure", "code"), choice<string>(spec, "authFailure", "message"));
+  const { readJson, readObject } = bodyReader(spec);
+  const { send, envelope, fail } = answers(spec, clock, newId);
+  const tryDecode = (raw: string) => {
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+  };
+  // A malformed percent-escape is the caller's mistake: the sandbox's 400 (spec/sandbox.yaml requestUrl).
+  const decode = (raw: string) => tryDecode(raw) ?? (() => {
+    throw new HttpError(400, choice<string>(spec, "requestUrl", "code"), choice<string>(spec, "requestUrl", "message"));
+  })();
+  return {
+    spec, envelope, readJson, ...checks(binding),
     json: (status: number, value: unknown) => send(status, JSON.stringify(value)),
     text: (status: number, text: string) => send(status, text),
     /** One request: completes what is due, checks the route's credentials, reads an older body, runs the route; refusals in the interface's shape. */
     async answer(request: Request, pattern: RegExp, route: MockRoute, service: SandboxService): Promise<Response> {
-      const url = new URL(request.url);
-      const path = url.pathname;
+      const path = new URL(request.url).pathname;
       const sent = basicPair(request.headers.get("authorization"));
       try {
         await service.processDue();
@@ -228,15 +256,16 @@ function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => stri
           body = await readObject(request);
           if (!(body.metadata_serviceUid === credentials.serviceUid && body.metadata_secretKey === credentials.secret)) throw auth();
         }
-        const captures = (pattern.exec(path)?.slice(1) ?? []).map((c) => decodeURIComponent(c));
+        const captures = (pattern.exec(path)?.slice(1) ?? []).map(decode);
         return await route.handle({ request, path, captures, body, sentUid: sent?.serviceUid });
       } catch (e) {
         if (!(e instanceof ServiceError || e instanceof HttpError)) throw e;
         const status = e instanceof ServiceError ? e.httpStatus : e.status;
         const type = e instanceof ServiceError ? e.type : e.code;
         const trace = (e as { trace?: string }).trace;
-        const getTrace = route.method === "GET" && route.path.includes("{trace}") ? (pattern.exec(path)?.[1] ?? undefined) : undefined;
-        return fail(sent?.serviceUid, path, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(getTrace !== undefined ? { pathParams: { trace: decodeURIComponent(getTrace) } } : {}) });
+        const raw = route.method === "GET" && route.path.includes("{trace}") ? pattern.exec(path)?.[1] : undefined;
+        const getTrace = raw === undefined ? undefined : tryDecode(raw);
+        return fail(sent?.serviceUid, path, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(getTrace !== undefined ? { pathParams: { trace: getTrace } } : {}) });
       }
     },
   };
