@@ -89,6 +89,21 @@ describe("verispec/msw in Node (msw/node)", () => {
     expect(form).toMatchObject({ status: "success", serviceLink: expect.stringMatching(new RegExp(`^${BASE}/_form/`)) });
   });
 
+  it("the follow-up request (its path as the sandbox serves it): an entity in info moves back to pending", async () => {
+    const post = (path: string, body: Record<string, unknown>) =>
+      fetch(`${BASE}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ metadata_version: "4", metadata_serviceUid: mock.serviceUid, metadata_secretKey: mock.secret, ...body }) });
+    const entity = { type: "association", fields: { country: "USA", name: "Acme Info", associationNumber: "x", registeredOfficeRequired: "x" }, stakeholders: [] };
+    const created = (await (await post("/verify", entity)).json()) as { verificationUuid: string; verificationStatus: string };
+    expect(created.verificationStatus).toBe("pending");
+    await mock.advance(1000);
+    expect(mock.state().verifications[0]).toMatchObject({ trace: created.verificationUuid, verificationStatus: "info" });
+    const answered = await post("/requestedActions", { verificationUuid: created.verificationUuid, requestedActions: [] });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toMatchObject({ verificationUuid: created.verificationUuid, verificationStatus: "pending" });
+    const again = await post("/requestedActions", { verificationUuid: created.verificationUuid, requestedActions: [] });
+    expect(again.status).toBe(409);
+  });
+
   it("is deterministic and resettable: the same calls give the same answers after reset; the state is emptied", async () => {
     const first = await client.v5.createVerification(individual("Jane Citizen", "customer-3"));
     const detail1 = await client.v5.getVerification(first.trace!);
