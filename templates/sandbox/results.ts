@@ -1,7 +1,9 @@
 // The results the sandbox cannot know (it checks no identity and screens no watchlist): risk, score and
 // watchlist values chosen by test value (spec/sandbox.yaml choices.results), and the older payload built from
 // them. Pure functions over the binding's data and a stored verification; service.ts reads and writes.
-import { createHash } from "node:crypto";
+// @noble/hashes (a dependency already, for webhook signatures): the same SHA-256 on every runtime (verispec/msw runs this in a browser).
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { choice, type SandboxBinding, type SandboxSpec } from "./binding.js";
 
 type Json = Record<string, unknown>;
@@ -36,7 +38,7 @@ export function screening(r: Results, at: number): Json {
 
 /** A UUID derived from a trace and a name: stable ids for what belongs to a verification (stakeholder items, a screening). */
 export function derivedUuid(trace: string, name: string): string {
-  const h = createHash("sha256").update(`${trace}\n${name}`).digest("hex");
+  const h = bytesToHex(sha256(utf8ToBytes(`${trace}\n${name}`)));
   // Version 8 (custom) and the RFC 9562 variant: a well-formed UUID that says it is derived.
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

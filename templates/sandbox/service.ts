@@ -2,22 +2,17 @@
 // hosted forms. Every rule is read from the binding (statuses, transitions and their conditions, limits,
 // errors, the documented choices); every state change writes its webhooks to the outbox in the same
 // transaction, so an answered request never loses its webhook.
-import { randomUUID } from "node:crypto";
 import type { ValidationIssue } from "../validators/types.js";
 import { evaluateCondition, findTransitions, type TransitionRule } from "../lifecycle/index.js";
 import { choice, choiceMessage, transitionRow, validateWith, type SandboxBinding } from "./binding.js";
 import type { SandboxClock } from "./clock.js";
 import type { QueuedRow } from "./dispatcher.js";
 import { derivedUuid, olderResults, resultsFor, v5Results } from "./results.js";
-import { loadClockOffset, saveClockOffset } from "./store/clock.js";
-import { countFormOpening, insertForm, lockForm, saveFormAttempt } from "./store/forms.js";
 import { Group } from "./store/group.js";
-import { DEFAULT_TENANT, type Db, type Row, type Sql } from "./store/index.js";
-import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./store/outbox.js";
-import {
-  childrenOf, claimDueVerifications, findVerification, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
-  olderTraceOf, toVerification, updateVerification, userIdOf, type Api, type Verification,
-} from "./store/verifications.js";
+import type { OutboxWrite, ServiceStore, StoreOps } from "./store/port.js";
+import { sqlStore } from "./store/service-store.js";
+import { DEFAULT_TENANT, type Db, type Row } from "./store/sql.js";
+import type { Api, Verification } from "./store/verifications.js";
 
 export { toVerification, type Api, type Verification } from "./store/verifications.js";
 
@@ -33,7 +28,12 @@ interface Webhook {
 
 export interface ServiceOptions {
   readonly binding: SandboxBinding;
-  readonly db: Db;
+  /** The database (its statements for the tenant), unless `store` is given. */
+  readonly db?: Db;
+  /** Where verifications are kept instead of `db` (verispec/msw: in memory). */
+  readonly store?: ServiceStore;
+  /** A new UUID (default: crypto.randomUUID); the mock handlers inject a deterministic one. */
+  readonly newId?: () => string;
   readonly clock: SandboxClock;
   readonly webhookUrls: readonly string[];
   readonly signatureVersion: "1" | "2";
@@ -93,7 +93,8 @@ const olderPersonName = (f: Record<string, unknown>) => [f.firstName, f.middleNa
 
 export class SandboxService {
   private readonly b: SandboxBinding;
-  private readonly db: Db;
+  private readonly db: ServiceStore;
+  private readonly newId: () => string;
   private readonly clock: SandboxClock;
   /** The tenant whose rows this service reads and writes (store statements name it in their WHERE clauses). */
   readonly tenant: string;
@@ -116,9 +117,11 @@ export class SandboxService {
 
   constructor(private readonly options: ServiceOptions) {
     this.b = options.binding;
-    this.db = options.db;
     this.clock = options.clock;
     this.tenant = options.tenant ?? DEFAULT_TENANT;
+    if (options.store === undefined && options.db === undefined) throw new Error("sandbox bug: a service needs a db or a store");
+    this.db = options.store ?? sqlStore(options.db!, this.tenant);
+    this.newId = options.newId ?? (() => globalThis.crypto.randomUUID());
     this.testWords = this.b.spec.testValues.rules.map((r) => ({ pattern: new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu"), outcome: r.outcome }));
   }
 
@@ -247,30 +250,30 @@ export class SandboxService {
   // ---- writes (each inside the caller's transaction, or one statement on its own) ----------------
 
   /** The webhook of a state change. */
-  private async webhookOf(tx: Sql, v: Verification): Promise<Webhook> {
+  private async webhookOf(tx: StoreOps, v: Verification): Promise<Webhook> {
     let parentUserId: string | null = null;
     if (v.parentTrace) {
-      parentUserId = await userIdOf(tx, this.tenant, v.parentTrace);
+      parentUserId = await tx.userIdOf(v.parentTrace);
     }
     // An older entity's stakeholder items carry its individuals' own statuses (none stored yet at its creation).
     const children = v.api === "older" && !v.parentTrace && Array.isArray(v.request.stakeholders)
-      ? await childrenOf(tx, this.tenant, v.trace)
+      ? await tx.childrenOf(v.trace)
       : [];
     const { format, text } = this.payloadText(v, parentUserId, children);
-    return { text, format, deliveryId: randomUUID(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
+    return { text, format, deliveryId: this.newId(), urls: this.options.webhookUrls.length ? [...this.options.webhookUrls] : [null] };
   }
 
 
-  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): OutboxBatch {
-    const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt]));
-    return outboxBatch(rows, this.options.signatureVersion, Date.now());
+  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): OutboxWrite {
+    const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt] as const));
+    return { rows, signatureVersion: this.options.signatureVersion };
   }
 
   /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text and the outbox rows queued for a receiver. */
-  private async insert(tx: Sql, items: readonly { v: Verification; trigger: string }[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
+  private async insert(tx: StoreOps, items: readonly { v: Verification; trigger: string }[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
     for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
-    const outbox = await insertVerifications(tx, this.tenant, items, this.outboxParams(webhooks));
+    const outbox = await tx.insertVerifications(items, this.outboxParams(webhooks));
     // The bodies are the texts at hand: not read back from the database.
     const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
     const queued = outbox.filter((r) => r.state === "queued").map((r): QueuedRow => ({ id: r.id, tenant: r.tenant, delivery_id: r.delivery_id, url: r.url, body: bodies.get(String(r.delivery_id)), signature_version: r.signature_version, tries: r.tries }));
@@ -281,10 +284,10 @@ export class SandboxService {
    * Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement.
    * A change into a status that sends no webhook (statuses.yaml sendsWebhook: false) queues none; its text is then "".
    */
-  private async change(tx: Sql, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
+  private async change(tx: StoreOps, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
     const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.clock.now(), v.updatedAt + 1) };
     const w = this.b.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
-    await updateVerification(tx, this.tenant, next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
+    await tx.updateVerification(next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
     return { v: next, text: w?.text ?? "" };
   }
 
@@ -303,7 +306,7 @@ export class SandboxService {
     const subject = { type: init.type, ...(init.parentTrace ? { parentTrace: init.parentTrace } : {}) };
     const outcomeText = init.outcome ?? init.name;
     return {
-      trace: randomUUID(), api, userId: null, submissionId: randomUUID(), parentTrace: null, roles: null, subType: null, country: null,
+      trace: this.newId(), api, userId: null, submissionId: this.newId(), parentTrace: null, roles: null, subType: null, country: null,
       verificationStatus: this.pending, submissionStatus: choice<string>(this.b.spec, "initialSubmissionStatus", "value"),
       attempt: this.b.spec.attempts.startsAt, maxAttempts: null, dueAt: this.dueAt(now), formId: null, createdAt: now, updatedAt: now,
       ...init,
@@ -338,7 +341,7 @@ export class SandboxService {
     }
     return this.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
-        const existing = await lockLatestResubmittable(tx, this.tenant, userId);
+        const existing = await tx.lockLatestResubmittable(userId);
         if (existing) {
           const resubmitted = await this.resubmit(tx, existing, body);
           if (resubmitted) return resubmitted;
@@ -366,7 +369,7 @@ export class SandboxService {
    * first row of the table from `rejected` whose condition holds: `retry` (pending, attempt + 1) or `lock`
    * (stays rejected, submission locked, its error). Other statuses: not a resubmission (undefined).
    */
-  private async resubmit(tx: Sql, v: Verification, body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError } | undefined> {
+  private async resubmit(tx: StoreOps, v: Verification, body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError } | undefined> {
     if (v.verificationStatus === this.row("complete").from) {
       throw this.refusal("submission_conflict", v.trace);
     }
@@ -404,7 +407,7 @@ export class SandboxService {
   }
 
   async get(trace: string): Promise<Verification | undefined> {
-    return findVerification(this.db, this.tenant, trace);
+    return this.db.findVerification(trace);
   }
 
   /** The verification detail of 2.11 (GET /v5/verifications/:trace `data`). */
@@ -484,8 +487,8 @@ export class SandboxService {
 
   /** POST /getVerificationStatus: the latest webhook content, by trace or userId (the service's specification, section 4.3). */
   async latestOlder(key: { trace?: string; userId?: string }): Promise<string | undefined> {
-    const trace = await olderTraceOf(this.db, this.tenant, key);
-    return trace === undefined ? undefined : latestWebhookBody(this.db, this.tenant, trace);
+    const trace = await this.db.olderTraceOf(key);
+    return trace === undefined ? undefined : this.db.latestWebhookBody(trace);
   }
 
   /** The follow-up request (4.4): a verification in `info` moves to the documented target state. */
@@ -493,7 +496,7 @@ export class SandboxService {
     const target = choice<string>(this.b.spec, "followUpTarget", "to");
     const row = this.row("followUp");
     const text = await this.db.transaction(async (tx) => {
-      const v = await lockVerification(tx, this.tenant, verificationUuid, "older");
+      const v = await tx.lockVerification(verificationUuid, "older");
       if (!v) throw this.notFound("verificationUuid", { verificationUuid });
       if (v.verificationStatus !== row.from) throw new ServiceError(409, "conflict", `The verification is ${v.verificationStatus}; requested actions are answered only in status ${row.from}.`);
       return (await this.change(tx, v, { verificationStatus: target, dueAt: this.dueAt(this.clock.now()), outcome: this.b.spec.testValues.default }, row.trigger)).text;
@@ -513,7 +516,7 @@ export class SandboxService {
   async processDue(): Promise<number> {
     const complete = this.row("complete");
     const done = await this.db.transaction(async (tx) => {
-      const rows = await claimDueVerifications(tx, this.tenant, this.clock.now(), complete.from!, 100);
+      const rows = await tx.claimDueVerifications(this.clock.now(), complete.from!, 100);
       for (const v of rows) {
         const to = complete.to.includes(v.outcome) ? v.outcome : this.b.spec.testValues.default;
         await this.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
@@ -532,7 +535,7 @@ export class SandboxService {
    */
   async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
     const result = await this.db.transaction(async (tx) => {
-      const found = await lockVerification(tx, this.tenant, trace);
+      const found = await tx.lockVerification(trace);
       if (!found) throw this.notFound("trace", { trace });
       let v = found;
       if (opts.maxAttempts !== undefined) v = { ...v, maxAttempts: opts.maxAttempts };
@@ -566,18 +569,18 @@ export class SandboxService {
   }
 
   async setClockOffset(offset: number): Promise<void> {
-    await saveClockOffset(this.db, this.tenant, offset);
+    await this.db.saveClockOffset(offset);
   }
 
   async loadClockOffset(): Promise<number> {
-    return loadClockOffset(this.db, this.tenant);
+    return this.db.loadClockOffset();
   }
 
   // ---- hosted forms (4.2, 8) ---------------------------------------------------------------------
 
   async createForm(body: Record<string, unknown>): Promise<string> {
-    const id = randomUUID();
-    await insertForm(this.db, this.tenant, id, this.storable(body), this.clock.now());
+    const id = this.newId();
+    await this.db.insertForm(id, this.storable(body), this.clock.now());
     return id;
   }
 
@@ -594,15 +597,15 @@ export class SandboxService {
     return this.db.transaction(async (tx) => {
       const { row, age } = await this.usableForm(tx, id);
       if (Number(row.opens_since_save) >= limits.formOpens) throw new ServiceError(403, "form_open_limit", this.formMessage("openLimit", { count: limits.formOpens }));
-      await countFormOpening(tx, this.tenant, id);
+      await tx.countFormOpening(id);
       return { request: JSON.parse(String(row.request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (row.trace as string | null) ?? null };
     });
   }
 
   /** The form's row, locked for this transaction, when it is within its lifetime and has attempts left (limits.yaml). */
-  private async usableForm(tx: Sql, id: string): Promise<{ row: Row; age: number }> {
+  private async usableForm(tx: StoreOps, id: string): Promise<{ row: Row; age: number }> {
     const { limits } = this.b.spec;
-    const row = await lockForm(tx, this.tenant, id);
+    const row = await tx.lockForm(id);
     if (!row) throw this.notFound("form");
     const age = this.clock.now() - Number(row.created_at);
     if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", this.formMessage("expired", { days: limits.formLifetimeDays }));
@@ -631,12 +634,12 @@ export class SandboxService {
     const retry = this.row("retry");
     await this.db.transaction(async (tx) => {
       await this.usableForm(tx, id);
-      const existing = await lockVerification(tx, this.tenant, id);
+      const existing = await tx.lockVerification(id);
       // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
       if (existing && !findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
         throw new ServiceError(409, "conflict", this.formMessage("notRetryable", { status: existing.verificationStatus }));
       }
-      await saveFormAttempt(tx, this.tenant, id, id, request);
+      await tx.saveFormAttempt(id, id, request);
       let entity: Verification;
       if (!existing) {
         entity = this.olderVerification(request, { id, maxAttempts: limits.formAttempts });
@@ -656,10 +659,10 @@ export class SandboxService {
   // ---- reading for the control API and the page --------------------------------------------------
 
   async list(limit = 200): Promise<Verification[]> {
-    return latestVerifications(this.db, this.tenant, limit);
+    return this.db.latestVerifications(limit);
   }
 
   async historyOf(trace: string): Promise<Row[]> {
-    return historyOf(this.db, this.tenant, trace);
+    return this.db.historyOf(trace);
   }
 }

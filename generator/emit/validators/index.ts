@@ -34,7 +34,7 @@ export { pascalId, validatorName } from "../names.js";
 // ---- The runtime as JavaScript --------------------------------------------------------------------
 
 /** What generated validator modules import of the runtime (export name -> template file). */
-export const RUNTIME_EXPORTS: Readonly<Record<string, string>> = { createValidator: "validator.ts", fullFormats: "formats.ts", abnChecksum: "abn.ts" };
+export const RUNTIME_EXPORTS: Readonly<Record<string, string>> = { createValidator: "validator.ts", withStandardSchema: "standard.ts", fullFormats: "formats.ts", abnChecksum: "abn.ts" };
 
 /** The runtime every generated validator module imports: RUNTIME_EXPORTS as one module (template-js.ts). */
 export function runtimeBundle(root: string): OutputFile {
@@ -57,19 +57,25 @@ type KeyRoots = ReadonlyMap<string, unknown>;
 /** The validator of one id: Ajv's function, the error table, and where its request objects' keys are. */
 const validatorCall = (id: string, roots: KeyRoots) =>
   `createValidator(${rawName(id)}, TABLE, MESSAGES${roots.has(id) ? `, undefined, { root: ${JSON.stringify(roots.get(id))}, shapes: KEYS }` : ""})`;
+/** The validator as exported: also a Standard Schema v1 (templates/validators/standard.ts). */
+const standardCall = (id: string, roots: KeyRoots) => `withStandardSchema(/*#__PURE__*/ ${validatorCall(id, roots)})`;
+/** Its type: the service-shaped function and a Standard Schema of the id's type (generated/types.ts). */
+const standardType = (id: string) => `StandardValidator<${id}>`;
+const STANDARD_DTS = `import type { StandardValidator } from "../runtime/validators/standard.js";`;
+const RUNTIME_IMPORT = `import { createValidator, withStandardSchema } from "${RUNTIME_MODULE}";`;
 const errorsImport = (ids: readonly string[], roots: KeyRoots) => `import { ${ids.some((id) => roots.has(id)) ? "KEYS, " : ""}MESSAGES, TABLE } from "./errors.js";`;
 
 function idModule(id: string, reach: Reach, roots: KeyRoots): OutputFile[] {
   const name = validatorName(id);
   const imports = {
-    js: [`import { createValidator } from "${RUNTIME_MODULE}";`, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
-    dts: [`import type { Validator } from "../runtime/validators/types.js";`],
+    js: [RUNTIME_IMPORT, errorsImport([id], roots), reach.code([rawName(id)], { unexport: true })],
+    dts: [STANDARD_DTS, `import type { ${id.split(".")[0]} } from "../types.js";`],
   };
   return moduleFiles(`validators/${id}`, imports, [
     {
       doc: [`/** Validates a document against ${id} (generated/schemas/${id}.json); errors in the service's shape. */`],
-      js: `export const ${name} = /*#__PURE__*/ ${validatorCall(id, roots)};`,
-      dts: `export declare const ${name}: Validator;`,
+      js: `export const ${name} = /*#__PURE__*/ ${standardCall(id, roots)};`,
+      dts: `export declare const ${name}: ${standardType(id)};`,
     },
     { js: `export default ${name};`, dts: `export default ${name};` },
   ]);
@@ -79,11 +85,11 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
   const js = [
     header,
     // One import of the shared code, not one module per id: fewer files to load at start-up.
-    `import { createValidator } from "${RUNTIME_MODULE}";`,
+    RUNTIME_IMPORT,
     `import { ${ids.map(rawName).join(", ")} } from "./ajv.js";`,
     errorsImport(ids, roots),
     "",
-    ...ids.map((id) => `export const ${validatorName(id)} = ${validatorCall(id, roots)};`),
+    ...ids.map((id) => `export const ${validatorName(id)} = ${standardCall(id, roots)};`),
     "",
     "/** Every schema id (as `verispec schemas` lists them). */",
     `export const schemaIds = Object.freeze(${JSON.stringify(ids)});`,
@@ -111,8 +117,10 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
   ];
   const dts = [
     header,
-    `import type { ValidateOptions, ValidationResult, Validator } from "../runtime/validators/types.js";`,
+    `import type { ValidateOptions, ValidationResult } from "../runtime/validators/types.js";`,
     `export type { ValidateOptions, ValidationIssue, ValidationResult, Validator } from "../runtime/validators/types.js";`,
+    STANDARD_DTS,
+    `export type { StandardSchemaV1, StandardValidator } from "../runtime/validators/standard.js";`,
     // A type's name is its schema id (generated/types.d.ts), so the table is the ids themselves.
     `import type { v4, v5 } from "../types.js";`,
     "",
@@ -121,7 +129,7 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
     "/** The TypeScript type of each schema id (generated/types.d.ts). */",
     `export interface SchemaTypes {\n${ids.map((id) => `  ${JSON.stringify(id)}: ${id};`).join("\n")}\n}`,
     "",
-    ...ids.map((id) => `export declare const ${validatorName(id)}: Validator;`),
+    ...ids.map((id) => `export declare const ${validatorName(id)}: ${standardType(id)};`),
     "",
     "/** Every schema id (as `verispec schemas` lists them). */",
     "export declare const schemaIds: readonly SchemaId[];",

@@ -2,6 +2,9 @@
 // one commit (PGlite's per-statement cost, about 0.5 ms) serves many requests. Each caller's promise
 // settles only after the statement that holds its write has committed. When a group fails, each write
 // is tried alone, so one bad write does not fail the others.
+/** setImmediate where there is one (Node); a browser (verispec/msw) has only timers. */
+const later: (fn: () => void) => void = globalThis.setImmediate ?? ((fn) => void setTimeout(fn, 0));
+
 export class Group<T, R> {
   private queue: { item: T; resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
   private running = false;
@@ -15,7 +18,7 @@ export class Group<T, R> {
       // setImmediate: requests parsed in the same turn of the event loop join the first group.
       if (!this.running) {
         this.running = true;
-        setImmediate(() => void this.drain());
+        later(() => void this.drain());
       }
     });
   }

@@ -1,0 +1,357 @@
+// MSW 2 request handlers that answer as the service does, for frontend and unit tests: every operation of
+// both interfaces (spec/endpoints.yaml), HTTP Basic and the older endpoints' body credentials checked, the
+// request validated with the service's 422 issues, and the sandbox's own behaviour (service.ts: the life
+// cycle of templates/lifecycle/, attempts, 474 and 475, the test values of spec/sandbox.yaml) over a store
+// in memory. The HTTP shapes are those of the sandbox's server.ts, on the Fetch API (no Node built-in), so
+// the handlers run under msw/node and in a browser's service worker alike. `msw` is the caller's (a peer).
+import { http, HttpResponse, type HttpHandler } from "msw";
+import type { ValidationIssue } from "../validators/types.js";
+import { choice, choiceMessage, validateWith, type SandboxBinding } from "../sandbox/binding.js";
+import { jsonDepth, nulPaths } from "../sandbox/bodies.js";
+import { SandboxClock } from "../sandbox/clock.js";
+import { HttpError } from "../sandbox/exchange.js";
+import { pathPattern } from "../sandbox/routes.js";
+import { SandboxService, ServiceError, type Verification } from "../sandbox/service.js";
+import { memoryStore } from "../sandbox/store/memory.js";
+
+export interface MockOptions {
+  /** The credentials the handlers accept (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey on the older endpoints). */
+  readonly serviceUid?: string;
+  readonly secret?: string;
+  /** Only requests to this origin (`https://api.example.com`); default any origin. */
+  readonly baseUrl?: string;
+  /** The clock's time in ms (default Date.now); the control API and `advance` move it forward from there. */
+  readonly now?: () => number;
+  /** New UUIDs: traces, submission ids, form ids (default: 00000000-0000-4000-8000-000000000001, ...; `reset` starts again). */
+  readonly newId?: () => string;
+  /** Milliseconds until a submitted verification completes (default 1000), or "manual": only the control API moves it. */
+  readonly processingMs?: number | "manual";
+  /** The key of the older payloads' body signature (section 6.4); default a fixed test value. */
+  readonly signingSecret?: string;
+}
+
+/** A verification as the handlers hold it: its detail (as GET answers it), interface, userId and history. */
+export type MockVerification = Record<string, unknown> & { readonly trace: string; readonly api: "v5" | "older"; readonly userId: string | null; readonly history: readonly Record<string, unknown>[] };
+
+export interface MockState {
+  readonly now: number;
+  /** Oldest first. */
+  readonly verifications: readonly MockVerification[];
+  /** Every webhook the service would have sent, oldest first. */
+  readonly webhooks: readonly { readonly trace: string; readonly format: string; readonly payload: unknown }[];
+}
+
+export interface VerispecMock {
+  /** Pass to `setupServer(...mock.handlers)` or `setupWorker(...mock.handlers)`. */
+  readonly handlers: HttpHandler[];
+  readonly serviceUid: string;
+  readonly secret: string;
+  /** Forgets every verification and form, sets the clock back and starts the ids again. */
+  reset(): void;
+  state(): MockState;
+  /** Moves the clock forward and completes the verifications now due. */
+  advance(ms: number): Promise<void>;
+}
+
+/** Deterministic UUIDs (version 4 and variant bits set, so they are well-formed): 00000000-0000-4000-8000-000000000001, ... */
+function counterIds(): { next: () => string; reset: () => void } {
+  let n = 0;
+  return { next: () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, "0")}`, reset: () => void (n = 0) };
+}
+
+/** The sandbox clock over an injected time. */
+class MockClock extends SandboxClock {
+  constructor(private readonly base: () => number, maxOffsetMs: number) {
+    super(0, maxOffsetMs);
+  }
+
+  override now(): number {
+    return this.base() + this.offset;
+  }
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** The user name of a Basic header (what an envelope's serviceUid echoes), and the pair; undefined when it is not one. */
+function basicPair(header: string | null): { serviceUid: string; secret: string } | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
+  if (!m) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder().decode(Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+  const colon = text.indexOf(":");
+  return colon < 0 ? undefined : { serviceUid: text.slice(0, colon), secret: text.slice(colon + 1) };
+}
+
+interface Call {
+  readonly request: Request;
+  readonly path: string;
+  readonly captures: readonly string[];
+  readonly body: Record<string, unknown>;
+  readonly sentUid: string | undefined;
+}
+
+type Handle = (call: Call) => Promise<Response>;
+
+interface MockRoute {
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly auth: "basic" | "body";
+  readonly handle: Handle;
+}
+
+/** The handlers over `binding` (the package's: verispec/msw's `createHandlers`). */
+export function createMockHandlers(binding: SandboxBinding, options: MockOptions = {}): VerispecMock {
+  const spec = binding.spec;
+  const serviceUid = options.serviceUid ?? "msw-service-uid";
+  const secret = options.secret ?? "msw-secret";
+  const ids = counterIds();
+  const newId = options.newId ?? ids.next;
+  const store = memoryStore();
+  const clock = new MockClock(options.now ?? Date.now, choice<number>(spec, "controlApi", "maxClockOffsetMs"));
+  const service = new SandboxService({
+    binding, store, newId, clock, webhookUrls: [], signatureVersion: "2", processingMs: options.processingMs ?? 1000, signingSecret: options.signingSecret ?? "msw-signing-secret-0123456789",
+  });
+  const kit = httpKit(binding, clock, newId, { serviceUid, secret });
+  const routes = mockRoutes(binding, service, clock, kit);
+  const origin = options.baseUrl === undefined ? "*" : options.baseUrl.replace(/\/+$/, "");
+  const handlers = routes.map((route) => {
+    const pattern = pathPattern(route.path);
+    const path = `${origin}${route.path.replace(/\{([A-Za-z]+)\}/g, ":$1")}`;
+    const resolver = ({ request }: { request: Request }) => kit.answer(request, pattern, route, service);
+    return route.method === "GET" ? http.get(path, resolver) : http.post(path, resolver);
+  });
+  return {
+    handlers,
+    serviceUid,
+    secret,
+    reset: () => {
+      store.reset();
+      ids.reset();
+      clock.set(0);
+    },
+    state: () => mockState(store.state(), service, clock),
+    advance: async (ms) => {
+      clock.advance(ms);
+      await service.processDue();
+    },
+  };
+}
+
+function mockState(s: ReturnType<ReturnType<typeof memoryStore>["state"]>, service: SandboxService, clock: SandboxClock): MockState {
+  const verifications = [...s.verifications.values()].map((v: Verification): MockVerification => ({
+    ...service.detail(v), trace: v.trace, api: v.api, userId: v.userId,
+    history: s.history.filter((h) => h.trace === v.trace).map(({ trace: _t, ...h }) => h),
+  }));
+  const webhooks = s.outbox.map((o) => ({ trace: o.trace, format: o.format, payload: JSON.parse(o.body) as unknown }));
+  return { now: clock.now(), verifications, webhooks };
+}
+
+type Kit = ReturnType<typeof httpKit>;
+
+/** The request bodies, as server.ts reads them: JSON only, within the size and depth limits. */
+function bodyReader(spec: SandboxBinding["spec"]) {
+  const rules = choice<Readonly<Record<"notJsonType" | "notJson" | "notObject" | "tooDeep", string>>>(spec, "requestBody", "messages");
+  const maxDepth = choice<number>(spec, "requestBody", "maxDepth");
+  const maxBytes = choice<number>(spec, "requestSize", "maxBodyBytes");
+  const readJson = async (request: Request): Promise<Record<string, unknown>> => {
+    const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.notJsonType);
+    const raw = await request.text();
+    if (new TextEncoder().encode(raw).length > maxBytes) throw new HttpError(413, "payload_too_large", choice<string>(spec, "requestSize", "message").replace("{limit}", String(maxBytes)));
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new HttpError(400, "bad_request", rules.notJson);
+    }
+    if (jsonDepth(raw) > maxDepth) throw new HttpError(400, "bad_request", rules.tooDeep.replace("{max}", String(maxDepth)));
+    return value as Record<string, unknown>;
+  };
+  const readObject = async (request: Request) => {
+    const body: unknown = await readJson(request);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", rules.notObject);
+    return body as Record<string, unknown>;
+  };
+  return { readJson, readObject };
+}
+
+/** The answers, as server.ts shapes them: the v5 envelope, and each interface's error body. */
+function answers(spec: SandboxBinding["spec"], clock: SandboxClock, newId: () => string) {
+  const send = (status: number, body: string, headers: Record<string, string> = {}) => new HttpResponse(body, { status, headers: { "Content-Type": JSON_TYPE, "Cache-Control": "no-store", ...headers } });
+  const envelope = (sentUid: string | undefined, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) => ({
+    timestamp: new Date(clock.now()).toISOString(), ...(sentUid !== undefined ? { serviceUid: sentUid } : {}), trace: fields.trace ?? newId(), path, pathParams: fields.pathParams ?? {},
+    statusCode, message: fields.message, help: null, status: statusCode < 400 ? "success" : "error", data: fields.data ?? null, error: fields.error ?? null,
+  });
+  const fail = (sentUid: string | undefined, path: string, status: number, type: string, message: string, details: readonly ValidationIssue[], extra: { trace?: string; pathParams?: Record<string, string> }) => {
+    const v5 = path === "/v5" || path.startsWith("/v5/");
+    const basicPath = v5 || path === "/_sandbox" || path.startsWith("/_sandbox/");
+    const headers: Record<string, string> = status === choice<number>(spec, "authFailure", "httpStatus") && basicPath ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
+    if (!v5) return send(status, JSON.stringify({ status: "error", statusCode: status, type, message, details }), headers);
+    const known = Object.hasOwn(spec.errors, type);
+    const error = type === "validation_error" ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };
+    const top = type === "validation_error" ? spec.errors[type]!.message ?? message : message;
+    return send(status, JSON.stringify(envelope(sentUid, path, status, { message: top, error, ...extra })), headers);
+  };
+  return { send, envelope, fail };
+}
+
+/** The request checks: the schema's issues and, beside them, NUL in any text (as the sandbox refuses it). */
+function checks(binding: SandboxBinding) {
+  const spec = binding.spec;
+  const nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
+  const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] => paths.map((path) => ({ message: nul.message, code: nul.code, path }));
+  const invalid = (issues: readonly ValidationIssue[]) => {
+    const e = spec.errors.validation_error!;
+    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
+  };
+  return {
+    validate(schemaId: string, body: unknown): void {
+      const result = validateWith(binding, schemaId, body);
+      const issues = result.valid ? [] : [...result.errors];
+      const seen = new Set(issues.map((i) => JSON.stringify(i.path)));
+      issues.push(...nulIssues(nulPaths(body).filter((p) => !seen.has(JSON.stringify(p)))));
+      if (issues.length) throw invalid(issues);
+    },
+    params(values: Readonly<Record<string, string | undefined>>): void {
+      const bad = Object.entries(values).filter(([, v]) => v?.includes("\0")).map(([k]) => [k]);
+      if (bad.length) throw invalid(nulIssues(bad));
+    },
+  };
+}
+
+/** The HTTP concerns, as server.ts has them: credentials, bodies, validation, the two interfaces' answers and errors. */
+function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => string, credentials: { serviceUid: string; secret: string }) {
+  const spec = binding.spec;
+  const auth = () => new HttpError(choice<number>(spec, "authFailure", "httpStatus"), choice<string>(spec, "authFailure", "code"), choice<string>(spec, "authFailure", "message"));
+  const { readJson, readObject } = bodyReader(spec);
+  const { send, envelope, fail } = answers(spec, clock, newId);
+  const tryDecode = (raw: string) => {
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+  };
+  // A malformed percent-escape is the caller's mistake: the sandbox's 400 (spec/sandbox.yaml requestUrl).
+  const decode = (raw: string) => tryDecode(raw) ?? (() => {
+    throw new HttpError(400, choice<string>(spec, "requestUrl", "code"), choice<string>(spec, "requestUrl", "message"));
+  })();
+  return {
+    spec, envelope, readJson, ...checks(binding),
+    json: (status: number, value: unknown) => send(status, JSON.stringify(value)),
+    text: (status: number, text: string) => send(status, text),
+    /** One request: completes what is due, checks the route's credentials, reads an older body, runs the route; refusals in the interface's shape. */
+    async answer(request: Request, pattern: RegExp, route: MockRoute, service: SandboxService): Promise<Response> {
+      const path = new URL(request.url).pathname;
+      const sent = basicPair(request.headers.get("authorization"));
+      try {
+        await service.processDue();
+        let body: Record<string, unknown> = {};
+        if (route.auth === "basic" && !(sent?.serviceUid === credentials.serviceUid && sent.secret === credentials.secret)) throw auth();
+        if (route.auth === "body") {
+          body = await readObject(request);
+          if (!(body.metadata_serviceUid === credentials.serviceUid && body.metadata_secretKey === credentials.secret)) throw auth();
+        }
+        const captures = (pattern.exec(path)?.slice(1) ?? []).map(decode);
+        return await route.handle({ request, path, captures, body, sentUid: sent?.serviceUid });
+      } catch (e) {
+        if (!(e instanceof ServiceError || e instanceof HttpError)) throw e;
+        const status = e instanceof ServiceError ? e.httpStatus : e.status;
+        const type = e instanceof ServiceError ? e.type : e.code;
+        const trace = (e as { trace?: string }).trace;
+        const raw = route.method === "GET" && route.path.includes("{trace}") ? pattern.exec(path)?.[1] : undefined;
+        const getTrace = raw === undefined ? undefined : tryDecode(raw);
+        return fail(sent?.serviceUid, path, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(getTrace !== undefined ? { pathParams: { trace: getTrace } } : {}) });
+      }
+    },
+  };
+}
+
+/** The routes: spec/endpoints.yaml's operations (as the sandbox's handlers.ts answers them), and the control API's status and clock. */
+function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: SandboxClock, kit: Kit): MockRoute[] {
+  const spec = binding.spec;
+  const endpoint = (operationId: string) => spec.endpoints[operationId]!;
+  const route = (operationId: string, handle: Handle, path?: string): MockRoute => {
+    const e = endpoint(operationId);
+    return { method: e.method as "GET" | "POST", path: path ?? e.path!, auth: e.auth === "body" ? "body" : "basic", handle };
+  };
+  const request = (operationId: string) => endpoint(operationId).request!;
+  return [
+    route("createVerification", async (c) => {
+      const body = await kit.readJson(c.request);
+      kit.validate(request("createVerification"), body);
+      const { trace } = await service.createV5(body);
+      return kit.json(200, kit.envelope(c.sentUid, c.path, 200, { message: spec.createdMessage, trace }));
+    }),
+    route("getVerification", async (c) => {
+      const trace = c.captures[0]!;
+      kit.params({ trace });
+      const v = await service.get(trace);
+      if (!v || v.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
+      return kit.json(200, kit.envelope(c.sentUid, c.path, 200, { message: choice<string>(spec, "getMessage", "message"), trace, pathParams: { trace }, data: service.detail(v) }));
+    }),
+    route("verify", async (c) => {
+      kit.validate(request("verify"), c.body);
+      return kit.text(200, (await service.verifyOlder(c.body)).text);
+    }),
+    route("idForm", async (c) => {
+      kit.validate(request("idForm"), c.body);
+      const id = await service.createForm(c.body);
+      return kit.json(200, { source: choice<string>(spec, "formSource", "source"), serviceLink: `${new URL(c.request.url).origin}/_form/${id}`, verificationUuid: id, status: "success" });
+    }),
+    route("getVerificationStatus", async (c) => {
+      kit.validate(request("getVerificationStatus"), c.body);
+      const text = await service.latestOlder({ trace: c.body.trace as string | undefined, userId: c.body.userId as string | undefined });
+      if (text === undefined) throw service.notFound("traceOrUserId");
+      return kit.text(200, text);
+    }),
+    route("submitRequestedActions", async (c) => {
+      kit.validate(request("submitRequestedActions"), c.body);
+      return kit.text(200, await service.followUp(String(c.body.verificationUuid)));
+    }, endpoint("submitRequestedActions").path ?? choice<string>(spec, "followUpPath", "path")),
+    ...controlRoutes(binding, service, clock, kit),
+  ];
+}
+
+/** The sandbox's control API, as far as tests drive a verification: set a status, move the clock. */
+function controlRoutes(binding: SandboxBinding, service: SandboxService, clock: SandboxClock, kit: Kit): MockRoute[] {
+  const spec = binding.spec;
+  const refuse = (message: "verificationStatus" | "maxAttempts" | "trigger" | "advanceMs", max?: number) =>
+    new HttpError(400, "bad_request", choice<Readonly<Record<string, string>>>(spec, "controlApi", "messages")[message]!.replace("{max}", String(max)));
+  const object = async (request: Request) => {
+    const body: unknown = await kit.readJson(request);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", choice<Record<string, string>>(spec, "requestBody", "messages").notObject!);
+    return body as Record<string, unknown>;
+  };
+  return [
+    {
+      method: "POST", path: "/_sandbox/verifications/{trace}/status", auth: "basic",
+      handle: async (c) => {
+        const trace = c.captures[0]!;
+        const { verificationStatus: to, maxAttempts, trigger } = await object(c.request);
+        if (typeof to !== "string") throw refuse("verificationStatus");
+        const cap = choice<number>(spec, "controlApi", "maxAttempts");
+        if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= cap)) throw refuse("maxAttempts", cap);
+        if (trigger !== undefined && typeof trigger !== "string") throw refuse("trigger");
+        kit.params({ trace, verificationStatus: to, trigger: trigger as string | undefined });
+        const v = await service.applyStatus(trace, to, { maxAttempts: maxAttempts as number | undefined, trigger: trigger as string | undefined });
+        return kit.json(200, service.detail(v));
+      },
+    },
+    {
+      method: "POST", path: "/_sandbox/clock", auth: "basic",
+      handle: async (c) => {
+        const { advanceMs: ms } = await object(c.request);
+        const room = choice<number>(spec, "controlApi", "maxClockOffsetMs") - clock.offset;
+        if (!(Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= room)) throw refuse("advanceMs", room);
+        const offset = clock.advance(ms as number);
+        await service.processDue();
+        return kit.json(200, { now: clock.now(), clockOffsetMs: offset });
+      },
+    },
+  ];
+}

@@ -1,0 +1,134 @@
+// A ServiceStore in memory: the sandbox's behaviour (service.ts) without a database, for the mock handlers
+// of verispec/msw. One tenant; a transaction works on a copy of the state, kept when it resolves and
+// dropped when it throws (as a database rolls back). Each operation answers as its statement does.
+import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
+import type { Row } from "./sql.js";
+import type { Api, Verification } from "./verifications.js";
+
+interface HistoryRow {
+  readonly trace: string;
+  readonly verification_status: string;
+  readonly submission_status: string;
+  readonly attempt: number;
+  readonly trigger: string;
+  readonly at: number;
+}
+
+interface OutboxRow {
+  readonly id: number;
+  readonly trace: string;
+  readonly delivery_id: string;
+  readonly url: string | null;
+  readonly format: string;
+  readonly body: string;
+  readonly signature_version: string;
+}
+
+interface FormRow {
+  readonly id: string;
+  readonly request: string;
+  readonly created_at: number;
+  readonly opens_since_save: number;
+  readonly attempts: number;
+  readonly trace: string | null;
+}
+
+/** What the store holds; every value is replaced, never changed in place, so a copy of the containers is a snapshot. */
+export interface MemoryState {
+  /** In insertion order (the database's `seq`). */
+  verifications: Map<string, Verification>;
+  history: HistoryRow[];
+  outbox: OutboxRow[];
+  forms: Map<string, FormRow>;
+  clockOffset: number;
+}
+
+const emptyState = (): MemoryState => ({ verifications: new Map(), history: [], outbox: [], forms: new Map(), clockOffset: 0 });
+const copyState = (s: MemoryState): MemoryState => ({ verifications: new Map(s.verifications), history: [...s.history], outbox: [...s.outbox], forms: new Map(s.forms), clockOffset: s.clockOffset });
+
+function ops(state: () => MemoryState, tenant: string): StoreOps {
+  const newest = (filter: (v: Verification) => boolean) => [...state().verifications.values()].filter(filter).reverse();
+  const historyOf = (v: Verification, trigger: string): HistoryRow => ({ trace: v.trace, verification_status: v.verificationStatus, submission_status: v.submissionStatus, attempt: v.attempt, trigger, at: v.updatedAt });
+  const enqueue = (outbox: OutboxWrite): Row[] => {
+    const s = state();
+    return outbox.rows.map(([deliveryId, trace, url, format, body]) => {
+      const row: OutboxRow = { id: s.outbox.length + 1, trace, delivery_id: deliveryId, url, format, body, signature_version: outbox.signatureVersion };
+      s.outbox.push(row);
+      return { id: row.id, tenant, delivery_id: deliveryId, url, signature_version: outbox.signatureVersion, tries: 0, state: url === null ? "no_receiver" : "queued" };
+    });
+  };
+  const form = (id: string, patch: (f: FormRow) => Partial<FormRow>) => {
+    const f = state().forms.get(id);
+    if (f) state().forms.set(id, { ...f, ...patch(f) });
+  };
+  return {
+    userIdOf: async (trace) => state().verifications.get(trace)?.userId ?? null,
+    insertVerifications: async (items, outbox) => {
+      for (const { v, trigger } of items) {
+        if (state().verifications.has(v.trace)) throw new Error(`duplicate trace ${v.trace}`);
+        state().verifications.set(v.trace, v);
+        state().history.push(historyOf(v, trigger));
+      }
+      return enqueue(outbox);
+    },
+    updateVerification: async (next, trigger, outbox) => {
+      state().verifications.set(next.trace, next);
+      state().history.push(historyOf(next, trigger));
+      if (outbox) enqueue(outbox);
+    },
+    lockLatestResubmittable: async (userId) => newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === "individual" && v.subType === "data")[0],
+    childrenOf: async (trace) => newest((v) => v.parentTrace === trace).reverse(),
+    findVerification: async (trace) => state().verifications.get(trace),
+    lockVerification: async (trace, api?: Api) => {
+      const v = state().verifications.get(trace);
+      return v && (api === undefined || v.api === api) ? v : undefined;
+    },
+    claimDueVerifications: async (now, status, limit) =>
+      newest((v) => v.dueAt !== null && v.dueAt <= now && v.verificationStatus === status).sort((a, b) => a.dueAt! - b.dueAt!).slice(0, Math.max(0, Math.floor(limit))),
+    olderTraceOf: async (key) => (key.trace !== undefined ? newest((v) => v.trace === key.trace && v.api === "older")[0]?.trace : newest((v) => v.userId === key.userId && v.api === "older")[0]?.trace),
+    latestVerifications: async (limit) => newest(() => true).slice(0, limit),
+    historyOf: async (trace) => state().history.filter((h) => h.trace === trace).map(({ trace: _t, ...row }) => ({ ...row })),
+    latestWebhookBody: async (trace) => state().outbox.filter((o) => o.trace === trace).at(-1)?.body,
+    insertForm: async (id, request, now) => void state().forms.set(id, { id, request: JSON.stringify(request), created_at: now, opens_since_save: 0, attempts: 0, trace: null }),
+    lockForm: async (id) => {
+      const f = state().forms.get(id);
+      return f ? { ...f } : undefined;
+    },
+    countFormOpening: async (id) => form(id, (f) => ({ opens_since_save: f.opens_since_save + 1 })),
+    saveFormAttempt: async (id, trace, request) => form(id, (f) => ({ opens_since_save: 0, attempts: f.attempts + 1, trace, request: JSON.stringify(request) })),
+    saveClockOffset: async (offset) => void (state().clockOffset = offset),
+    loadClockOffset: async () => state().clockOffset,
+  };
+}
+
+/** A store in memory, with its state readable (`state()`) and emptied (`reset()`). */
+export interface MemoryStore extends ServiceStore {
+  state(): Readonly<MemoryState>;
+  reset(): void;
+}
+
+export function memoryStore(tenant = "default"): MemoryStore {
+  let current = emptyState();
+  // Transactions run one at a time, as row locks would order them: each on its own copy.
+  let queue: Promise<unknown> = Promise.resolve();
+  const transaction = <T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> => {
+    const run = queue.then(async () => {
+      const copy = copyState(current);
+      const result = await fn(ops(() => copy, tenant));
+      current = copy;
+      return result;
+    });
+    queue = run.catch(() => {});
+    return run;
+  };
+  // An operation on its own is a transaction of one: it waits for those before it.
+  const single = Object.fromEntries(Object.keys(ops(() => current, tenant)).map((name) => [name, (...args: unknown[]) => transaction((tx) => (tx[name as keyof StoreOps] as (...a: unknown[]) => Promise<unknown>)(...args))])) as unknown as StoreOps;
+  return {
+    ...single,
+    transaction,
+    state: () => current,
+    reset: () => {
+      current = emptyState();
+    },
+  };
+}
