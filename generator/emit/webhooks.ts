@@ -67,6 +67,8 @@ const kit: WebhookKit<${v5Type}, ${v4Type}> = createWebhookKit<${v5Type}, ${v4Ty
 
 /** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */
 export const verifyWebhook = kit.verifyWebhook;
+/** Verifies a Fetch API Request (Hono, Next.js route handlers, Workers, Deno, Bun): its raw bytes within a size limit, then verifyWebhook. */
+export const verifyWebhookRequest = kit.verifyWebhookRequest;
 /** Signs a payload as the service does, for tests and local tools. */
 export const signWebhook = kit.signWebhook;
 /** What a payload's status means for the receiver (the service's specification, section 6.2). */
@@ -75,8 +77,9 @@ export const interpretWebhook = kit.interpretWebhook;
 export const canTransition = kit.canTransition;
 
 export {
-  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
-  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
+  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore,
+  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookBodyTooLargeError, webhookRefusal, webhookRefusalResponse,
+  WebhookVerificationError,
 } from "./runtime/webhooks/index.js";
 export type * from "./runtime/webhooks/index.js";
 `;
