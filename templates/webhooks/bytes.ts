@@ -60,8 +60,22 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return difference === 0;
 }
 
-export function hmacSha256(key: Uint8Array, body: Uint8Array): Uint8Array {
-  return hmac(sha256, key, body);
+type KeyedHmac = ReturnType<typeof hmac.create>;
+/**
+ * HMAC's keyed state (the hashed inner and outer pads) per signing key, cloned for each body: two
+ * compressions fewer per delivery. Keys are few (one, two during a rotation); the map is bounded.
+ */
+const keyedStates = new Map<string, KeyedHmac>();
+
+export function hmacSha256(key: string | Uint8Array, body: Uint8Array): Uint8Array {
+  if (typeof key !== "string") return hmac(sha256, key, body);
+  let keyed = keyedStates.get(key);
+  if (keyed === undefined) {
+    keyed = hmac.create(sha256, encoder.encode(key));
+    if (keyedStates.size >= 16) keyedStates.clear();
+    keyedStates.set(key, keyed);
+  }
+  return keyed.clone().update(body).digest();
 }
 
 export function sha256Hex(body: Uint8Array): string {

@@ -30,7 +30,7 @@ export function parseDigest(value: string, prefix: string): Uint8Array | undefin
 }
 
 export function hmacSha256(secret: SigningSecret, body: RawBody): Uint8Array {
-  return hmacBytes(toBytes(secret), toBytes(body));
+  return hmacBytes(secret, toBytes(body));
 }
 
 export function sha3Digest(secret: SigningSecret, body: RawBody): Uint8Array {
