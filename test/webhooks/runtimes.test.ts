@@ -151,3 +151,49 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+describe("the webhook runtime's types need no Node", () => {
+  // The package's .d.ts (dist/, built by the test setup) type-checked as a Worker's or a browser's project:
+  // lib ES2022 + DOM, no @types/node, every .d.ts checked (skipLibCheck off).
+  const DIST = join(ROOT, "dist", "generated");
+  const consumer = `import { signWebhook, verifyWebhook, verifyWebhookRequest, webhookRefusalResponse, MemoryReplayStore, type WebhookPayload } from "${DIST}/webhooks.js";
+import { RedisReplayStore } from "${DIST}/runtime/webhooks/redis.js";
+import { expressWebhook } from "${DIST}/runtime/webhooks/express.js";
+import { fastifyWebhook } from "${DIST}/runtime/webhooks/fastify.js";
+export async function handle(request: Request): Promise<Response> {
+  try {
+    const { payload }: { payload: WebhookPayload } = await verifyWebhookRequest(request, { secret: "k", replayStore: new MemoryReplayStore() });
+    const body = new TextEncoder().encode(JSON.stringify(payload));
+    await verifyWebhook({ rawBody: body.buffer, headers: new Headers(signWebhook({ version: "2", rawBody: body, secret: "k" })), secret: "k" });
+    return new Response(null, { status: 204 });
+  } catch (error) {
+    return webhookRefusalResponse(error);
+  }
+}
+export const adapters = [expressWebhook, fastifyWebhook, RedisReplayStore];
+`;
+
+  function typeCheck(source: string): { status: number | null; output: string } {
+    const project = mkdtempSync(join(tmpdir(), "verispec-dom-types-"));
+    try {
+      const compilerOptions = { target: "ES2022", lib: ["ES2022", "DOM"], module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [], skipLibCheck: false };
+      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
+      writeFileSync(join(project, "consumer.ts"), source);
+      const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], { encoding: "utf8", timeout: 120_000 });
+      return { status: r.status, output: r.stdout + r.stderr };
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  }
+
+  it("verispec/webhooks and its subpaths compile with lib ES2022 + DOM and no @types/node", () => {
+    const r = typeCheck(consumer);
+    expect(r.output).toBe("");
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it("the same project refuses a Node type (the check would see one)", () => {
+    const r = typeCheck(`${consumer}export const nodeOnly: Buffer | undefined = undefined;\n`);
+    expect(r.output).toContain("Cannot find name 'Buffer'");
+  }, 120_000);
+});
