@@ -1,17 +1,25 @@
 /**
- * Webhook verification (issues 5 and 14): `verifyWebhook` with signature version 2 beside
+ * Webhook verification (issues 5, 14, 37 and 41): `verifyWebhook` with signature version 2 beside
+ *  - the previous implementation (bench/webhooks-previous/: the runtime as it was on node:crypto's
+ *    `createHmac`, `timingSafeEqual` and `crypto.hash`, before it moved to code every runtime runs);
  *  - the floor of any verifier that returns the parsed payload and reads its timestamp (seed: 6.4):
  *    one `createHmac("sha256", key).update(bytes).digest()` plus one `JSON.parse` of the body;
  *  - the bare digest alone (for scale: parsing a 2 kB body costs about twice the HMAC);
  *  - the `standardwebhooks` library's `verify` (HMAC-SHA256 too, over id.timestamp.body, returning
  *    the parsed payload), on the same bytes.
+ *  - the floor computed as the runtime now can on every runtime: Web Crypto (`crypto.subtle.verify` HMAC,
+ *    `crypto.subtle.digest` SHA-256) and @noble/hashes (HMAC and SHA-256 in JavaScript), each plus
+ *    `JSON.parse`, to show what the choice between them costs;
  * Payloads: a v5 webhook padded with tags to about 2 kB, and a realistic v5 entity webhook (seed: 6.2)
  * with screening and risk, not padded.
  *
  * Measured by bench/lib/harness.ts (each pair in a fresh process): npm run bench -- webhooks
  */
 import { createHmac, hash } from "node:crypto";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { Webhook } from "standardwebhooks";
+import { createWebhookKit as createPreviousKit, signWebhook as signPrevious } from "./webhooks-previous/index.js";
 import { createWebhookKit, signWebhook, type ReplayStore, type WebhookRules } from "../templates/webhooks/index.js";
 import type { Batch, ThroughputSuite } from "./lib/suite.js";
 
@@ -94,6 +102,25 @@ async function operation(impl: string, rawBody: Buffer, now: number): Promise<()
       await kit.verifyWebhook(input); // fails loudly here if the setup is wrong
       return () => kit.verifyWebhook(input);
     }
+    case "previous": {
+      const kit = createPreviousKit({ rules: BENCH_RULES, replayStore: acceptAll });
+      const input = { rawBody, headers: signPrevious({ version: "2", rawBody, secret: SECRET }), secret: SECRET, now };
+      await kit.verifyWebhook(input);
+      return () => kit.verifyWebhook(input);
+    }
+    case "floor-webcrypto": {
+      const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(SECRET), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+      const bytes = new Uint8Array(rawBody);
+      const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, bytes));
+      return async () => {
+        const [ok, digest] = await Promise.all([crypto.subtle.verify("HMAC", key, signature, bytes), crypto.subtle.digest("SHA-256", bytes)]);
+        return (ok ? 1 : 0) + digest.byteLength + (JSON.parse(rawBody.toString("utf8")) as { attempt: number }).attempt;
+      };
+    }
+    case "floor-noble": {
+      const key = new TextEncoder().encode(SECRET);
+      return () => hmac(sha256, key, rawBody).length + sha256(rawBody).length + (JSON.parse(rawBody.toString("utf8")) as { attempt: number }).attempt;
+    }
     case "floor":
       return () => createHmac("sha256", SECRET).update(rawBody).digest().length + (JSON.parse(rawBody.toString("utf8")) as { attempt: number }).attempt;
     case "floor-replay":
@@ -121,11 +148,15 @@ export const throughput: ThroughputSuite = {
   notes: [
     "verispec: `createWebhookKit(...).verifyWebhook` with signature version 2 (headers, constant-time comparison, `JSON.parse`, timestamp",
     "tolerance, replay store), payload schema validation off. Floor: one HMAC-SHA256 of the body plus one `JSON.parse`; the bound",
-    "adds the SHA-256 of the body that identifies a delivery whatever signed it (the replay key).",
+    "adds the SHA-256 of the body that identifies a delivery whatever signed it (the replay key). Since issue 37 the runtime has no",
+    "Node built-in: HMAC and SHA-256 are @noble/hashes (JavaScript); the previous node:crypto implementation is measured beside it.",
   ],
   payloads: Object.entries(PAYLOADS).map(([id, p]) => ({ id, label: `${p.label}` })),
   impls: [
     { id: "verispec", label: "verispec `verifyWebhook` v2" },
+    { id: "previous", label: "the previous `verifyWebhook` (node:crypto)" },
+    { id: "floor-noble", label: "@noble/hashes HMAC + SHA-256 + `JSON.parse` (this runtime's bound)" },
+    { id: "floor-webcrypto", label: "Web Crypto `subtle.verify` + `subtle.digest` + `JSON.parse`" },
     { id: "floor", label: "floor: `createHmac` + `JSON.parse`" },
     { id: "floor-replay", label: "floor + the replay key's SHA-256 of the body (the bound)" },
     { id: "hmac", label: "bare `createHmac` sha256 (for scale)" },

@@ -9,6 +9,8 @@ export declare const webhookRules: WebhookRules;
 export type WebhookPayload = v5.WebhookPayload | v4.WebhookPayload;
 /** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */
 export declare const verifyWebhook: WebhookKit<v5.WebhookPayload, v4.WebhookPayload>["verifyWebhook"];
+/** Verifies a Fetch API Request (Hono, Next.js route handlers, Workers, Deno, Bun): its raw bytes within a size limit, then verifyWebhook. */
+export declare const verifyWebhookRequest: WebhookKit<v5.WebhookPayload, v4.WebhookPayload>["verifyWebhookRequest"];
 /** Signs a payload as the service does, for tests and local tools. */
 export declare const signWebhook: WebhookKit<v5.WebhookPayload, v4.WebhookPayload>["signWebhook"];
 /** What a payload's status means for the receiver (the service's specification, section 6.2). */
@@ -16,7 +18,8 @@ export declare const interpretWebhook: WebhookKit<v5.WebhookPayload, v4.WebhookP
 /** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */
 export declare const canTransition: WebhookKit<v5.WebhookPayload, v4.WebhookPayload>["canTransition"];
 export {
-  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
-  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
+  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore,
+  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookBodyTooLargeError, webhookRefusal, webhookRefusalResponse,
+  WebhookVerificationError,
 } from "./runtime/webhooks/index.js";
 export type * from "./runtime/webhooks/index.js";

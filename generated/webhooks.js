@@ -199,6 +199,8 @@ const kit = createWebhookKit({
 });
 /** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */
 export const verifyWebhook = kit.verifyWebhook;
+/** Verifies a Fetch API Request (Hono, Next.js route handlers, Workers, Deno, Bun): its raw bytes within a size limit, then verifyWebhook. */
+export const verifyWebhookRequest = kit.verifyWebhookRequest;
 /** Signs a payload as the service does, for tests and local tools. */
 export const signWebhook = kit.signWebhook;
 /** What a payload's status means for the receiver (the service's specification, section 6.2). */
@@ -206,6 +208,7 @@ export const interpretWebhook = kit.interpretWebhook;
 /** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */
 export const canTransition = kit.canTransition;
 export {
-  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
-  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
+  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore,
+  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookBodyTooLargeError, webhookRefusal, webhookRefusalResponse,
+  WebhookVerificationError,
 } from "./runtime/webhooks/index.js";

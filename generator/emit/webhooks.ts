@@ -34,13 +34,15 @@ function payloadSchemas(model: Model): { v5: string; v4: string } {
 
 /** What the webhooks entry passes on from the runtime unchanged. */
 const RUNTIME_REEXPORTS = `export {
-  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, RedisReplayStore,
-  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError,
+  createOrderingGuard, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore,
+  ReplayStoreUnavailableError, WEBHOOK_VERIFICATION_REASONS, WebhookBodyTooLargeError, webhookRefusal, webhookRefusalResponse,
+  WebhookVerificationError,
 } from "./runtime/webhooks/index.js";`;
 
 /** The kit's functions, bound to the spec's rules: name and JSDoc. */
 const KIT_FUNCTIONS: readonly (readonly [string, string])[] = [
   ["verifyWebhook", "/** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */"],
+  ["verifyWebhookRequest", "/** Verifies a Fetch API Request (Hono, Next.js route handlers, Workers, Deno, Bun): its raw bytes within a size limit, then verifyWebhook. */"],
   ["signWebhook", "/** Signs a payload as the service does, for tests and local tools. */"],
   ["interpretWebhook", "/** What a payload's status means for the receiver (the service's specification, section 6.2). */"],
   ["canTransition", "/** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */"],

@@ -7,6 +7,7 @@ import { canTransition } from "../lifecycle/index.js";
 import { interpretWebhook, type WebhookInterpretation, type WebhookRules } from "./interpret.js";
 import { signWebhook, type SignWebhookInput } from "./signature.js";
 import { verifyWebhookWith, type ValidatePayload, type VerifiedWebhook, type VerifyWebhookInput } from "./verify.js";
+import { verifyWebhookRequestWith, type WebhookRequestOptions } from "./request.js";
 
 export interface WebhookKitConfig {
   readonly rules: WebhookRules;
@@ -19,6 +20,11 @@ export interface WebhookKitConfig {
 export interface WebhookKit<V5 = unknown, V4 = unknown> {
   /** Verifies a delivery; see `verify.ts` for the order of checks. Throws `WebhookVerificationError`. */
   verifyWebhook(input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>>;
+  /**
+   * Verifies a Fetch API `Request` (Hono, Next.js route handlers, Workers, Deno, Bun): reads its exact
+   * bytes within `maxBodyBytes`, then `verifyWebhook`. Refusals map to a status with `webhookRefusal`.
+   */
+  verifyWebhookRequest(request: Request, options: WebhookRequestOptions): Promise<VerifiedWebhook<V5, V4>>;
   /** Headers a sender attaches (tests, local tools). */
   signWebhook(input: SignWebhookInput): Record<string, string>;
   /** What a verified payload's status means for the receiver (the service's specification, sections 3, 6.2). */
@@ -34,8 +40,10 @@ export function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitC
     validatePayload,
     defaultReplayStore: config.replayStore ?? new MemoryReplayStore(),
   };
+  const verifyWebhook = (input: VerifyWebhookInput) => verifyWebhookWith<V5, V4>(context, input);
   return {
-    verifyWebhook: (input) => verifyWebhookWith<V5, V4>(context, input),
+    verifyWebhook,
+    verifyWebhookRequest: (request, options) => verifyWebhookRequestWith(verifyWebhook, request, options),
     signWebhook,
     interpretWebhook: (payload) => interpretWebhook(rules, payload),
     canTransition: (from, to, fields) => canTransition(rules, from, to, fields),
@@ -47,8 +55,11 @@ export type { WebhookPayloadIssue, WebhookVerificationReason } from "./errors.js
 export type { HeaderGetter, WebhookHeaders } from "./headers.js";
 export { createOrderingGuard, MemoryOrderingState } from "./ordering.js";
 export type { MemoryOrderingStateOptions, OrderingGuard, OrderingRecord, OrderingState } from "./ordering.js";
-export { MemoryReplayStore, RedisReplayStore, ReplayStoreUnavailableError } from "./replay.js";
-export type { MemoryReplayStoreOptions, RedisReplayStoreOptions, RedisSetClient, ReplayStore } from "./replay.js";
+export { MemoryReplayStore, ReplayStoreUnavailableError } from "./replay.js";
+export { DEFAULT_MAX_WEBHOOK_BODY_BYTES, WebhookBodyTooLargeError, webhookRefusal, webhookRefusalResponse } from "./request.js";
+export type { VerifyWebhookFunction, WebhookRefusal, WebhookRequestOptions } from "./request.js";
+export type { MemoryReplayStoreOptions, ReplayStore } from "./replay.js";
+// RedisReplayStore: its own module, redis.ts (`verispec/webhooks/redis`).
 // The life cycle (statuses, conditions, transitions) has its home in ../lifecycle/; re-exported for receivers.
 export { evaluateCondition, findTransitions } from "../lifecycle/index.js";
 export type { ConditionExpr, TransitionRule, WebhookOutcome } from "../lifecycle/index.js";

@@ -23,6 +23,7 @@ import {
   keccakDigest,
   parseDigest,
   sha3Digest,
+  toBytes,
   toHex,
   V1_KECCAK_PREFIX,
   V1_SHA_PREFIX,
@@ -117,12 +118,14 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
     throw new WebhookVerificationError("missing_signature", "no X-Svc-Signature or X-Svc-Signature-SHA/-KECCAK header");
   }
   const version = signatureVersion(headers);
+  // One conversion to bytes for every digest of this body (an ArrayBuffer or a string arrives as is).
+  const body = toBytes(input.rawBody);
   const legacyKey =
     version === "2"
-      ? checkV2(secrets, input.rawBody, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"))
-      : checkV1(secrets, input.rawBody, v1Digests(headers));
-  const payload = parseJsonObject(input.rawBody);
-  return { version, payload, replayKey: headerFormReplayKey(input.rawBody, payload), legacyKey };
+      ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"))
+      : checkV1(secrets, body, v1Digests(headers));
+  const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
+  return { version, payload, replayKey: headerFormReplayKey(body, payload), legacyKey };
 }
 
 /**
@@ -132,7 +135,7 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
  * its headers stripped (accepted through `allowBodySignature`) is a replay, and the reverse. Any other
  * body is identified by its bytes: no re-serialisation on the common path.
  */
-function headerFormReplayKey(rawBody: RawBody, payload: JsonObject): string {
+function headerFormReplayKey(rawBody: Uint8Array, payload: JsonObject): string {
   return Object.hasOwn(payload, "signature") ? deliveryKey(unsignedText(payload)) : deliveryKey(rawBody);
 }
 
@@ -164,7 +167,7 @@ function signatureVersion(headers: SignatureHeaders): SignatureVersion {
   throw new WebhookVerificationError("unsupported_version", "X-Svc-Signature-version is not 1 or 2");
 }
 
-function expectDigest(value: HeaderValue, prefix: string, headerName: string): Buffer {
+function expectDigest(value: HeaderValue, prefix: string, headerName: string): Uint8Array {
   const digest = value === undefined || value === DUPLICATE_HEADER ? undefined : parseDigest(value, prefix);
   if (digest === undefined) {
     const problem = value === DUPLICATE_HEADER ? "was sent more than once" : `must be ${prefix} followed by 64 hex digits`;
@@ -174,8 +177,8 @@ function expectDigest(value: HeaderValue, prefix: string, headerName: string): B
 }
 
 interface V1Expected {
-  readonly sha: Buffer | undefined;
-  readonly keccak: Buffer | undefined;
+  readonly sha: Uint8Array | undefined;
+  readonly keccak: Uint8Array | undefined;
 }
 
 function v1Digests(headers: SignatureHeaders): V1Expected {
@@ -186,10 +189,10 @@ function v1Digests(headers: SignatureHeaders): V1Expected {
 }
 
 /** Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. */
-function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buffer): string {
+function checkV2(secrets: readonly SigningSecret[], body: Uint8Array, expected: Uint8Array): string {
   for (const secret of secrets) {
     const digest = hmacSha256(secret, body);
-    if (digestsEqual(digest, expected)) return `2:${digest.toString("hex")}`;
+    if (digestsEqual(digest, expected)) return `2:${toHex(digest)}`;
   }
   throw mismatch();
 }

@@ -15,10 +15,10 @@ const examples = docFiles()
     [...text.matchAll(/```(ts|js)\n([\s\S]*?)```/g)].map((m) => ({ path, line: text.slice(0, m.index).split("\n").length, lang: m[1] as "ts" | "js", code: m[2]! })),
   );
 
-const SOURCES = { verispec: ["./generated/index.d.ts"], "verispec/validators": ["./generated/validators/index.d.ts"], "verispec/webhooks": ["./generated/webhooks.d.ts"], "verispec/sandbox": ["./templates/sandbox/api.ts"] };
+const SOURCES = { verispec: ["./generated/index.d.ts"], "verispec/validators": ["./generated/validators/index.d.ts"], "verispec/webhooks": ["./generated/webhooks.d.ts"], "verispec/webhooks/*": ["./generated/runtime/webhooks/*.d.ts"], "verispec/sandbox": ["./templates/sandbox/api.ts"] };
 // The JavaScript examples are checked loosely (not strict, as a .js file is), so against the package's
 // declarations (dist/, what an installed package has) rather than the strict TypeScript sources.
-const DECLARATIONS = { verispec: ["./dist/generated/index.d.ts"], "verispec/validators": ["./dist/generated/validators/index.d.ts"], "verispec/webhooks": ["./dist/generated/webhooks.d.ts"], "verispec/sandbox": ["./dist/templates/sandbox/api.d.ts"], "verispec/msw": ["./dist/templates/msw/index.d.ts"] };
+const DECLARATIONS = { verispec: ["./dist/generated/index.d.ts"], "verispec/validators": ["./dist/generated/validators/index.d.ts"], "verispec/webhooks": ["./dist/generated/webhooks.d.ts"], "verispec/webhooks/*": ["./dist/generated/runtime/webhooks/*.d.ts"], "verispec/sandbox": ["./dist/templates/sandbox/api.d.ts"], "verispec/msw": ["./dist/templates/msw/index.d.ts"] };
 
 /** tsc's diagnostics for the given examples, each as `<doc>:<line> <message>`. */
 function compile(list: typeof examples, extra: ts.CompilerOptions): string[] {

@@ -2,7 +2,8 @@
 // when asked for), a real `redis` client that is not connected, and one that never answers.
 import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
-import { createWebhookKit, RedisReplayStore, ReplayStoreUnavailableError, signWebhook, type RedisSetClient } from "../../templates/webhooks/index.js";
+import { createWebhookKit, ReplayStoreUnavailableError, signWebhook } from "../../templates/webhooks/index.js";
+import { RedisReplayStore, type RedisSetClient } from "../../templates/webhooks/redis.js";
 import { fixtureRules } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";
 

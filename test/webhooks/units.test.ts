@@ -18,7 +18,7 @@ import {
 } from "../../templates/webhooks/index.js";
 import { readSignatureHeaders, DUPLICATE_HEADER } from "../../templates/webhooks/headers.js";
 import { interpretWebhook } from "../../templates/webhooks/interpret.js";
-import { assertSecret, digestsEqual, parseDigest, toBytes } from "../../templates/webhooks/signature.js";
+import { assertSecret, digestsEqual, parseDigest, toBytes, toHex } from "../../templates/webhooks/signature.js";
 import { payloadTimestampMs } from "../../templates/webhooks/timestamp.js";
 import { nextRecord } from "../../templates/webhooks/ordering.js";
 import { fixtureRules } from "./rules.fixture.js";
@@ -146,7 +146,8 @@ describe("errors", () => {
 
 describe("signature helpers", () => {
   it("parseDigest wants the prefix and exactly 64 hex digits", () => {
-    expect(parseDigest(`sha256=${HEX}`, "sha256=")?.toString("hex")).toBe(HEX);
+    expect(toHex(parseDigest(`sha256=${HEX}`, "sha256=")!)).toBe(HEX);
+    expect(toHex(parseDigest(`sha256=${HEX.toUpperCase()}`, "sha256=")!)).toBe(HEX);
     expect(parseDigest(`x${"sha256="}${HEX}`, "sha256=")).toBeUndefined();
     expect(parseDigest(`sha512=${HEX}`, "sha256=")).toBeUndefined();
     expect(parseDigest(`sha256=${HEX}0`, "sha256=")).toBeUndefined();

@@ -7,6 +7,7 @@ import { type ReplayStore } from "./replay.js";
 import { type WebhookInterpretation, type WebhookRules } from "./interpret.js";
 import { type SignWebhookInput } from "./signature.js";
 import { type ValidatePayload, type VerifiedWebhook, type VerifyWebhookInput } from "./verify.js";
+import { type WebhookRequestOptions } from "./request.js";
 export interface WebhookKitConfig {
     readonly rules: WebhookRules;
     /** Runs after the body is parsed; a failure is `invalid_payload` with these errors attached. */
@@ -17,6 +18,11 @@ export interface WebhookKitConfig {
 export interface WebhookKit<V5 = unknown, V4 = unknown> {
     /** Verifies a delivery; see `verify.ts` for the order of checks. Throws `WebhookVerificationError`. */
     verifyWebhook(input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>>;
+    /**
+     * Verifies a Fetch API `Request` (Hono, Next.js route handlers, Workers, Deno, Bun): reads its exact
+     * bytes within `maxBodyBytes`, then `verifyWebhook`. Refusals map to a status with `webhookRefusal`.
+     */
+    verifyWebhookRequest(request: Request, options: WebhookRequestOptions): Promise<VerifiedWebhook<V5, V4>>;
     /** Headers a sender attaches (tests, local tools). */
     signWebhook(input: SignWebhookInput): Record<string, string>;
     /** What a verified payload's status means for the receiver (the service's specification, sections 3, 6.2). */
@@ -30,8 +36,10 @@ export type { WebhookPayloadIssue, WebhookVerificationReason } from "./errors.js
 export type { HeaderGetter, WebhookHeaders } from "./headers.js";
 export { createOrderingGuard, MemoryOrderingState } from "./ordering.js";
 export type { MemoryOrderingStateOptions, OrderingGuard, OrderingRecord, OrderingState } from "./ordering.js";
-export { MemoryReplayStore, RedisReplayStore, ReplayStoreUnavailableError } from "./replay.js";
-export type { MemoryReplayStoreOptions, RedisReplayStoreOptions, RedisSetClient, ReplayStore } from "./replay.js";
+export { MemoryReplayStore, ReplayStoreUnavailableError } from "./replay.js";
+export { DEFAULT_MAX_WEBHOOK_BODY_BYTES, WebhookBodyTooLargeError, webhookRefusal, webhookRefusalResponse } from "./request.js";
+export type { VerifyWebhookFunction, WebhookRefusal, WebhookRequestOptions } from "./request.js";
+export type { MemoryReplayStoreOptions, ReplayStore } from "./replay.js";
 export { evaluateCondition, findTransitions } from "../lifecycle/index.js";
 export type { ConditionExpr, TransitionRule, WebhookOutcome } from "../lifecycle/index.js";
 export type { WebhookInterpretation, WebhookRules } from "./interpret.js";

@@ -8,6 +8,7 @@ import { canTransition } from "../lifecycle/index.js";
 import { interpretWebhook } from "./interpret.js";
 import { signWebhook } from "./signature.js";
 import { verifyWebhookWith } from "./verify.js";
+import { verifyWebhookRequestWith } from "./request.js";
 export function createWebhookKit(config) {
     const { rules, validatePayload } = config;
     const context = {
@@ -15,8 +16,10 @@ export function createWebhookKit(config) {
         validatePayload,
         defaultReplayStore: config.replayStore ?? new MemoryReplayStore(),
     };
+    const verifyWebhook = (input) => verifyWebhookWith(context, input);
     return {
-        verifyWebhook: (input) => verifyWebhookWith(context, input),
+        verifyWebhook,
+        verifyWebhookRequest: (request, options) => verifyWebhookRequestWith(verifyWebhook, request, options),
         signWebhook,
         interpretWebhook: (payload) => interpretWebhook(rules, payload),
         canTransition: (from, to, fields) => canTransition(rules, from, to, fields),
@@ -24,7 +27,9 @@ export function createWebhookKit(config) {
 }
 export { isWebhookVerificationError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError } from "./errors.js";
 export { createOrderingGuard, MemoryOrderingState } from "./ordering.js";
-export { MemoryReplayStore, RedisReplayStore, ReplayStoreUnavailableError } from "./replay.js";
+export { MemoryReplayStore, ReplayStoreUnavailableError } from "./replay.js";
+export { DEFAULT_MAX_WEBHOOK_BODY_BYTES, WebhookBodyTooLargeError, webhookRefusal, webhookRefusalResponse } from "./request.js";
+// RedisReplayStore: its own module, redis.ts (`verispec/webhooks/redis`).
 // The life cycle (statuses, conditions, transitions) has its home in ../lifecycle/; re-exported for receivers.
 export { evaluateCondition, findTransitions } from "../lifecycle/index.js";
 export { signWebhook } from "./signature.js";

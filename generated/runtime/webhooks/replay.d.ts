@@ -22,7 +22,8 @@ export interface MemoryReplayStoreOptions {
 /**
  * In-process store, bounded in memory. Size `maxEntries` above your peak deliveries per
  * 2 × tolerance: an entry evicted early could be replayed until its timestamp is out of tolerance.
- * A receiver running as several instances needs a shared store such as `RedisReplayStore`.
+ * A receiver running as several instances needs a shared store such as `RedisReplayStore`
+ * (`verispec/webhooks/redis`).
  */
 export declare class MemoryReplayStore implements ReplayStore {
     #private;
@@ -32,41 +33,10 @@ export declare class MemoryReplayStore implements ReplayStore {
     addIfAbsent(key: string, ttlMs: number): boolean;
 }
 /**
- * The part of a connected `redis` (v4 to v6) client this store uses. Typed structurally so the
- * runtime does not import `redis` (an optional peer dependency).
- */
-export interface RedisSetClient {
-    set(key: string, value: string, options: {
-        NX: true;
-        PX: number;
-    }): Promise<unknown>;
-}
-export interface RedisReplayStoreOptions {
-    /** Prefix for the keys; default "verispec:webhook:replay:". */
-    readonly keyPrefix?: string;
-    /** How long to wait for Redis before refusing the delivery; default 2000 ms. */
-    readonly timeoutMs?: number;
-}
-/**
  * The replay store could not be asked (Redis down, unreachable, too slow): the delivery was not
  * accepted. Not a `WebhookVerificationError`: nothing is wrong with the delivery, so a receiver should
  * answer 5xx and let the service deliver it again. The Redis client's error is `cause`.
  */
 export declare class ReplayStoreUnavailableError extends Error {
     readonly name = "ReplayStoreUnavailableError";
-}
-/**
- * Shared store for receivers running as several instances: `SET key 1 NX PX ttl` is atomic in Redis,
- * so exactly one instance sees a given delivery as new. When Redis fails or does not answer within
- * `timeoutMs`, `addIfAbsent` rejects with `ReplayStoreUnavailableError`: a receiver that cannot check
- * for replays refuses to process rather than accepting blindly (fail closed). A SET that still lands
- * after the timeout records a delivery that was refused; the service's next attempt then reads as
- * "replayed", so a receiver should treat "replayed" as done only once it has processed the first one.
- */
-export declare class RedisReplayStore implements ReplayStore {
-    #private;
-    readonly keyPrefix: string;
-    readonly timeoutMs: number;
-    constructor(client: RedisSetClient, options?: RedisReplayStoreOptions);
-    addIfAbsent(key: string, ttlMs: number): Promise<boolean>;
 }

@@ -3,44 +3,33 @@
  * Signature digests for both versions (the service's specification, sections 6.4, 9).
  * v2: `sha256=` + hex HMAC-SHA256(key, raw body).
  * v1: `svc_sec_sha256_` + hex SHA3-256(raw body + key) and `svc_sec_keccak256_` + hex Keccak-256(raw body + key).
+ * No runtime built-in (bytes.ts): the same code runs on every JavaScript runtime.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { keccak_256, sha3_256 } from "@noble/hashes/sha3.js";
+import { bytesEqual, fromHex, hmacSha256 as hmacBytes, keccakOf, sha3Of, toBytes, toHex } from "./bytes.js";
 import { HEADER_SIGNATURE_KECCAK, HEADER_SIGNATURE_SHA, HEADER_SIGNATURE_V2, HEADER_SIGNATURE_VERSION, } from "./headers.js";
+export { toBytes, toHex } from "./bytes.js";
 export const V2_PREFIX = "sha256=";
 export const V1_SHA_PREFIX = "svc_sec_sha256_";
 export const V1_KECCAK_PREFIX = "svc_sec_keccak256_";
-const encoder = new TextEncoder();
 /** The 32 digest bytes after `prefix`, or undefined when the value is not `prefix` + 64 hex digits. */
 export function parseDigest(value, prefix) {
     if (!value.startsWith(prefix))
         return undefined;
     const hex = value.slice(prefix.length);
-    if (hex.length !== 64)
-        return undefined;
-    // Node stops decoding hex at the first invalid character, so 32 bytes out means 64 valid digits in.
-    const digest = Buffer.from(hex, "hex");
-    return digest.length === 32 ? digest : undefined;
+    return hex.length === 64 ? fromHex(hex) : undefined;
 }
 export function hmacSha256(secret, body) {
-    // createHmac takes strings (as UTF-8) and byte views directly: no copy of the body.
-    return createHmac("sha256", secret).update(body).digest();
+    return hmacBytes(secret, toBytes(body));
 }
 export function sha3Digest(secret, body) {
-    return sha3_256.create().update(toBytes(body)).update(toBytes(secret)).digest();
+    return sha3Of(toBytes(body), toBytes(secret));
 }
 export function keccakDigest(secret, body) {
-    return keccak_256.create().update(toBytes(body)).update(toBytes(secret)).digest();
+    return keccakOf(toBytes(body), toBytes(secret));
 }
-/** Constant-time equality; both digests are 32 bytes, so `timingSafeEqual` never sees unequal lengths. */
+/** Constant-time equality (bytes.ts); digests of different lengths are unequal. */
 export function digestsEqual(expected, received) {
-    return expected.length === received.length && timingSafeEqual(expected, received);
-}
-export function toBytes(value) {
-    return typeof value === "string" ? encoder.encode(value) : value;
-}
-export function toHex(bytes) {
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+    return bytesEqual(expected, received);
 }
 /** Headers a sender attaches, with the canonical capitalisation of section 6.4. of the service's specification For tests and local tools. */
 export function signWebhook(input) {
@@ -48,7 +37,7 @@ export function signWebhook(input) {
     assertSecret(secret, "signWebhook");
     if (version === "2") {
         return {
-            [canonical(HEADER_SIGNATURE_V2)]: V2_PREFIX + hmacSha256(secret, rawBody).toString("hex"),
+            [canonical(HEADER_SIGNATURE_V2)]: V2_PREFIX + toHex(hmacSha256(secret, rawBody)),
             [canonical(HEADER_SIGNATURE_VERSION)]: "2",
         };
     }

@@ -17,7 +17,7 @@
 import { WebhookVerificationError } from "./errors.js";
 import { DUPLICATE_HEADER, readSignatureHeaders } from "./headers.js";
 import { deliveryKey } from "./replay.js";
-import { assertSecret, digestsEqual, hmacSha256, keccakDigest, parseDigest, sha3Digest, toHex, V1_KECCAK_PREFIX, V1_SHA_PREFIX, V2_PREFIX, } from "./signature.js";
+import { assertSecret, digestsEqual, hmacSha256, keccakDigest, parseDigest, sha3Digest, toBytes, toHex, V1_KECCAK_PREFIX, V1_SHA_PREFIX, V2_PREFIX, } from "./signature.js";
 import { isV5Payload, payloadTimestampMs, withinTolerance } from "./timestamp.js";
 export async function verifyWebhookWith(context, input) {
     const secrets = secretList(input.secret);
@@ -50,11 +50,13 @@ function authenticate(input, secrets) {
         throw new WebhookVerificationError("missing_signature", "no X-Svc-Signature or X-Svc-Signature-SHA/-KECCAK header");
     }
     const version = signatureVersion(headers);
+    // One conversion to bytes for every digest of this body (an ArrayBuffer or a string arrives as is).
+    const body = toBytes(input.rawBody);
     const legacyKey = version === "2"
-        ? checkV2(secrets, input.rawBody, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"))
-        : checkV1(secrets, input.rawBody, v1Digests(headers));
-    const payload = parseJsonObject(input.rawBody);
-    return { version, payload, replayKey: headerFormReplayKey(input.rawBody, payload), legacyKey };
+        ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"))
+        : checkV1(secrets, body, v1Digests(headers));
+    const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
+    return { version, payload, replayKey: headerFormReplayKey(body, payload), legacyKey };
 }
 /**
  * One delivery has one replay identity whatever carried its signature. An older payload can embed its
@@ -112,7 +114,7 @@ function checkV2(secrets, body, expected) {
     for (const secret of secrets) {
         const digest = hmacSha256(secret, body);
         if (digestsEqual(digest, expected))
-            return `2:${digest.toString("hex")}`;
+            return `2:${toHex(digest)}`;
     }
     throw mismatch();
 }
