@@ -15,7 +15,7 @@ import { Group } from "./store/group.js";
 import { DEFAULT_TENANT, type Db, type Row, type Sql } from "./store/index.js";
 import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./store/outbox.js";
 import {
-  childrenOf, claimDueVerifications, findVerification, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
+  childrenOf, claimDueVerifications, findVerification, historiesOf, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
   olderTraceOf, toVerification, updateVerification, userIdOf, type Api, type Verification,
 } from "./store/verifications.js";
 
@@ -661,5 +661,10 @@ export class SandboxService {
 
   async historyOf(trace: string): Promise<Row[]> {
     return historyOf(this.db, this.tenant, trace);
+  }
+
+  /** The histories of a page's verifications, one statement for the page (not one per verification). */
+  async historiesOf(traces: readonly string[]): Promise<Map<string, Row[]>> {
+    return historiesOf(this.db, this.tenant, traces);
   }
 }

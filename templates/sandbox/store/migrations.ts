@@ -175,6 +175,15 @@ CREATE INDEX outbox_state ON outbox (tenant, state, id);
 CREATE INDEX outbox_queued_trace ON outbox (tenant, trace, url, id) WHERE state = 'queued';
 CREATE INDEX forms_created ON forms (tenant, created_at)`,
   },
+  {
+    // The claim's cost independent of how many deliveries are queued (outbox.ts, due): it walks the queued
+    // rows by due time and stops at the first not yet due, so rows waiting for a retry (a dead receiver's)
+    // are never read; each candidate's place in its (trace, receiver) queue is one probe of
+    // outbox_queued_trace. Before, it walked every queued row by id and filtered those not due.
+    version: 7,
+    sql: `
+CREATE INDEX outbox_due ON outbox (next_at, id) WHERE state = 'queued'`,
+  },
 ];
 
 /** Postgres's SQLSTATE undefined_table. */
