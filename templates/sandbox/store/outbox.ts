@@ -38,7 +38,7 @@ const COLUMNS = "id, tenant, delivery_id, url, body, signature_version, tries";
  * is a scalar subquery, evaluated per candidate as one probe of outbox_queued_trace (its min id), never
  * planned as an anti join over every queued row. `$1` is now.
  */
-const due = (limit: number, extra: string) => `SELECT o.${COLUMNS.split(", ").join(", o.")} FROM outbox o
+export const due = (limit: number, extra: string) => `SELECT o.${COLUMNS.split(", ").join(", o.")} FROM outbox o
    WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)${extra}
      AND o.id = (SELECT min(p.id) FROM outbox p WHERE p.tenant = o.tenant AND p.trace = o.trace AND p.url = o.url AND p.state = 'queued')
    ORDER BY o.next_at, o.id LIMIT ${Math.max(0, Math.floor(limit))}`;
