@@ -7,6 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrate } from "../../templates/sandbox/store/migrations.js";
 import { due, OUTBOX_INSERT, outboxBatch, recordOutcomes, selectDue } from "../../templates/sandbox/store/outbox.js";
 import type { Db, Row } from "../../templates/sandbox/store/index.js";
+import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
+import { startReceiver, until } from "./helpers.js";
 import { memoryDb } from "./inprocess.js";
 
 let db: Db;
@@ -74,5 +76,32 @@ describe("the claim beside a backlog", () => {
     expect((await rows("t-0")).map((r) => Number(r.next_at))).toEqual([NOW + 30_000, NOW + 30_000]);
     expect((await rows("fresh")).map((r) => Number(r.next_at))).toEqual([NOW]);
     expect((await selectDue(db, NOW, 100, [])).map((r) => String(r.delivery_id)).sort()).toEqual(["w-fresh-true", "w-other-false"]);
+  });
+});
+
+describe("an idle dispatcher on an exclusive store", () => {
+  it("looks for due rows at most every idleMs while nothing is due, and goes at a queued row's due time without a wake", async () => {
+    const rx = await startReceiver();
+    const d = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 5000, delaysMs: [], pollMs: 20, idleMs: 500 });
+    let claims = 0;
+    d.events.on("claimed", () => claims++);
+    try {
+      await d.start();
+      await new Promise((r) => setTimeout(r, 1500));
+      // Polling every 20 ms would be about 75 claims; idle, one every 500 ms (and the first at start).
+      expect(claims).toBeGreaterThanOrEqual(2);
+      expect(claims).toBeLessThanOrEqual(6);
+      const url = rx.url;
+      await db.query(
+        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, tries, next_at, created_at)
+         VALUES ('idle-1', 'idle-t', $1, 'v5', '2', '{}', 1, 'queued', 0, $2::bigint, 1)`,
+        [url, Date.now() + 200],
+      );
+      await until(async () => rx.deliveries.length === 1, "the queued row delivered at its due time", 5000);
+      expect(rx.deliveries[0]!.headers["x-id"]).toBe("idle-1");
+    } finally {
+      await d.stop();
+      await rx.close();
+    }
   });
 });

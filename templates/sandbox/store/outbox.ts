@@ -146,6 +146,12 @@ export async function queuedCount(sql: Sql): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+/** When the earliest queued delivery is due (ms), or undefined when none is queued: the first entry of outbox_due. */
+export async function earliestQueued(sql: Sql): Promise<number | undefined> {
+  const rows = await sql.query<{ next_at: string }>("SELECT next_at FROM outbox WHERE state = 'queued' ORDER BY next_at LIMIT 1");
+  return rows.length ? Number(rows[0]!.next_at) : undefined;
+}
+
 /** When the oldest queued delivery was created (ms), or undefined when none is queued. */
 export async function oldestQueuedCreatedAt(sql: Sql): Promise<number | undefined> {
   const rows = await sql.query<{ created_at: string }>("SELECT created_at FROM outbox WHERE state = 'queued' ORDER BY id LIMIT 1");
