@@ -154,8 +154,9 @@ export async function earliestQueued(sql: Sql): Promise<number | undefined> {
 
 /** When the oldest queued delivery was created (ms), or undefined when none is queued. */
 export async function oldestQueuedCreatedAt(sql: Sql): Promise<number | undefined> {
-  const rows = await sql.query<{ created_at: string }>("SELECT created_at FROM outbox WHERE state = 'queued' ORDER BY id LIMIT 1");
-  return rows.length ? Number(rows[0]!.created_at) : undefined;
+  // At a metrics scrape only: a scan of the queued rows' index (as the queue depth's count is).
+  const rows = await sql.query<{ created_at: string | null }>("SELECT min(created_at) AS created_at FROM outbox WHERE state = 'queued'");
+  return rows[0]?.created_at == null ? undefined : Number(rows[0].created_at);
 }
 
 // ---- enqueueing, in the caller's statement and transaction ----------------------------------------------
