@@ -5,8 +5,9 @@
 //      PGlite, the leasing UPDATE rolled back on Postgres) beside 100, 10,000 and 100,000 queued rows of a
 //      dead receiver waiting for their retry; p99 over alternating slices; goal: within 1.5x of 100 queued;
 //   2. a running sandbox (startSandbox) with BACKLOG_BENCH_QUEUED (default 100,000) deliveries queued for a
-//      dead receiver, beside one with an empty outbox: idle CPU (this process, and on Postgres the server's
-//      processes too) over BACKLOG_BENCH_IDLE_S seconds each, and GET by trace p50/p90; goal: idle CPU under
+//      dead receiver, beside one with an empty outbox: idle CPU over BACKLOG_BENCH_IDLE_S seconds (this
+//      process, and on Postgres the server's processes too; the empty one alone, then both, the backlog
+//      one's share being the difference), and GET by trace p50/p90; goal: idle CPU under
 //      5% of a core, GET p50/p90 within 1.5x of the empty outbox;
 //   3. the receiver comes back: BACKLOG_BENCH_DRAIN (default 20,000) of the queued deliveries made due, the
 //      time until the sandbox has delivered every one of them (each deliveryId once, every row delivered),
@@ -122,22 +123,26 @@ async function start(db: string, webhookUrl: string): Promise<RunningSandbox> {
   });
 }
 
-/** CPU seconds used so far by the Postgres server behind `db` (its postmaster and every child), or 0 on PGlite. */
-async function serverCpu(db: Db): Promise<number> {
-  if (db.exclusive) return 0;
+/** CPU seconds used so far by each process of the Postgres server behind `db` (its postmaster and every child), none on PGlite. */
+async function serverCpu(db: Db): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (db.exclusive) return out;
   const dir = String((await db.query("SHOW data_directory"))[0]!.data_directory);
   const root = Number(readFileSync(`${dir}/postmaster.pid`, "utf8").split("\n")[0]);
-  let ticks = 0;
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
-      const f = readFileSync(`/proc/${pid}/stat`, "utf8").slice(readFileSync(`/proc/${pid}/stat`, "utf8").lastIndexOf(")") + 2).split(" ");
-      if (Number(pid) === root || Number(f[1]) === root) ticks += Number(f[11]) + Number(f[12]);
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pid) === root || Number(f[1]) === root) out.set(Number(pid), (Number(f[11]) + Number(f[12])) / 100);
     } catch {
       // a process that ended meanwhile
     }
   }
-  return ticks / 100;
+  return out;
 }
+
+/** CPU seconds between two readings: of the processes in the second, what each used since the first (a process that ended between them is not counted). */
+const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
 
 /** Share of a core used while the sandbox idles (nothing due), this process and the database server. */
 async function idleCpu(s: RunningSandbox): Promise<{ self: number; server: number }> {
@@ -148,7 +153,7 @@ async function idleCpu(s: RunningSandbox): Promise<{ self: number; server: numbe
   await new Promise((r) => setTimeout(r, IDLE_S * 1000));
   const wall = (performance.now() - t0) / 1000;
   const used = process.cpuUsage(cpu0);
-  return { self: (used.user + used.system) / 1e6 / wall, server: ((await serverCpu(s.db)) - server0) / wall };
+  return { self: (used.user + used.system) / 1e6 / wall, server: cpuSince(server0, await serverCpu(s.db)) / wall };
 }
 
 /** GET by trace times (ms), 10 in flight: the sandbox's own creates (not the queued rows). */
@@ -231,15 +236,22 @@ async function sandboxes(empty: string, backlog: string) {
   const url = `http://127.0.0.1:${port}/webhooks`;
   const stores: RunningSandbox[] = [];
   try {
+    // Both sandboxes run in this process: the empty one idles alone first, then beside the backlog one,
+    // whose share is the difference. Their own creates' webhooks fail once and wait an hour too.
     const e = await start(empty, url);
     stores.push(e);
+    await e.db.query("TRUNCATE verifications, history, outbox, delivery_attempts, forms");
+    const traces = [await creates(e, 100)];
+    await new Promise((r) => setTimeout(r, 2000));
+    const alone = await idleCpu(e);
     const b = await start(backlog, url);
     stores.push(b);
-    for (const s of stores) await s.db.query("TRUNCATE verifications, history, outbox, delivery_attempts, forms");
+    await b.db.query("TRUNCATE verifications, history, outbox, delivery_attempts, forms");
     await queueDead(b.db, url, QUEUED, Date.now() + HOUR_MS);
-    const traces = [await creates(e, 100), await creates(b, 100)]; // their webhooks fail once and wait an hour too
+    traces.push(await creates(b, 100));
     await new Promise((r) => setTimeout(r, 2000));
-    const idle = [await idleCpu(e), await idleCpu(b)];
+    const both = await idleCpu(b);
+    const idle = [alone, { self: Math.max(0, both.self - alone.self), server: Math.max(0, both.server - alone.server) }];
     const got: number[][] = [[], []];
     for (let slice = 0; slice < SLICES; slice++) for (const k of slice % 2 ? [1, 0] : [0, 1]) got[k]!.push(...(await gets(stores[k]!, traces[k]!, 250)));
     return { idle, got, drain: await drain(b, port, url) };
