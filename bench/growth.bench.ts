@@ -94,7 +94,10 @@ async function timings(n: number, one: (i: number) => Promise<void>, offset = 0,
   return times;
 }
 
-const p99 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!;
+const pct = (times: number[], q: number) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * q))]!;
+const p99 = (times: number[]) => pct(times, 0.99);
+/** The median: on a loaded machine the p99 is the load's, the median still the store's. */
+const p50 = (times: number[]) => pct(times, 0.5);
 
 async function call(url: string, method: string, body?: unknown): Promise<unknown> {
   const r = await fetch(url, { method, headers: { authorization: AUTH, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -298,13 +301,15 @@ export default async function run(): Promise<void> {
     const plans = DB === "memory" ? [] : await explainAll(large);
     console.log(`\n${where}, ${ROWS.toLocaleString("en")} stored verifications (and as many history and delivered outbox rows) vs none, in one run (${started}; at the end ${load()}):`);
     console.log(`p99 ms over ${REQUESTS} requests a figure unless marked (share), ${CONCURRENCY} in flight, ${SLICES} alternating slices; bound: large <= ${BOUND}x empty\n`);
-    console.log("| request | empty store | large store | ratio |");
-    console.log("|---|---:|---:|---:|");
+    console.log("| request | empty store p99 | large store p99 | ratio | p50 empty / large | p50 ratio |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    const row = (name: string, e: number[], l: number[]) =>
+      `| ${name} | ${p99(e).toFixed(1)} | ${p99(l).toFixed(1)} | ${verdict(p99(e), p99(l))} | ${p50(e).toFixed(1)} / ${p50(l).toFixed(1)} | ${verdict(p50(e), p50(l))} |`;
     for (const [name, share] of FIGURES) {
       const [e, l] = figures.get(name)!;
-      console.log(`| ${name}${share === 1 ? "" : ` (${Math.round(share * REQUESTS)} calls)`} | ${p99(e).toFixed(1)} | ${p99(l).toFixed(1)} | ${verdict(p99(e), p99(l))} |`);
+      console.log(row(`${name}${share === 1 ? "" : ` (${Math.round(share * REQUESTS)} calls)`}`, e, l));
     }
-    console.log(`| create + GET during a retention sweep (large store: without / during) | ${p99(retention.without).toFixed(1)} | ${p99(retention.during).toFixed(1)} | ${verdict(p99(retention.without), p99(retention.during))} |`);
+    console.log(row("create + GET during a retention sweep (large store: without / during)", retention.without, retention.during));
     console.log(`\nretention removed ${retention.removed.toLocaleString("en")} old verifications and deliveries while the requests ran (${retention.seconds.toFixed(1)} s of alternating slices)`);
     if (plans.length) {
       console.log(`\nEXPLAIN of every statement the requests ran, on the large store (${plans.filter((p) => p.startsWith("SEQ")).length} with a sequential scan of a big table):\n`);

@@ -17,7 +17,7 @@ import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Group } from "./store/group.js";
 import type { Db, Row } from "./store/index.js";
-import { attemptsOf, claimDue, latestOutboxRows, outboxRowsOfTrace, recordOutcomes, releaseLeases, requeueDelivery, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
+import { attemptsOf, claimDue, earliestQueued, latestOutboxRows, outboxRowsOfTrace, recordOutcomes, releaseLeases, requeueDelivery, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
 
 export type { QueuedRow } from "./store/outbox.js";
 
@@ -30,6 +30,12 @@ export interface DispatcherOptions {
   readonly delaysMs: readonly number[];
   /** How often to look for due rows when nothing wakes the dispatcher. */
   readonly pollMs?: number;
+  /**
+   * On an exclusive store, idle (nothing claimed, nothing in flight): the longest wait before the next
+   * look, shortened to when the earliest queued row is due (default IDLE_MS). Every row that becomes due
+   * otherwise is written by this process, which wakes the dispatcher. Not above pollMs.
+   */
+  readonly idleMs?: number;
   /** Deliveries in flight at most (default DELIVERY_CONCURRENCY). */
   readonly concurrency?: number;
   readonly log?: (line: string) => void;
@@ -47,6 +53,12 @@ export interface DeliveryAttempt {
  * same machine busy (a delivery takes about a millisecond there) while the sandbox answers creates.
  */
 export const DELIVERY_CONCURRENCY = 64;
+
+/**
+ * An idle exclusive store's longest wait between looks for due rows: a dead receiver's backlog costs no
+ * claim every 200 ms while none of it is due (bench/backlog.bench.ts).
+ */
+export const IDLE_MS = 1000;
 
 /** What the dispatcher reports as it works (tests wait on these instead of sleeping). */
 export interface DispatcherEvents {
@@ -79,6 +91,8 @@ export class Dispatcher {
   private readonly deliveries = new Set<Promise<void>>();
   /** Claims finished so far: a hand-over that saw one finish while it was in flight runs another after it. */
   private claimsEnded = 0;
+  /** The last claim found nothing and nothing was in flight. */
+  private idle = false;
   /** Due rows were left for want of a free slot: each finished delivery runs a claim. */
   private backlog = false;
   /** Answers committed as they arrive; answers arriving while a commit runs share the next one. */
@@ -170,6 +184,7 @@ export class Dispatcher {
           }
           const claimed = await this.claim(free);
           this.claimsEnded++;
+          this.idle = claimed.length === 0 && this.inFlight.size === 0;
           this.backlog = claimed.length >= free;
           this.events.emit("claimed", claimed.length);
           if (this.stopped) break; // a lease lapses; an exclusive store keeps the rows queued
@@ -181,7 +196,16 @@ export class Dispatcher {
     })();
     await this.running;
     this.running = undefined;
-    this.schedule(this.o.pollMs ?? 200);
+    this.schedule(await this.nextLookMs());
+  }
+
+  /** When to look for due rows again: the poll interval, or on an idle exclusive store until the earliest queued row is due (at most idleMs). */
+  private async nextLookMs(): Promise<number> {
+    const poll = this.o.pollMs ?? 200;
+    const longest = this.o.idleMs ?? IDLE_MS;
+    if (!this.idle || !this.o.db.exclusive || this.stopped || poll >= longest) return poll;
+    const earliest = await earliestQueued(this.o.db).catch(() => undefined);
+    return Math.max(poll, Math.min(longest, earliest === undefined ? longest : earliest - Date.now()));
   }
 
   private claim(limit: number): Promise<QueuedRow[]> {

@@ -141,7 +141,9 @@ export class SandboxHandlers {
     const b = this.http.browseOf(x.url, PAGE_ROWS);
     const { name, service, clock } = this.account(x);
     const vs = await verificationsPage(this.o.db, name, b);
-    const verifications = await Promise.all(vs.items.map(toVerification).map(async (v) => ({ ...service.detail(v), api: v.api, userId: v.userId, history: await service.historyOf(v.trace) })));
+    const page = vs.items.map(toVerification);
+    const histories = await service.historiesOf(page.map((v) => v.trace));
+    const verifications = page.map((v) => ({ ...service.detail(v), api: v.api, userId: v.userId, history: histories.get(v.trace) ?? [] }));
     const deliveries = b.trace || b.userId || b.status || b.after ? await this.deliveriesOf(name, vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, name, { limit: PAGE_ROWS })).items;
     this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
   };

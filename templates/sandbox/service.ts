@@ -665,4 +665,9 @@ export class SandboxService {
   async historyOf(trace: string): Promise<Row[]> {
     return this.db.historyOf(trace);
   }
+
+  /** The histories of a page's verifications, one statement for the page (not one per verification). */
+  async historiesOf(traces: readonly string[]): Promise<Map<string, Row[]>> {
+    return this.db.historiesOf(traces);
+  }
 }

@@ -31,11 +31,11 @@ describe("startSandbox", () => {
     expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.db.kind).toBe("pglite");
     expect(sandbox.db.exclusive).toBe(true);
-    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(await migrate(sandbox.db)).toBe(6);
-    expect((await sandbox.db.query("SELECT count(*)::int AS n FROM schema_migrations")).map((r) => r.n)).toEqual([6]);
+    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await migrate(sandbox.db)).toBe(7);
+    expect((await sandbox.db.query("SELECT count(*)::int AS n FROM schema_migrations")).map((r) => r.n)).toEqual([7]);
     const indexes = (await sandbox.db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'outbox' ORDER BY indexname")).map((r) => r.indexname);
-    expect(indexes).toEqual(["outbox_claim", "outbox_delivery", "outbox_done_created", "outbox_id", "outbox_pkey", "outbox_queued_trace", "outbox_state", "outbox_trace"]);
+    expect(indexes).toEqual(["outbox_delivery", "outbox_done_created", "outbox_due", "outbox_id", "outbox_pkey", "outbox_queued_trace", "outbox_state", "outbox_trace"]);
     const partial = (await sandbox.db.query("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'verifications' AND indexname LIKE '%_set' ORDER BY indexname")).map((r) => [r.indexname, String(r.indexdef).replace(/^.* USING /, "")]);
     expect(partial).toEqual([["verifications_parent_set", "btree (tenant, parent_trace) WHERE (parent_trace IS NOT NULL)"], ["verifications_user_set", "btree (tenant, user_id, seq) WHERE (user_id IS NOT NULL)"]]);
     // A transaction that throws is rolled back.

@@ -180,7 +180,7 @@ describe("createMetrics", () => {
     const db = stubDb([
       [/GROUP BY state/, [{ state: "delivered", n: "3" }, { state: "archived", n: "1" }]],
       [/count\(\*\) AS n FROM outbox WHERE state = 'queued'/, [{ n: "2" }]],
-      [/SELECT created_at FROM outbox/, [{ created_at: "10000" }]],
+      [/SELECT min\(created_at\) AS created_at FROM outbox/, [{ created_at: "10000" }]],
     ]);
     const metrics = await createMetrics(db, () => 25_000);
     metrics.observe("GET", "/healthz", 200, 0.003);
@@ -213,7 +213,7 @@ describe("createMetrics", () => {
     const lines = new Set((await empty.scrape()).body.split("\n"));
     expect(lines).toContain("verispec_sandbox_delivery_oldest_queued_age_seconds 0");
     expect(lines).toContain("verispec_sandbox_delivery_queue_depth 0");
-    const future = await createMetrics(stubDb([[/SELECT created_at/, [{ created_at: "90000" }]]]), () => 25_000);
+    const future = await createMetrics(stubDb([[/SELECT min\(created_at\)/, [{ created_at: "90000" }]]]), () => 25_000);
     expect((await future.scrape()).body.split("\n")).toContain("verispec_sandbox_delivery_oldest_queued_age_seconds 0");
     const broken = await createMetrics(stubDb([], true), () => 0);
     const text = (await broken.scrape()).body;

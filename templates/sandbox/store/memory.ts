@@ -88,6 +88,7 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
     olderTraceOf: async (key) => (key.trace !== undefined ? newest((v) => v.trace === key.trace && v.api === "older")[0]?.trace : newest((v) => v.userId === key.userId && v.api === "older")[0]?.trace),
     latestVerifications: async (limit) => newest(() => true).slice(0, limit),
     historyOf: async (trace) => state().history.filter((h) => h.trace === trace).map(({ trace: _t, ...row }) => ({ ...row })),
+    historiesOf: async (traces) => new Map(traces.map((t) => [t, state().history.filter((h) => h.trace === t).map(({ trace: _t, ...row }) => ({ ...row }))])),
     latestWebhookBody: async (trace) => state().outbox.filter((o) => o.trace === trace).at(-1)?.body,
     insertForm: async (id, request, now) => void state().forms.set(id, { id, request: JSON.stringify(request), created_at: now, opens_since_save: 0, attempts: 0, trace: null }),
     lockForm: async (id) => {

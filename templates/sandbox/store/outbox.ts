@@ -30,14 +30,18 @@ export interface Outcome {
 const COLUMNS = "id, tenant, delivery_id, url, body, signature_version, tries";
 
 /**
- * Due rows, oldest first, with no earlier queued row of the same trace and receiver (that keeps each
- * verification's webhooks in order); the partial indexes of migration 2 make it an index scan that stops
- * at the LIMIT. `$1` is now.
+ * Due rows, earliest due first, each the head of its trace and receiver's queue (that keeps each
+ * verification's webhooks in order). The index of migration 7 on (next_at, id) of queued rows makes it a
+ * range scan that stops at the LIMIT or at the first row not yet due: its cost is in the rows due, not in
+ * those queued. A row waiting behind its head is not due before the head's next try: recordOutcomes and a
+ * change's OUTBOX_INSERT set its next_at so (a dead receiver's queues are then never read). The head test
+ * is a scalar subquery, evaluated per candidate as one probe of outbox_queued_trace (its min id), never
+ * planned as an anti join over every queued row. `$1` is now.
  */
-const due = (limit: number, extra: string) => `SELECT o.${COLUMNS.split(", ").join(", o.")} FROM outbox o
+export const due = (limit: number, extra: string) => `SELECT o.${COLUMNS.split(", ").join(", o.")} FROM outbox o
    WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)${extra}
-     AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.tenant = o.tenant AND p.trace = o.trace AND p.url = o.url AND p.state = 'queued' AND p.id < o.id)
-   ORDER BY o.id LIMIT ${Math.max(0, Math.floor(limit))}`;
+     AND o.id = (SELECT min(p.id) FROM outbox p WHERE p.tenant = o.tenant AND p.trace = o.trace AND p.url = o.url AND p.state = 'queued')
+   ORDER BY o.next_at, o.id LIMIT ${Math.max(0, Math.floor(limit))}`;
 
 /**
  * An exclusive store (PGlite) has one dispatcher, whose passes never overlap: a plain SELECT that skips
@@ -63,6 +67,8 @@ export function claimDue(sql: Sql, now: number, limit: number, owner: string, le
 /**
  * Answers in one statement: the attempts, and each row's new state while the lease is still `owner`'s
  * (null: an exclusive store, no lease). A row whose lease another instance took meanwhile keeps its state.
+ * A row retried later holds back the rows queued behind it: their next_at moves to its retry time (they
+ * cannot go before it), so the claim's scan of due rows does not read them until then.
  */
 export async function recordOutcomes(sql: Sql, outcomes: readonly Outcome[], owner: string | null): Promise<void> {
   if (!outcomes.length) return;
@@ -70,11 +76,14 @@ export async function recordOutcomes(sql: Sql, outcomes: readonly Outcome[], own
   await sql.query(
     `WITH r AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[], $8::bigint[])
                   AS r(id, at, status_code, error, duration_ms, tries, state, next_at)),
-     a AS (INSERT INTO delivery_attempts (outbox_id, at, status_code, error, duration_ms) SELECT id, at, status_code, error, duration_ms FROM r)
-     UPDATE outbox o SET state = r.state, tries = r.tries, last_status = r.status_code, last_error = r.error,
+     a AS (INSERT INTO delivery_attempts (outbox_id, at, status_code, error, duration_ms) SELECT id, at, status_code, error, duration_ms FROM r),
+     u AS (UPDATE outbox o SET state = r.state, tries = r.tries, last_status = r.status_code, last_error = r.error,
        next_at = CASE WHEN r.state = 'queued' THEN r.next_at ELSE o.next_at END,
        delivered_at = CASE WHEN r.state = 'delivered' THEN r.next_at ELSE o.delivered_at END, lease_owner = NULL, lease_until = NULL
-       FROM r WHERE o.id = r.id AND o.lease_owner IS NOT DISTINCT FROM $9`,
+       FROM r WHERE o.id = r.id AND o.lease_owner IS NOT DISTINCT FROM $9 RETURNING o.id, o.tenant, o.trace, o.url, r.state, r.next_at)
+     UPDATE outbox q SET next_at = u.next_at FROM u
+       WHERE u.state = 'queued' AND q.tenant = u.tenant AND q.trace = u.trace AND q.url = u.url AND q.state = 'queued' AND q.id > u.id
+         AND q.next_at < u.next_at AND NOT q.id = ANY($1::bigint[])`,
     [col("id"), col("at"), col("statusCode"), col("error"), col("durationMs"), col("tries"), col("state"), col("nextAt"), owner],
   );
 }
@@ -137,10 +146,17 @@ export async function queuedCount(sql: Sql): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+/** When the earliest queued delivery is due (ms), or undefined when none is queued: the first entry of outbox_due. */
+export async function earliestQueued(sql: Sql): Promise<number | undefined> {
+  const rows = await sql.query<{ next_at: string }>("SELECT next_at FROM outbox WHERE state = 'queued' ORDER BY next_at LIMIT 1");
+  return rows.length ? Number(rows[0]!.next_at) : undefined;
+}
+
 /** When the oldest queued delivery was created (ms), or undefined when none is queued. */
 export async function oldestQueuedCreatedAt(sql: Sql): Promise<number | undefined> {
-  const rows = await sql.query<{ created_at: string }>("SELECT created_at FROM outbox WHERE state = 'queued' ORDER BY id LIMIT 1");
-  return rows.length ? Number(rows[0]!.created_at) : undefined;
+  // At a metrics scrape only: a scan of the queued rows' index (as the queue depth's count is).
+  const rows = await sql.query<{ created_at: string | null }>("SELECT min(created_at) AS created_at FROM outbox WHERE state = 'queued'");
+  return rows[0]?.created_at == null ? undefined : Number(rows[0].created_at);
 }
 
 // ---- enqueueing, in the caller's statement and transaction ----------------------------------------------
@@ -153,10 +169,15 @@ export function outboxBatch(rows: readonly (readonly unknown[])[], signatureVers
   return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([signatureVersion, now]);
 }
 
-/** Outbox rows, one per receiver of each webhook, as SQL appended to a statement: the tenant is parameter `tenantAt`, an OutboxBatch follows it. */
-export const OUTBOX_INSERT = (tenantAt: number, at = tenantAt + 1) =>
+/**
+ * Outbox rows, one per receiver of each webhook, as SQL appended to a statement: the tenant is parameter
+ * `tenantAt`, an OutboxBatch follows it. `behind`: the trace may have rows queued already (a change, not a
+ * new verification), so a row's next_at is not before theirs (it goes after them; see recordOutcomes).
+ */
+export const OUTBOX_INSERT = (tenantAt: number, behind = false, at = tenantAt + 1) =>
   `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
-     SELECT $${tenantAt}::text, w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END, $${at + 7}, $${at + 7}
+     SELECT $${tenantAt}::text, w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END,
+       ${behind ? `GREATEST($${at + 7}::bigint, (SELECT max(q.next_at) FROM outbox q WHERE q.tenant = $${tenantAt}::text AND q.trace = w.trace AND q.url = w.url AND q.state = 'queued'))` : `$${at + 7}`}, $${at + 7}
        FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)
      RETURNING id, tenant, delivery_id, url, signature_version, tries, state`;
 

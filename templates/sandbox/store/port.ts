@@ -27,6 +27,8 @@ export interface StoreOps {
   olderTraceOf(key: { trace?: string; userId?: string }): Promise<string | undefined>;
   latestVerifications(limit: number): Promise<Verification[]>;
   historyOf(trace: string): Promise<Row[]>;
+  /** The histories of several verifications in one read (a page of /_sandbox/state). */
+  historiesOf(traces: readonly string[]): Promise<Map<string, Row[]>>;
   latestWebhookBody(trace: string): Promise<string | undefined>;
   insertForm(id: string, request: Record<string, unknown>, now: number): Promise<void>;
   /** The form's row: request (JSON text), created_at, opens_since_save, attempts, trace. */

@@ -5,7 +5,7 @@ import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./outbox.js";
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
 import type { Db, Sql } from "./sql.js";
 import {
-  childrenOf, claimDueVerifications, findVerification, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
+  childrenOf, claimDueVerifications, findVerification, historiesOf, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
   olderTraceOf, updateVerification, userIdOf,
 } from "./verifications.js";
 
@@ -24,6 +24,7 @@ function sqlOps(sql: Sql, tenant: string): StoreOps {
     olderTraceOf: (key) => olderTraceOf(sql, tenant, key),
     latestVerifications: (limit) => latestVerifications(sql, tenant, limit),
     historyOf: (trace) => historyOf(sql, tenant, trace),
+    historiesOf: (traces) => historiesOf(sql, tenant, traces),
     latestWebhookBody: (trace) => latestWebhookBody(sql, tenant, trace),
     insertForm: (id, request, now) => insertForm(sql, tenant, id, request, now),
     lockForm: (id) => lockForm(sql, tenant, id),

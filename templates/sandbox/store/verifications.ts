@@ -80,7 +80,7 @@ export async function updateVerification(sql: Sql, tenant: string, next: Verific
        UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
          due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE tenant = $13::text AND trace = $1),
      h AS (INSERT INTO history (tenant, trace, verification_status, submission_status, attempt, trigger, at) VALUES ($13::text, $1, $2, $3, $4, $10, $9))
-     ${outbox ? OUTBOX_INSERT(13) : "SELECT 1"}`,
+     ${outbox ? OUTBOX_INSERT(13, true) : "SELECT 1"}`,
     [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, tenant, ...(outbox ?? [])],
   );
 }
@@ -131,7 +131,18 @@ export async function latestVerifications(sql: Sql, tenant: string, limit: numbe
   return (await sql.query("SELECT * FROM verifications WHERE tenant = $1 ORDER BY seq DESC LIMIT $2", [tenant, limit])).map(toVerification);
 }
 
+const HISTORY_COLUMNS = "verification_status, submission_status, attempt, trigger, at";
+
 /** A verification's history, oldest first. */
 export function historyOf(sql: Sql, tenant: string, trace: string): Promise<Row[]> {
-  return sql.query("SELECT verification_status, submission_status, attempt, trigger, at FROM history WHERE tenant = $1 AND trace = $2 ORDER BY id", [tenant, trace]);
+  return sql.query(`SELECT ${HISTORY_COLUMNS} FROM history WHERE tenant = $1 AND trace = $2 ORDER BY id`, [tenant, trace]);
+}
+
+/** The histories of these verifications (a page's), oldest first each, in one statement: by trace, empty for a trace without any. */
+export async function historiesOf(sql: Sql, tenant: string, traces: readonly string[]): Promise<Map<string, Row[]>> {
+  const out = new Map<string, Row[]>(traces.map((t) => [t, []]));
+  if (!traces.length) return out;
+  const rows = await sql.query(`SELECT trace, ${HISTORY_COLUMNS} FROM history WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id`, [tenant, traces]);
+  for (const { trace, ...row } of rows) out.get(String(trace))?.push(row);
+  return out;
 }
