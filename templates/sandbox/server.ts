@@ -8,6 +8,7 @@ import { choice, choiceMessage, validateWith, type SandboxSpec } from "./binding
 import { parseBrowse, type Browse } from "./browse.js";
 import { HttpError, type Account, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
+import { pageSecurityHeaders } from "./csp.js";
 import { messagePage } from "./page.js";
 import { findRoute, type Route } from "./routes.js";
 import { ServiceError } from "./service.js";
@@ -199,7 +200,8 @@ class SandboxHttp implements HttpKit {
   // ---- the kit the handlers use ----
 
   send(res: ServerResponse, status: number, body: string, type = "application/json", extra: Record<string, string> = {}): void {
-    res.writeHead(status, { "Content-Type": type === "application/json" ? "application/json; charset=utf-8" : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...extra });
+    const page = type.startsWith("text/html") ? pageSecurityHeaders(body) : {};
+    res.writeHead(status, { "Content-Type": type === "application/json" ? "application/json; charset=utf-8" : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...page, ...extra });
     res.end(body);
   }
 
@@ -313,7 +315,11 @@ class SandboxHttp implements HttpKit {
       body = await this.readObject(req);
       this.olderAuth(body, ctx);
     }
-    if (ctx.account) this.o.onAccount?.(res, ctx.account.name);
+    if (ctx.account) {
+      this.o.onAccount?.(res, ctx.account.name);
+      // The account's clock as stored now: every instance on one database tells the same time.
+      await ctx.account.service.refreshClock();
+    }
     const exchange: Exchange = { account: ctx.account, req, res, ctx, path, url, captures, body };
     await route.handler(exchange);
   }

@@ -9,7 +9,7 @@ import { choice, choiceMessage, transitionRow, validateWith, type SandboxBinding
 import type { SandboxClock } from "./clock.js";
 import type { QueuedRow } from "./dispatcher.js";
 import { derivedUuid, olderResults, resultsFor, v5Results } from "./results.js";
-import { loadClockOffset, saveClockOffset } from "./store/clock.js";
+import { advanceClockOffset, loadClockOffset, saveClockOffset } from "./store/clock.js";
 import { countFormOpening, insertForm, lockForm, saveFormAttempt } from "./store/forms.js";
 import { Group } from "./store/group.js";
 import { DEFAULT_TENANT, type Db, type Row, type Sql } from "./store/index.js";
@@ -511,6 +511,7 @@ export class SandboxService {
 
   /** Completes every pending verification whose time has come (several instances: each row once). */
   async processDue(): Promise<number> {
+    await this.refreshClock();
     const complete = this.row("complete");
     const done = await this.db.transaction(async (tx) => {
       const rows = await claimDueVerifications(tx, this.tenant, this.clock.now(), complete.from!, 100);
@@ -571,6 +572,20 @@ export class SandboxService {
 
   async loadClockOffset(): Promise<number> {
     return loadClockOffset(this.db, this.tenant);
+  }
+
+  /** Sets the clock to the offset stored now (another instance on the same database may have moved it); an offset out of range is left as it was. */
+  async refreshClock(): Promise<void> {
+    const stored = await this.loadClockOffset();
+    if (this.clock.allows(stored)) this.clock.set(stored);
+  }
+
+  /** Moves the stored offset forward by `ms` (atomically, beside other instances) and the clock with it; false when that would pass the clock's maximum. */
+  async advanceClock(ms: number): Promise<boolean> {
+    const offset = await advanceClockOffset(this.db, this.tenant, ms, this.clock.maxOffsetMs);
+    if (offset === undefined) return false;
+    this.clock.set(offset);
+    return true;
   }
 
   // ---- hosted forms (4.2, 8) ---------------------------------------------------------------------

@@ -54,6 +54,28 @@ const setups: Record<string, () => string[]> = {
     writeFileSync(join(dir, "bomb.yaml"), ["a0: &a0 [x, x, x, x, x, x, x, x, x]", level("a1", "a0"), level("a2", "a1"), level("a3", "a2")].join("\n") + "\n");
     return ["check", "--spec", dir];
   },
+  "a spec file linking outside the spec directory": () => {
+    const dir = specCopy("outside");
+    writeFileSync(join(temp, "dot-npmrc"), "//registry.npmjs.org/:_authToken=npm_SECRETsecretSECRETsecret0123\n");
+    rmSync(join(dir, "countries.yaml"));
+    symlinkSync(join(temp, "dot-npmrc"), join(dir, "countries.yaml"));
+    return ["check", "--spec", dir];
+  },
+  "a spec file linking to /dev/zero": () => {
+    const dir = specCopy("zero");
+    symlinkSync("/dev/zero", join(dir, "zero.yaml"));
+    return ["generate", "--spec", dir, "--out", join(temp, "zero-out")];
+  },
+  "a spec file linking to /proc/self/environ": () => {
+    const dir = specCopy("environ");
+    symlinkSync("/proc/self/environ", join(dir, "limits.yaml"), "file");
+    return ["check", "--spec", dir];
+  },
+  "a spec file over 10 MiB": () => {
+    const dir = specCopy("huge");
+    writeFileSync(join(dir, "huge.yaml"), `a: "${"x".repeat(10 * 1024 * 1024)}"\n`);
+    return ["check", "--spec", dir];
+  },
   "a directory where the meta-schema file should be": () => {
     const dir = specCopy("meta-dir");
     rmSync(join(dir, "meta", "spec.schema.yaml"));
@@ -69,6 +91,10 @@ const expected: Record<string, RegExp> = {
   "a symbolic link loop in spec/": /^verispec: symbolic link loop in the spec: \/.*loop\/a\.yaml\n$/,
   "a dangling symbolic link in spec/": /^verispec: broken symbolic link in the spec: \/.*dangling\/gone\.yaml\n$/,
   "a YAML alias bomb": /^bomb\/bomb\.yaml:2:\d+: error VS103: found aliases that expand past 100 references \(an alias bomb\); expected YAML without excessive aliases\n$/,
+  "a spec file linking outside the spec directory": /^verispec: spec file outside\/countries\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
+  "a spec file linking to /dev/zero": /^verispec: spec file zero\/zero\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
+  "a spec file linking to /proc/self/environ": /^verispec: spec file environ\/limits\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
+  "a spec file over 10 MiB": /^verispec: spec file huge\/huge\.yaml is larger than 10,485,760 bytes \(10 MiB\), the most verispec reads\n$/,
   "a directory where the meta-schema file should be": /^verispec: not a verispec spec directory \(no meta\/spec\.schema\.yaml\): \/.*meta-dir\n$/,
 };
 
@@ -77,6 +103,22 @@ describe("CLI failures are one line and exit 2", () => {
     const { code, err } = await run(setups[name]!());
     expect(err).toMatch(expected[name]!);
     expect(code).toBe(2);
+  });
+
+  it("a spec file linking outside is refused by sandbox --spec too, and nothing of it is quoted", async () => {
+    const { code, err } = await run(["sandbox", "--spec", join(temp, "outside"), "--port", "0"]);
+    expect(err).toMatch(/^verispec: spec file outside\/countries\.yaml resolves outside the spec directory; refused \(not read\)\n$/);
+    expect(err).not.toMatch(/SECRET|authToken/);
+    expect(code).toBe(2);
+  });
+
+  it("a spec file linking to the byte source /dev/zero inside the spec's own tree is refused at 10 MiB, fast", async () => {
+    const dir = specCopy("zero-inside");
+    const started = Date.now();
+    const { readAtMost } = await import("../../generator/read-bounded.js");
+    expect(readAtMost("/dev/zero")).toBeUndefined();
+    expect(readAtMost(join(dir, "limits.yaml"))!.length).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("as a process: no stack trace on stderr", () => {
