@@ -144,7 +144,7 @@ export class SandboxHandlers {
     const { name, service, clock } = this.account(x);
     const vs = await verificationsPage(this.o.db, name, b);
     const verifications = await Promise.all(vs.items.map(toVerification).map(async (v) => ({ ...service.detail(v), api: v.api, userId: v.userId, history: await service.historyOf(v.trace) })));
-    const deliveries = b.trace || b.userId || b.status || b.after ? await this.deliveriesOf(name, vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, name, { limit: PAGE_ROWS })).items;
+    const deliveries = b.trace || b.userId || b.status || b.cursor ? await this.deliveriesOf(name, vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, name, { limit: PAGE_ROWS })).items;
     this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
   };
 

@@ -5,7 +5,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
 import { choice, choiceMessage, validateWith, type SandboxSpec } from "./binding.js";
-import { parseBrowse, type Browse } from "./browse.js";
+import { CursorRefused, parseBrowse, type Browse } from "./browse.js";
 import { HttpError, type Account, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
 import { pageSecurityHeaders } from "./csp.js";
@@ -408,6 +408,7 @@ class SandboxHttp implements HttpKit {
       } catch (err) {
         if (res.headersSent) return void res.destroy();
         if (err instanceof ServiceError || err instanceof HttpError) return this.refused(ctx, req, res, path, v5, err);
+        if (err instanceof CursorRefused) return this.refused(ctx, req, res, path, v5, new HttpError(400, "bad_request", err.message));
         return this.internal(ctx, req, res, path, v5, err);
       }
     } catch (err) {
