@@ -68,7 +68,8 @@ const setups: Record<string, () => string[]> = {
   },
   "a spec file linking to /proc/self/environ": () => {
     const dir = specCopy("environ");
-    symlinkSync("/proc/self/environ", join(dir, "limits.yaml"), "file");
+    rmSync(join(dir, "limits.yaml"));
+    symlinkSync("/proc/self/environ", join(dir, "limits.yaml"));
     return ["check", "--spec", dir];
   },
   "a spec file over 10 MiB": () => {

@@ -134,7 +134,7 @@ describe("parseBrowse", () => {
     expect(openCursor(key, "a", "verifications", c)).toBeUndefined();
     expect(openCursor(Buffer.alloc(32, 8), "a", "deliveries", c)).toBeUndefined();
     const raw = Buffer.from(c, "base64url");
-    raw[13] ^= 1;
+    raw[13] = raw[13]! ^ 1;
     expect(openCursor(key, "a", "deliveries", raw.toString("base64url"))).toBeUndefined();
     for (const bad of ["", "AAAA", Buffer.from("v1:42").toString("base64url"), "A".repeat(100)]) expect(openCursor(key, "a", "deliveries", bad), bad).toBeUndefined();
   });

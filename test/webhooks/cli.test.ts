@@ -129,7 +129,7 @@ describe("verispec webhook verify", () => {
       const out: string[] = [];
       const err: string[] = [];
       const started = Date.now();
-      const code = await webhookCommand(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: {} }, createWebhookKit({ rules: fixtureRules }));
+      const code = await webhookCommand(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: { VERISPEC_SIGNING_SECRET: SECRET } }, createWebhookKit({ rules: fixtureRules }));
       expect(code).toBe(2);
       expect(out.join("")).toBe("");
       const flag = args.includes("--secret-file") ? "--secret-file" : "--body";
