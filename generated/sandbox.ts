@@ -97,6 +97,15 @@ export const sandboxSpec = {
       "maxBodyBytes": 10485760,
       "message": "The request body is larger than {limit} bytes."
     },
+    "requestArrays": {
+      "answers": "Maximum number or length of tags: not shown.",
+      "choice": "A JSON body is measured before it is parsed: an array of more than 1,000 items (`tags`, `documents`, `stakeholders`, any other) is answered 422 `validation_error` at that array's path, as the validators report a `maxItems`; a body of more than 20,000 values in all is answered 400. Neither is read into objects, so a 10 MiB body of millions of items costs the sandbox no more than its bytes. Why 1,000: far above what a verification carries (a few tags, documents and stakeholders), and few enough that checking every item of the largest body allowed stays cheap. The validators and the client keep the specification's schemas (no `maxItems` on `tags`).",
+      "maxItems": 1000,
+      "maxValues": 20000,
+      "code": "too_big",
+      "message": "Too big: expected array to have <={max} items",
+      "tooManyValues": "The request body holds more than {max} values."
+    },
     "requestUrl": {
       "choice": "A path or query with a malformed percent-escape (`%` without two hex digits, or escapes that are not UTF-8) is answered 400 in the interface's error shape, before authentication.",
       "code": "bad_request",

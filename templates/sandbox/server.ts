@@ -5,6 +5,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
 import { choice, choiceMessage, validateWith, type SandboxSpec } from "./binding.js";
+import { shapeProblem } from "./body-shape.js";
 import { CursorRefused, parseBrowse, type Browse } from "./browse.js";
 import { HttpError, type Account, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
@@ -75,6 +76,10 @@ interface BodyRules {
   readonly tooLarge: string;
   readonly maxDepth: number;
   readonly messages: Readonly<Record<"notJsonType" | "notFormType" | "notJson" | "notObject" | "tooDeep", string>>;
+  /** spec/sandbox.yaml requestArrays: measured on the text, before it is parsed. */
+  readonly arrays: { readonly maxItems: number; readonly maxValues: number; readonly code: string; readonly message: string; readonly tooManyValues: string };
+  /** The 422 of a body whose array at `path` is too long (the validators' error). */
+  readonly invalid: (issues: readonly ValidationIssue[]) => Error;
 }
 
 /**
@@ -140,6 +145,7 @@ function mediaType(req: IncomingMessage): string {
 async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
   if (mediaType(req) !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
   const raw = (await readBody(req, rules)).toString("utf8");
+  refuseShape(raw, rules);
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -149,6 +155,14 @@ async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<
   }
   if (jsonDepth(raw) > rules.maxDepth) throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
   return value as Record<string, unknown>;
+}
+
+/** A body with an array over the bound (422 at its path) or too many values (400), refused before it is parsed. */
+function refuseShape(raw: string, rules: BodyRules): void {
+  const { arrays } = rules;
+  const problem = shapeProblem(raw, arrays);
+  if (problem?.kind === "values") throw new HttpError(400, "bad_request", arrays.tooManyValues.replace("{max}", String(arrays.maxValues)));
+  if (problem?.kind === "items") throw rules.invalid([{ message: arrays.message.replace("{max}", String(arrays.maxItems)), code: arrays.code, path: problem.path }]);
 }
 
 /** A JSON body that must be an object (the older endpoints, the control API). */
@@ -189,6 +203,14 @@ class SandboxHttp implements HttpKit {
       tooLarge: choice<string>(spec, "requestSize", "message").replace("{limit}", String(o.maxBodyBytes)),
       maxDepth: choice<number>(spec, "requestBody", "maxDepth"),
       messages: choice<BodyRules["messages"]>(spec, "requestBody", "messages"),
+      arrays: {
+        maxItems: choice<number>(spec, "requestArrays", "maxItems"),
+        maxValues: choice<number>(spec, "requestArrays", "maxValues"),
+        code: choice<string>(spec, "requestArrays", "code"),
+        message: choice<string>(spec, "requestArrays", "message"),
+        tooManyValues: choice<string>(spec, "requestArrays", "tooManyValues"),
+      },
+      invalid: (issues) => this.invalid(issues),
     };
     this.nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
     this.credentials = accountChecker(o.accounts);
@@ -261,7 +283,11 @@ class SandboxHttp implements HttpKit {
 
   async readForm(req: IncomingMessage): Promise<URLSearchParams> {
     if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", this.bodyRules.messages.notFormType);
-    return new URLSearchParams((await readBody(req, this.bodyRules)).toString("utf8"));
+    const text = (await readBody(req, this.bodyRules)).toString("utf8");
+    // Counted before it is split: a 10 MiB form of millions of fields is refused for the cost of its bytes.
+    let fields = 1;
+    for (let i = text.indexOf("&"); i >= 0; i = text.indexOf("&", i + 1)) if (++fields > this.bodyRules.arrays.maxValues) throw new HttpError(400, "bad_request", this.bodyRules.arrays.tooManyValues.replace("{max}", String(this.bodyRules.arrays.maxValues)));
+    return new URLSearchParams(text);
   }
 
   browseOf(url: URL, defaultLimit?: number): Browse {
