@@ -6,10 +6,12 @@
 export interface ShapeLimits {
   readonly maxItems: number;
   readonly maxValues: number;
+  /** Deeper nesting is refused too (default: none), before a parse would build every level. */
+  readonly maxDepth?: number;
 }
 
 /** What the text holds past the limits: an array over maxItems (its path), or more than maxValues values in all. */
-export type ShapeProblem = { readonly kind: "items"; readonly path: (string | number)[] } | { readonly kind: "values" };
+export type ShapeProblem = { readonly kind: "items"; readonly path: (string | number)[] } | { readonly kind: "values" } | { readonly kind: "depth" };
 
 interface Frame {
   readonly array: boolean;
@@ -67,6 +69,7 @@ export function shapeProblem(text: string, limits: ShapeLimits): ShapeProblem | 
     } else if (c === 91 || c === 123) {
       startValue();
       frames.push({ array: c === 91, items: 0, key: "", expectKey: c === 123 });
+      if (frames.length > (limits.maxDepth ?? Infinity)) return { kind: "depth" };
     } else if (c === 93 || c === 125) frames.pop();
     else if (c === 44) {
       if (++values > limits.maxValues) return { kind: "values" };

@@ -160,7 +160,8 @@ async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<
 /** A body with an array over the bound (422 at its path) or too many values (400), refused before it is parsed. */
 function refuseShape(raw: string, rules: BodyRules): void {
   const { arrays } = rules;
-  const problem = shapeProblem(raw, arrays);
+  const problem = shapeProblem(raw, { ...arrays, maxDepth: rules.maxDepth });
+  if (problem?.kind === "depth") throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
   if (problem?.kind === "values") throw new HttpError(400, "bad_request", arrays.tooManyValues.replace("{max}", String(arrays.maxValues)));
   if (problem?.kind === "items") throw rules.invalid([{ message: arrays.message.replace("{max}", String(arrays.maxItems)), code: arrays.code, path: problem.path }]);
 }

@@ -21,6 +21,12 @@ describe("shapeProblem", () => {
     expect(shapeProblem("[[],[],[],[]]", limits)).toEqual({ kind: "items", path: [] });
   });
 
+  it("nesting deeper than maxDepth, when given", () => {
+    expect(shapeProblem("[[[1]]]", { ...limits, maxDepth: 3 })).toBeUndefined();
+    expect(shapeProblem("[[[[1]]]]", { ...limits, maxDepth: 3 })).toEqual({ kind: "depth" });
+    expect(shapeProblem(`${"[".repeat(5_000_000)}${"]".repeat(5_000_000)}`, { ...limits, maxDepth: 64 })).toEqual({ kind: "depth" });
+  });
+
   it("does not count commas or brackets inside strings", () => {
     expect(shapeProblem('["a,b,c,d,e", "[1,2,3,4,5]"]', limits)).toBeUndefined();
     expect(shapeProblem('["\\\\", "x", "y"]', limits)).toBeUndefined();
