@@ -5,7 +5,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
 import { choice, choiceMessage, validateWith, type SandboxSpec } from "./binding.js";
-import { shapeProblem } from "./body-shape.js";
+import { ShapeScanner, type ShapeProblem } from "./body-shape.js";
 import { CursorRefused, parseBrowse, type Browse } from "./browse.js";
 import { HttpError, type Account, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
@@ -124,7 +124,8 @@ export function nulPaths(value: unknown): (string | number)[][] {
   return out;
 }
 
-async function readBody(req: IncomingMessage, rules: BodyRules): Promise<Buffer> {
+/** The body's bytes, at most the limit; `look` sees each chunk as it arrives (and may refuse the body there, unread past it). */
+async function readBody(req: IncomingMessage, rules: BodyRules, look?: (chunk: Buffer) => void): Promise<Buffer> {
   const { limit } = rules;
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
@@ -133,6 +134,7 @@ async function readBody(req: IncomingMessage, rules: BodyRules): Promise<Buffer>
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
+    look?.(chunk as Buffer);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -144,8 +146,9 @@ function mediaType(req: IncomingMessage): string {
 
 async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
   if (mediaType(req) !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
-  const raw = (await readBody(req, rules)).toString("utf8");
-  refuseShape(raw, rules);
+  // Measured chunk by chunk as it arrives (body-shape.ts): a hostile shape is refused before the rest is read or anything is parsed.
+  const scanner = new ShapeScanner({ ...rules.arrays, maxDepth: rules.maxDepth });
+  const raw = (await readBody(req, rules, (chunk) => refuseShape(scanner.feed(chunk), rules))).toString("utf8");
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -157,10 +160,9 @@ async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<
   return value as Record<string, unknown>;
 }
 
-/** A body with an array over the bound (422 at its path) or too many values (400), refused before it is parsed. */
-function refuseShape(raw: string, rules: BodyRules): void {
+/** A body with an array over the bound (422 at its path), too many values or too deep (400), refused before it is parsed. */
+function refuseShape(problem: ShapeProblem | undefined, rules: BodyRules): void {
   const { arrays } = rules;
-  const problem = shapeProblem(raw, { ...arrays, maxDepth: rules.maxDepth });
   if (problem?.kind === "depth") throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
   if (problem?.kind === "values") throw new HttpError(400, "bad_request", arrays.tooManyValues.replace("{max}", String(arrays.maxValues)));
   if (problem?.kind === "items") throw rules.invalid([{ message: arrays.message.replace("{max}", String(arrays.maxItems)), code: arrays.code, path: problem.path }]);
@@ -284,11 +286,13 @@ class SandboxHttp implements HttpKit {
 
   async readForm(req: IncomingMessage): Promise<URLSearchParams> {
     if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", this.bodyRules.messages.notFormType);
-    const text = (await readBody(req, this.bodyRules)).toString("utf8");
-    // Counted before it is split: a 10 MiB form of millions of fields is refused for the cost of its bytes.
+    // Fields counted as the bytes arrive, before the text is split: a 10 MiB form of millions of fields is refused for the cost of its bytes.
+    const { maxValues, tooManyValues } = this.bodyRules.arrays;
     let fields = 1;
-    for (let i = text.indexOf("&"); i >= 0; i = text.indexOf("&", i + 1)) if (++fields > this.bodyRules.arrays.maxValues) throw new HttpError(400, "bad_request", this.bodyRules.arrays.tooManyValues.replace("{max}", String(this.bodyRules.arrays.maxValues)));
-    return new URLSearchParams(text);
+    const count = (chunk: Buffer) => {
+      for (let i = chunk.indexOf(38); i >= 0; i = chunk.indexOf(38, i + 1)) if (++fields > maxValues) throw new HttpError(400, "bad_request", tooManyValues.replace("{max}", String(maxValues)));
+    };
+    return new URLSearchParams((await readBody(req, this.bodyRules, count)).toString("utf8"));
   }
 
   browseOf(url: URL, defaultLimit?: number): Browse {
@@ -385,8 +389,13 @@ class SandboxHttp implements HttpKit {
   private refused(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, path: string, v5: boolean, e: ServiceError | HttpError): void {
     const status = e instanceof ServiceError ? e.httpStatus : e.status;
     const type = e instanceof ServiceError ? e.type : e.code;
-    if (path.startsWith("/_form/")) return this.send(res, status, messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
-    if (status === 413) res.setHeader("Connection", "close");
+    // A body refused before it was read in full (over the limit, or by its shape) is not read further.
+    const unread = status === 413 || !req.complete;
+    if (unread) res.setHeader("Connection", "close");
+    if (path.startsWith("/_form/")) {
+      this.send(res, status, messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
+      return void (unread && req.resume());
+    }
     const trace = (e as { trace?: string }).trace;
     const get = this.getRoute.pattern.exec(path);
     let pathTrace: string | undefined;
@@ -396,8 +405,8 @@ class SandboxHttp implements HttpKit {
       pathTrace = undefined; // the 400 for that very escape is being answered
     }
     this.fail(ctx, res, path, v5, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(pathTrace !== undefined ? { pathParams: { trace: pathTrace } } : {}) });
-    // A body over the limit is not read further: drain what arrives until the connection closes.
-    if (status === 413) req.resume();
+    // A body not read in full: drain what arrives until the connection closes.
+    if (unread) req.resume();
   }
 
   /** Everything not foreseen: one line (its stack only with --debug), and a 500 that names the request id. */

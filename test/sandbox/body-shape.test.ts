@@ -2,7 +2,7 @@
 // requestArrays): the first array over 1,000 items is a 422 at its path, more than 20,000 values a 400;
 // a hostile body is refused without being parsed (its memory and latency: bench/hostile-body.bench.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shapeProblem } from "../../templates/sandbox/body-shape.js";
+import { ShapeScanner, shapeProblem } from "../../templates/sandbox/body-shape.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { call, olderBody, request } from "./helpers.js";
 import { harness, memoryDb, type Harness } from "./inprocess.js";
@@ -25,6 +25,20 @@ describe("shapeProblem", () => {
     expect(shapeProblem("[[[1]]]", { ...limits, maxDepth: 3 })).toBeUndefined();
     expect(shapeProblem("[[[[1]]]]", { ...limits, maxDepth: 3 })).toEqual({ kind: "depth" });
     expect(shapeProblem(`${"[".repeat(5_000_000)}${"]".repeat(5_000_000)}`, { ...limits, maxDepth: 64 })).toEqual({ kind: "depth" });
+  });
+
+  it("fed in chunks cut anywhere (inside a key, after a backslash, inside a character), finds the same", () => {
+    const text = '{"na\\"më":"x\\"],","tagß":[1,2,3,4]}';
+    for (let cut = 1; cut < Buffer.byteLength(text); cut++) {
+      const bytes = Buffer.from(text, "utf8");
+      const scanner = new ShapeScanner(limits);
+      const first = scanner.feed(bytes.subarray(0, cut));
+      expect(first ?? scanner.feed(bytes.subarray(cut)), String(cut)).toEqual({ kind: "items", path: ["tagß"] });
+    }
+    // Once found, the answer stays.
+    const s = new ShapeScanner(limits);
+    expect(s.feed(Buffer.from("[1,2,3,4"))).toEqual({ kind: "items", path: [] });
+    expect(s.feed(Buffer.from("]"))).toEqual({ kind: "items", path: [] });
   });
 
   it("does not count commas or brackets inside strings", () => {
