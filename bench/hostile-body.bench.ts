@@ -41,12 +41,16 @@ const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 function send(base: string, method: string, path: string, body?: string, type = "application/json"): Promise<Answer & { text: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
+    let answered = false;
     const req = httpRequest(`${base}${path}`, { method, agent, headers: { authorization: AUTH, ...(body !== undefined ? { "content-type": type, "content-length": Buffer.byteLength(body) } : {}) } }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString("utf8") }));
     });
-    req.on("error", reject);
+    // A body refused before it is read in full is answered, then its connection closed: the rest of the write fails (EPIPE), the answer stands.
+    req.on("error", (err) => (answered ? undefined : reject(err)));
     req.end(body);
   });
 }
