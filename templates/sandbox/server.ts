@@ -389,9 +389,12 @@ class SandboxHttp implements HttpKit {
   private refused(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, path: string, v5: boolean, e: ServiceError | HttpError): void {
     const status = e instanceof ServiceError ? e.httpStatus : e.status;
     const type = e instanceof ServiceError ? e.type : e.code;
-    // A body refused before it was read in full (over the limit, or by its shape) is not read further.
+    // A body refused before it was read in full is drained, not parsed: one of a declared length within the
+    // limit (refused by its shape) on a connection that stays open, so the client reads the answer before
+    // it finishes sending; one over the limit or of no declared length with the connection closed after the answer.
     const unread = status === 413 || !req.complete;
-    if (unread) res.setHeader("Connection", "close");
+    const declared = Number(req.headers["content-length"]);
+    if (unread && !(status !== 413 && Number.isFinite(declared) && declared <= this.bodyRules.limit)) res.setHeader("Connection", "close");
     if (path.startsWith("/_form/")) {
       this.send(res, status, messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
       return void (unread && req.resume());
