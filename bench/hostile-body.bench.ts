@@ -50,7 +50,12 @@ function send(base: string, method: string, path: string, body?: string, type = 
       res.on("error", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString("utf8") }));
     });
     // A body refused before it is read in full is answered, then its connection closed: the rest of the write fails (EPIPE), the answer stands.
-    req.on("error", (err) => (answered ? undefined : reject(err)));
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      if (answered) return;
+      // The sandbox answered and closed before the client finished writing, and the client saw the error first.
+      if (err.code === "EPIPE" || err.code === "ECONNRESET") resolve({ status: 0, ms: performance.now() - started, text: `"code":"${err.code.toLowerCase()}"` });
+      else reject(err);
+    });
     req.end(body);
   });
 }
