@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Io } from "../../generator/context.js";
 import { main } from "../../generator/cli/main.js";
 import { readdirSync } from "node:fs";
-import { describeFsError, escapeControl } from "../../generator/diagnostics.js";
+import { describeFsError, describeValue, escapeControl, redactSecrets } from "../../generator/diagnostics.js";
 import { ROOT, SPEC } from "./helpers.js";
 
 const temp = mkdtempSync(join(tmpdir(), "verispec-diag-"));
@@ -158,3 +158,24 @@ describe("any other file-system failure", () => {
     expect(describeFsError(new Error("plain"))).toBeUndefined();
   });
 });
+
+describe("a quoted excerpt is short and secret-redacted", () => {
+  it("replaces the values of secret-named assignments and long mixed tokens, keeps ordinary text", () => {
+    expect(redactSecrets("CI_TOKEN=abc123 PATH=/usr/bin")).toBe("CI_TOKEN=[redacted] PATH=/usr/bin");
+    expect(redactSecrets("//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsT")).toBe("//registry.npmjs.org/:_authToken=[redacted]");
+    expect(redactSecrets('password: "hunter2"')).toBe("password: [redacted]");
+    expect(redactSecrets("token ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv")).toBe("token [redacted]");
+    expect(redactSecrets("unregulatedTrust, publicCompany, iso3166Alpha3")).toBe("unregulatedTrust, publicCompany, iso3166Alpha3");
+    expect(describeValue("CI_TOKEN=supersecretvalue\u0000PATH=/usr/bin")).not.toContain("supersecret");
+    expect(describeValue("x".repeat(200)).length).toBeLessThanOrEqual(61);
+  });
+
+  it("a spec value holding a secret is redacted in the diagnostic that quotes it", async () => {
+    const dir = specCopy("secret-value");
+    writeFileSync(join(dir, "limits.yaml"), "CI_TOKEN=supersecretvalue1234\n");
+    const { code, err } = await run(["check", "--spec", dir]);
+    expect(code).not.toBe(0);
+    expect(err).not.toContain("supersecretvalue1234");
+  });
+});
+
