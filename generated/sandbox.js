@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "4b5fc5b5ee37efa0",
+  "specHash": "6cd4a37f49104413",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -97,6 +97,15 @@ export const sandboxSpec = {
       "choice": "Request bodies over 10 MiB (change with --max-body) are refused 413 in the interface's error shape before they are read in full. Why 10 MiB: a verification carries its documents inside it as base64 Data URIs, 4/3 of the files' size, so this admits about 7.5 MiB of files (three 2.5 MiB scans, say) with room for the JSON around them; more than a request plausibly needs, little enough that one request cannot hold the sandbox's memory.",
       "maxBodyBytes": 10485760,
       "message": "The request body is larger than {limit} bytes."
+    },
+    "requestArrays": {
+      "answers": "Maximum number or length of tags: not shown.",
+      "choice": "A JSON body is measured before it is parsed: an array of more than 1,000 items (`tags`, `documents`, `stakeholders`, any other) is answered 422 `validation_error` at that array's path, as the validators report a `maxItems`; a body of more than 20,000 values in all is answered 400. Neither is read into objects, so a 10 MiB body of millions of items costs the sandbox no more than its bytes. Why 1,000: far above what a verification carries (a few tags, documents and stakeholders), and few enough that checking every item of the largest body allowed stays cheap. The validators and the client keep the specification's schemas (no `maxItems` on `tags`).",
+      "maxItems": 1000,
+      "maxValues": 20000,
+      "code": "too_big",
+      "message": "Too big: expected array to have <={max} items",
+      "tooManyValues": "The request body holds more than {max} values."
     },
     "requestUrl": {
       "choice": "A path or query with a malformed percent-escape (`%` without two hex digits, or escapes that are not UTF-8) is answered 400 in the interface's error shape, before authentication.",

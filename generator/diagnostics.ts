@@ -103,7 +103,7 @@ export function diagnostic(code: DiagnosticCode, pos: SourcePos, params: Params 
   const entry: Entry = CATALOG[code];
   const names = [...`${entry.found}${entry.expected}`.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const full: Record<string, string | number> = Object.fromEntries(names.map((n) => [n, ""]));
-  Object.assign(full, params);
+  for (const [k, v] of Object.entries(params)) full[k] = typeof v === "string" ? redactSecrets(v) : v;
   return { code, pos, found: fill(entry.found, full), expected: fill(entry.expected, full) };
 }
 
@@ -163,13 +163,28 @@ const FS_CODES: Readonly<Record<string, string>> = {
   EMFILE: "too many open files",
 };
 
-/** Short text for a YAML value in a message: `"abc"`, `42`, `a mapping`, `a list`, `nothing`. */
+/** `NAME=value` or `name: value` where the name says it holds a secret. */
+const SECRET_ASSIGNMENT = /((?:[A-Za-z0-9_.-]*?)(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|private[_-]?key|auth|credential|session|cookie)[A-Za-z0-9_.-]*["']?\s*[=:]\s*)("[^"]*"?|'[^']*'?|[^\s"',;&\\]+)/gi;
+/** Long runs that look like keys or tokens: letters and digits mixed, 24 characters or more. */
+const TOKEN_LIKE = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+const looksRandom = (run: string) => /[a-z]/.test(run) && /[A-Z]/.test(run) && /\d/.test(run);
+
+/**
+ * Text of a file quoted in a diagnostic, with whatever looks like a secret replaced by `[redacted]`: the
+ * value of an assignment whose name says secret (`CI_TOKEN=...`, `_authToken=...`, `password: ...`) and
+ * any long mixed run of letters and digits (an npm or GitHub token, a key).
+ */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET_ASSIGNMENT, (_, name: string) => `${name}[redacted]`).replace(TOKEN_LIKE, (run) => (looksRandom(run) ? "[redacted]" : run));
+}
+
+/** Short, secret-redacted text for a YAML value in a message: `"abc"`, `42`, `a mapping`, `a list`, `nothing`. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  const text = JSON.stringify(value);
+  const text = redactSecrets(JSON.stringify(value));
   return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
 }
 

@@ -164,16 +164,23 @@ export function assertWritable(outDir: string, files: readonly OutputFile[], cwd
   }
   if (stat.isSymbolicLink()) throw new OutputError("refusing to write through a symbolic link (give the real directory)", outDir);
   if (!stat.isDirectory()) throw new OutputError("refusing to replace a file with the output directory", outDir);
-  // docs/: `verispec docs`; the marker: a run killed just before moving the output aside (recovery removes it).
-  const present = entriesOf(outDir).filter((p) => !p.startsWith("docs/") && !(p === LEFTOVER_MARKER && isMarked(outDir)));
-  if (present.length === 0) return;
-  const listed = manifestPaths(outDir) ?? legacyPaths(outDir, present, files);
+  // The marker: a run killed just before moving the output aside (recovery removes it).
+  const { files: found, folders } = entriesOf(outDir);
+  const present = found.filter((p) => !(p === LEFTOVER_MARKER && isMarked(outDir)));
+  if (present.length === 0 && folders.length === 0) return; // empty: not even an empty folder to lose
+  // docs/ is `verispec docs`', which writes only into verispec's own output: in any other directory it is the user's.
+  const own = present.filter((p) => !isBuiltElsewhere(p));
+  const listed = manifestPaths(outDir) ?? legacyPaths(outDir, own, files);
   if (listed === undefined) throw new OutputError(`refusing to write into a directory verispec did not write (no ${MANIFEST})`, outDir);
   // In verispec's own directory, a path this run writes is verispec's too (e.g. a new output file that
   // arrived by a merge before its manifest entry); anything else is the user's.
   const writes = new Set(files.map((f) => f.path));
-  const foreign = present.find((p) => p !== MANIFEST && !listed.has(p) && !writes.has(p));
+  const foreign = own.find((p) => p !== MANIFEST && !listed.has(p) && !writes.has(p));
   if (foreign !== undefined) throw new OutputError(`refusing to write into a directory holding a file verispec did not write (${foreign})`, outDir);
+  // A folder is verispec's when a path it lists or writes lies under it; an empty folder of the user's would go with the old output.
+  const ours = [...listed, ...writes].map((p) => `${p}/`);
+  const stray = folders.find((d) => !isBuiltElsewhere(`${d}/`) && !ours.some((p) => p.startsWith(`${d}/`)));
+  if (stray !== undefined) throw new OutputError(`refusing to write into a directory holding a folder verispec did not write (${stray}/)`, outDir);
 }
 
 /** The nearest existing ancestor must be a directory (else: --out under a file). */
@@ -209,20 +216,23 @@ function legacyPaths(outDir: string, present: readonly string[], files: readonly
   return bannered ? wanted : undefined;
 }
 
-/** Every file or link under a directory, relative "/" paths; links not followed. */
-function entriesOf(dir: string): string[] {
-  const out: string[] = [];
+/** Every file or link, and every folder, under a directory, as relative "/" paths; links not followed. */
+function entriesOf(dir: string): { files: string[]; folders: string[] } {
+  const files: string[] = [];
+  const folders: string[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
       const full = join(d, e);
       const rel = relative(dir, full).split(sep).join("/");
       const st = lstatSync(full);
-      if (st.isDirectory()) walk(full); // an empty folder holds nothing to lose
-      else out.push(rel);
+      if (st.isDirectory()) {
+        folders.push(rel);
+        walk(full);
+      } else files.push(rel);
     }
   };
   walk(dir);
-  return out.sort();
+  return { files: files.sort(), folders: folders.sort() };
 }
 
 function isDirectory(path: string): boolean {

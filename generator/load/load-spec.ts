@@ -1,9 +1,10 @@
 // Load: every YAML file under spec/ as a document that remembers where each value stands.
-import { readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
 import { diagnostic, SpecError, UsageError, type Diagnostic, type SourcePos } from "../diagnostics.js";
 import type { PathSegment } from "../pointer.js";
+import { readAtMost, tooLargeMessage } from "../read-bounded.js";
 import { filesUnder } from "../walk.js";
 import { specHashOf, type HashedFile } from "./spec-hash.js";
 
@@ -31,10 +32,20 @@ function listYamlFiles(dir: string): string[] {
   return filesUnder(dir, { skipDirs: ["meta"] }).filter((f) => f.endsWith(".yaml") || f.endsWith(".yml")).map((f) => join(dir, f));
 }
 
-/** A spec file's text; a broken or looping symbolic link is one line instead of Node's error. */
-function readSpecText(path: string): string {
+/**
+ * A spec file's text: one line instead of Node's error for a broken or looping symbolic link, for a file
+ * that resolves outside the spec directory (a link to /proc/self/environ or a .npmrc is never read, so
+ * never quoted), and for one over 10 MiB (/dev/zero included: read-bounded.ts).
+ */
+function readSpecText(specDir: string, path: string): string {
+  const shown = displayPathOf(specDir, path);
   try {
-    return readFileSync(path, "utf8");
+    const real = realpathSync(path);
+    const inside = relative(realpathSync(specDir), real);
+    if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new UsageError(`spec file ${shown} resolves outside the spec directory; refused (not read)`);
+    const bytes = readAtMost(real);
+    if (bytes === undefined) throw new UsageError(tooLargeMessage(`spec file ${shown}`, "verispec"));
+    return bytes.toString("utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ELOOP") throw new UsageError(`symbolic link loop in the spec: ${path}`);
@@ -92,7 +103,7 @@ export function loadSpec(specDir: string): LoadedSpec {
   const diagnostics: Diagnostic[] = [];
   for (const file of listYamlFiles(specDir)) {
     try {
-      const text = readSpecText(file);
+      const text = readSpecText(specDir, file);
       texts.push({ name: relative(specDir, file).split(sep).join("/"), text });
       files.push(parseSpecFile(specDir, file, text));
     } catch (err) {

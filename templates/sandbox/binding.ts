@@ -83,6 +83,7 @@ export const SANDBOX_NEEDS = {
     initialSubmissionStatus: ["value"],
     requestSize: ["maxBodyBytes", "message"],
     requestBody: ["messages"],
+    requestArrays: ["maxItems", "maxValues", "code", "message", "tooManyValues"],
     formSource: ["source"],
     reducedPrefill: ["keep"],
     hostedForm: ["labels", "messages"],

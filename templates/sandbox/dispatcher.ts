@@ -259,6 +259,17 @@ export class Dispatcher {
     });
   }
 
+  /**
+   * The shutdown bound passed: the deliveries still in flight are cut (their sockets destroyed), so the
+   * process can exit now rather than at the delivery timeout. Their rows stay queued and are sent again
+   * after the restart, as after a crash (docs/sandbox-delivery.md states this bound).
+   */
+  abandon(): void {
+    this.stopped = true;
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
   /** Stops polling; waits for the current pass and the deliveries in flight (they finish or time out, and their answers are recorded). */
   async stop(): Promise<void> {
     this.stopped = true;

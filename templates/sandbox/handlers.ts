@@ -40,6 +40,8 @@ export class SandboxHandlers {
    */
   private async formsOf(id: string): Promise<ReturnType<typeof hostedForm>> {
     const tenant = await formTenant(this.o.db, id);
+    // The form's lifetime is by its account's clock as stored now (another instance may have moved it).
+    await this.o.accounts.find((a) => a.name === tenant)?.service.refreshClock();
     return this.forms.get(tenant ?? "") ?? this.forms.get(this.o.accounts[0]!.name)!;
   }
 
@@ -144,7 +146,7 @@ export class SandboxHandlers {
     const page = vs.items.map(toVerification);
     const histories = await service.historiesOf(page.map((v) => v.trace));
     const verifications = page.map((v) => ({ ...service.detail(v), api: v.api, userId: v.userId, history: histories.get(v.trace) ?? [] }));
-    const deliveries = b.trace || b.userId || b.status || b.after ? await this.deliveriesOf(name, vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, name, { limit: PAGE_ROWS })).items;
+    const deliveries = b.trace || b.userId || b.status || b.cursor ? await this.deliveriesOf(name, vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, name, { limit: PAGE_ROWS })).items;
     this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
   };
 
@@ -171,13 +173,16 @@ export class SandboxHandlers {
   readonly advanceClock: Handler = async (x) => {
     const body = await this.http.readObject(x.req);
     const { service, clock } = this.account(x);
-    const room = choice<number>(this.http.spec, "controlApi", "maxClockOffsetMs") - clock.offset;
+    const room = () => choice<number>(this.http.spec, "controlApi", "maxClockOffsetMs") - clock.offset;
     const ms = body.advanceMs;
-    if (!(Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= room)) throw this.http.refuse("advanceMs", room);
-    const offset = clock.advance(ms as number);
-    await service.setClockOffset(offset);
+    if (!(Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= room())) throw this.http.refuse("advanceMs", room());
+    // In the store, in one statement: another instance advancing the same clock meanwhile counts too.
+    if (!(await service.advanceClock(ms as number))) {
+      await service.refreshClock();
+      throw this.http.refuse("advanceMs", room());
+    }
     this.o.onClockAdvanced();
-    this.json(x, 200, { now: clock.now(), clockOffsetMs: offset });
+    this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset });
   };
 
   readonly deliveries: Handler = async (x) => {

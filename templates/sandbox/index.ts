@@ -297,8 +297,9 @@ async function shutdown(p: {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), p.timeoutMs)));
   if ((await Promise.race([finished, bound])) === "late") {
-    p.logger.event("warn", "shutdown: work still running after the shutdown timeout; closing its connections");
+    p.logger.event("warn", "shutdown: work still running after the shutdown timeout; closing its connections (webhook deliveries still in flight are sent again after the restart)");
     p.server.closeAllConnections();
+    p.dispatcher.abandon(); // held deliveries are cut: sent again after the restart (docs/sandbox-delivery.md)
     await Promise.race([finished, new Promise((r) => setTimeout(r, 1000))]);
   }
   clearTimeout(timer);

@@ -5,9 +5,11 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
 import { choice, choiceMessage, validateWith, type SandboxSpec } from "./binding.js";
-import { parseBrowse, type Browse } from "./browse.js";
+import { ShapeScanner, type ShapeProblem } from "./body-shape.js";
+import { CursorRefused, parseBrowse, type Browse } from "./browse.js";
 import { HttpError, type Account, type ControlMessage, type Credentials, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
+import { pageSecurityHeaders } from "./csp.js";
 import { messagePage } from "./page.js";
 import { findRoute, type Route } from "./routes.js";
 import { jsonDepth, nulPaths } from "./bodies.js";
@@ -76,9 +78,14 @@ interface BodyRules {
   readonly tooLarge: string;
   readonly maxDepth: number;
   readonly messages: Readonly<Record<"notJsonType" | "notFormType" | "notJson" | "notObject" | "tooDeep", string>>;
+  /** spec/sandbox.yaml requestArrays: measured on the text, before it is parsed. */
+  readonly arrays: { readonly maxItems: number; readonly maxValues: number; readonly code: string; readonly message: string; readonly tooManyValues: string };
+  /** The 422 of a body whose array at `path` is too long (the validators' error). */
+  readonly invalid: (issues: readonly ValidationIssue[]) => Error;
 }
 
-async function readBody(req: IncomingMessage, rules: BodyRules): Promise<Buffer> {
+/** The body's bytes, at most the limit; `look` sees each chunk as it arrives (and may refuse the body there, unread past it). */
+async function readBody(req: IncomingMessage, rules: BodyRules, look?: (chunk: Buffer) => void): Promise<Buffer> {
   const { limit } = rules;
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
@@ -87,6 +94,7 @@ async function readBody(req: IncomingMessage, rules: BodyRules): Promise<Buffer>
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
+    look?.(chunk as Buffer);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -98,7 +106,9 @@ function mediaType(req: IncomingMessage): string {
 
 async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
   if (mediaType(req) !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
-  const raw = (await readBody(req, rules)).toString("utf8");
+  // Measured chunk by chunk as it arrives (body-shape.ts): a hostile shape is refused before the rest is read or anything is parsed.
+  const scanner = new ShapeScanner({ ...rules.arrays, maxDepth: rules.maxDepth });
+  const raw = (await readBody(req, rules, (chunk) => refuseShape(scanner.feed(chunk), rules))).toString("utf8");
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -108,6 +118,14 @@ async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<
   }
   if (jsonDepth(raw) > rules.maxDepth) throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
   return value as Record<string, unknown>;
+}
+
+/** A body with an array over the bound (422 at its path), too many values or too deep (400), refused before it is parsed. */
+function refuseShape(problem: ShapeProblem | undefined, rules: BodyRules): void {
+  const { arrays } = rules;
+  if (problem?.kind === "depth") throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
+  if (problem?.kind === "values") throw new HttpError(400, "bad_request", arrays.tooManyValues.replace("{max}", String(arrays.maxValues)));
+  if (problem?.kind === "items") throw rules.invalid([{ message: arrays.message.replace("{max}", String(arrays.maxItems)), code: arrays.code, path: problem.path }]);
 }
 
 /** A JSON body that must be an object (the older endpoints, the control API). */
@@ -148,6 +166,14 @@ class SandboxHttp implements HttpKit {
       tooLarge: choice<string>(spec, "requestSize", "message").replace("{limit}", String(o.maxBodyBytes)),
       maxDepth: choice<number>(spec, "requestBody", "maxDepth"),
       messages: choice<BodyRules["messages"]>(spec, "requestBody", "messages"),
+      arrays: {
+        maxItems: choice<number>(spec, "requestArrays", "maxItems"),
+        maxValues: choice<number>(spec, "requestArrays", "maxValues"),
+        code: choice<string>(spec, "requestArrays", "code"),
+        message: choice<string>(spec, "requestArrays", "message"),
+        tooManyValues: choice<string>(spec, "requestArrays", "tooManyValues"),
+      },
+      invalid: (issues) => this.invalid(issues),
     };
     this.nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
     this.credentials = accountChecker(o.accounts);
@@ -159,7 +185,8 @@ class SandboxHttp implements HttpKit {
   // ---- the kit the handlers use ----
 
   send(res: ServerResponse, status: number, body: string, type = "application/json", extra: Record<string, string> = {}): void {
-    res.writeHead(status, { "Content-Type": type === "application/json" ? "application/json; charset=utf-8" : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...extra });
+    const page = type.startsWith("text/html") ? pageSecurityHeaders(body) : {};
+    res.writeHead(status, { "Content-Type": type === "application/json" ? "application/json; charset=utf-8" : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...page, ...extra });
     res.end(body);
   }
 
@@ -220,7 +247,13 @@ class SandboxHttp implements HttpKit {
 
   async readForm(req: IncomingMessage): Promise<URLSearchParams> {
     if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", this.bodyRules.messages.notFormType);
-    return new URLSearchParams((await readBody(req, this.bodyRules)).toString("utf8"));
+    // Fields counted as the bytes arrive, before the text is split: a 10 MiB form of millions of fields is refused for the cost of its bytes.
+    const { maxValues, tooManyValues } = this.bodyRules.arrays;
+    let fields = 1;
+    const count = (chunk: Buffer) => {
+      for (let i = chunk.indexOf(38); i >= 0; i = chunk.indexOf(38, i + 1)) if (++fields > maxValues) throw new HttpError(400, "bad_request", tooManyValues.replace("{max}", String(maxValues)));
+    };
+    return new URLSearchParams((await readBody(req, this.bodyRules, count)).toString("utf8"));
   }
 
   browseOf(url: URL, defaultLimit?: number): Browse {
@@ -274,7 +307,11 @@ class SandboxHttp implements HttpKit {
       body = await this.readObject(req);
       this.olderAuth(body, ctx);
     }
-    if (ctx.account) this.o.onAccount?.(res, ctx.account.name);
+    if (ctx.account) {
+      this.o.onAccount?.(res, ctx.account.name);
+      // The account's clock as stored now: every instance on one database tells the same time.
+      await ctx.account.service.refreshClock();
+    }
     const exchange: Exchange = { account: ctx.account, req, res, ctx, path, url, captures, body };
     await route.handler(exchange);
   }
@@ -313,8 +350,16 @@ class SandboxHttp implements HttpKit {
   private refused(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, path: string, v5: boolean, e: ServiceError | HttpError): void {
     const status = e instanceof ServiceError ? e.httpStatus : e.status;
     const type = e instanceof ServiceError ? e.type : e.code;
-    if (path.startsWith("/_form/")) return this.send(res, status, messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
-    if (status === 413) res.setHeader("Connection", "close");
+    // A body refused before it was read in full is drained, not parsed: one of a declared length within the
+    // limit (refused by its shape) on a connection that stays open, so the client reads the answer before
+    // it finishes sending; one over the limit or of no declared length with the connection closed after the answer.
+    const unread = status === 413 || !req.complete;
+    const declared = Number(req.headers["content-length"]);
+    if (unread && !(status !== 413 && Number.isFinite(declared) && declared <= this.bodyRules.limit)) res.setHeader("Connection", "close");
+    if (path.startsWith("/_form/")) {
+      this.send(res, status, messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
+      return void (unread && req.resume());
+    }
     const trace = (e as { trace?: string }).trace;
     const get = this.getRoute.pattern.exec(path);
     let pathTrace: string | undefined;
@@ -324,8 +369,8 @@ class SandboxHttp implements HttpKit {
       pathTrace = undefined; // the 400 for that very escape is being answered
     }
     this.fail(ctx, res, path, v5, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(pathTrace !== undefined ? { pathParams: { trace: pathTrace } } : {}) });
-    // A body over the limit is not read further: drain what arrives until the connection closes.
-    if (status === 413) req.resume();
+    // A body not read in full: drain what arrives until the connection closes.
+    if (unread) req.resume();
   }
 
   /** Everything not foreseen: one line (its stack only with --debug), and a 500 that names the request id. */
@@ -363,6 +408,7 @@ class SandboxHttp implements HttpKit {
       } catch (err) {
         if (res.headersSent) return void res.destroy();
         if (err instanceof ServiceError || err instanceof HttpError) return this.refused(ctx, req, res, path, v5, err);
+        if (err instanceof CursorRefused) return this.refused(ctx, req, res, path, v5, new HttpError(400, "bad_request", err.message));
         return this.internal(ctx, req, res, path, v5, err);
       }
     } catch (err) {

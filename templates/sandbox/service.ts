@@ -514,6 +514,7 @@ export class SandboxService {
 
   /** Completes every pending verification whose time has come (several instances: each row once). */
   async processDue(): Promise<number> {
+    await this.refreshClock();
     const complete = this.row("complete");
     const done = await this.db.transaction(async (tx) => {
       const rows = await tx.claimDueVerifications(this.clock.now(), complete.from!, 100);
@@ -574,6 +575,20 @@ export class SandboxService {
 
   async loadClockOffset(): Promise<number> {
     return this.db.loadClockOffset();
+  }
+
+  /** Sets the clock to the offset stored now (another instance on the same database may have moved it); an offset out of range is left as it was. */
+  async refreshClock(): Promise<void> {
+    const stored = await this.loadClockOffset();
+    if (this.clock.allows(stored)) this.clock.set(stored);
+  }
+
+  /** Moves the stored offset forward by `ms` (atomically, beside other instances) and the clock with it; false when that would pass the clock's maximum. */
+  async advanceClock(ms: number): Promise<boolean> {
+    const offset = await this.db.advanceClockOffset(ms, this.clock.maxOffsetMs);
+    if (offset === undefined) return false;
+    this.clock.set(offset);
+    return true;
   }
 
   // ---- hosted forms (4.2, 8) ---------------------------------------------------------------------

@@ -131,7 +131,7 @@ export function importCircles(edges: ImportEdge[]): string[][] {
  * emit are stages that share only what lies below them (emit reads the model's types, nothing of check).
  */
 const FLOORS: Array<[floor: string, rank: number, test: (file: string) => boolean]> = [
-  ["base", 0, (f) => /^generator\/(pointer|walk|diagnostics|context|package-root)\.ts$/.test(f)],
+  ["base", 0, (f) => /^generator\/(pointer|walk|read-bounded|diagnostics|context|package-root)\.ts$/.test(f)],
   ["load", 1, (f) => f.startsWith("generator/load/")],
   ["check", 2, (f) => f.startsWith("generator/check/")],
   ["model", 3, (f) => f.startsWith("generator/model/")],

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Io } from "../../generator/context.js";
 import { main } from "../../generator/cli/main.js";
 import { readdirSync } from "node:fs";
-import { describeFsError, escapeControl } from "../../generator/diagnostics.js";
+import { describeFsError, describeValue, escapeControl, redactSecrets } from "../../generator/diagnostics.js";
 import { ROOT, SPEC } from "./helpers.js";
 
 const temp = mkdtempSync(join(tmpdir(), "verispec-diag-"));
@@ -54,6 +54,29 @@ const setups: Record<string, () => string[]> = {
     writeFileSync(join(dir, "bomb.yaml"), ["a0: &a0 [x, x, x, x, x, x, x, x, x]", level("a1", "a0"), level("a2", "a1"), level("a3", "a2")].join("\n") + "\n");
     return ["check", "--spec", dir];
   },
+  "a spec file linking outside the spec directory": () => {
+    const dir = specCopy("outside");
+    writeFileSync(join(temp, "dot-npmrc"), "//registry.npmjs.org/:_authToken=npm_SECRETsecretSECRETsecret0123\n");
+    rmSync(join(dir, "countries.yaml"));
+    symlinkSync(join(temp, "dot-npmrc"), join(dir, "countries.yaml"));
+    return ["check", "--spec", dir];
+  },
+  "a spec file linking to /dev/zero": () => {
+    const dir = specCopy("zero");
+    symlinkSync("/dev/zero", join(dir, "zero.yaml"));
+    return ["generate", "--spec", dir, "--out", join(temp, "zero-out")];
+  },
+  "a spec file linking to /proc/self/environ": () => {
+    const dir = specCopy("environ");
+    rmSync(join(dir, "limits.yaml"));
+    symlinkSync("/proc/self/environ", join(dir, "limits.yaml"));
+    return ["check", "--spec", dir];
+  },
+  "a spec file over 10 MiB": () => {
+    const dir = specCopy("huge");
+    writeFileSync(join(dir, "huge.yaml"), `a: "${"x".repeat(10 * 1024 * 1024)}"\n`);
+    return ["check", "--spec", dir];
+  },
   "a directory where the meta-schema file should be": () => {
     const dir = specCopy("meta-dir");
     rmSync(join(dir, "meta", "spec.schema.yaml"));
@@ -69,6 +92,10 @@ const expected: Record<string, RegExp> = {
   "a symbolic link loop in spec/": /^verispec: symbolic link loop in the spec: \/.*loop\/a\.yaml\n$/,
   "a dangling symbolic link in spec/": /^verispec: broken symbolic link in the spec: \/.*dangling\/gone\.yaml\n$/,
   "a YAML alias bomb": /^bomb\/bomb\.yaml:2:\d+: error VS103: found aliases that expand past 100 references \(an alias bomb\); expected YAML without excessive aliases\n$/,
+  "a spec file linking outside the spec directory": /^verispec: spec file outside\/countries\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
+  "a spec file linking to /dev/zero": /^verispec: spec file zero\/zero\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
+  "a spec file linking to /proc/self/environ": /^verispec: spec file environ\/limits\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
+  "a spec file over 10 MiB": /^verispec: spec file huge\/huge\.yaml is larger than 10,485,760 bytes \(10 MiB\), the most verispec reads\n$/,
   "a directory where the meta-schema file should be": /^verispec: not a verispec spec directory \(no meta\/spec\.schema\.yaml\): \/.*meta-dir\n$/,
 };
 
@@ -77,6 +104,22 @@ describe("CLI failures are one line and exit 2", () => {
     const { code, err } = await run(setups[name]!());
     expect(err).toMatch(expected[name]!);
     expect(code).toBe(2);
+  });
+
+  it("a spec file linking outside is refused by sandbox --spec too, and nothing of it is quoted", async () => {
+    const { code, err } = await run(["sandbox", "--spec", join(temp, "outside"), "--port", "0"]);
+    expect(err).toMatch(/^verispec: spec file outside\/countries\.yaml resolves outside the spec directory; refused \(not read\)\n$/);
+    expect(err).not.toMatch(/SECRET|authToken/);
+    expect(code).toBe(2);
+  });
+
+  it("a spec file linking to the byte source /dev/zero inside the spec's own tree is refused at 10 MiB, fast", async () => {
+    const dir = specCopy("zero-inside");
+    const started = Date.now();
+    const { readAtMost } = await import("../../generator/read-bounded.js");
+    expect(readAtMost("/dev/zero")).toBeUndefined();
+    expect(readAtMost(join(dir, "limits.yaml"))!.length).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("as a process: no stack trace on stderr", () => {
@@ -115,3 +158,24 @@ describe("any other file-system failure", () => {
     expect(describeFsError(new Error("plain"))).toBeUndefined();
   });
 });
+
+describe("a quoted excerpt is short and secret-redacted", () => {
+  it("replaces the values of secret-named assignments and long mixed tokens, keeps ordinary text", () => {
+    expect(redactSecrets("CI_TOKEN=abc123 PATH=/usr/bin")).toBe("CI_TOKEN=[redacted] PATH=/usr/bin");
+    expect(redactSecrets("//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsT")).toBe("//registry.npmjs.org/:_authToken=[redacted]");
+    expect(redactSecrets('password: "hunter2"')).toBe("password: [redacted]");
+    expect(redactSecrets("token ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv")).toBe("token [redacted]");
+    expect(redactSecrets("unregulatedTrust, publicCompany, iso3166Alpha3")).toBe("unregulatedTrust, publicCompany, iso3166Alpha3");
+    expect(describeValue("CI_TOKEN=supersecretvalue\u0000PATH=/usr/bin")).not.toContain("supersecret");
+    expect(describeValue("x".repeat(200)).length).toBeLessThanOrEqual(61);
+  });
+
+  it("a spec value holding a secret is redacted in the diagnostic that quotes it", async () => {
+    const dir = specCopy("secret-value");
+    writeFileSync(join(dir, "limits.yaml"), "CI_TOKEN=supersecretvalue1234\n");
+    const { code, err } = await run(["check", "--spec", dir]);
+    expect(code).not.toBe(0);
+    expect(err).not.toContain("supersecretvalue1234");
+  });
+});
+

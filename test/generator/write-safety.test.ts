@@ -77,6 +77,41 @@ describe("writeAtomically refuses what verispec did not write", () => {
     expect(readFileSync(join(out, "b", "mine.txt"), "utf8")).toBe("mine\n");
   });
 
+  it("a directory holding only a user's docs/page.md: docs/ is verispec's only in its own output", () => {
+    const out = join(dir, "site");
+    mkdirSync(join(out, "docs"), { recursive: true });
+    writeFileSync(join(out, "docs", "page.md"), "# mine\n");
+    expect(refused(out)).toContain(`no ${MANIFEST}`);
+    expect(readdirSync(out)).toEqual(["docs"]);
+    expect(readFileSync(join(out, "docs", "page.md"), "utf8")).toBe("# mine\n");
+  });
+
+  it("a directory holding only empty folders is not empty: they are kept", () => {
+    const out = join(dir, "folders");
+    mkdirSync(join(out, "keep", "deeper"), { recursive: true });
+    mkdirSync(join(out, "other"));
+    expect(refused(out)).toContain(`no ${MANIFEST}`);
+    expect(readdirSync(out).sort()).toEqual(["keep", "other"]);
+    expect(readdirSync(join(out, "keep"))).toEqual(["deeper"]);
+  });
+
+  it("a verispec directory to which the user added an empty folder", () => {
+    const out = join(dir, "generated");
+    writeAtomically(out, files("old"), { cwd: dir });
+    mkdirSync(join(out, "b", "mine"));
+    mkdirSync(join(out, "drafts"));
+    expect(refused(out)).toContain("holding a folder verispec did not write (b/mine/)");
+    rmSync(join(out, "b", "mine"), { recursive: true });
+    expect(refused(out)).toContain("(drafts/)");
+    expect(existsSync(join(out, "drafts"))).toBe(true);
+    // A folder verispec lists (emptied by the user) is its own: written again.
+    rmSync(join(out, "drafts"), { recursive: true });
+    rmSync(join(out, "b"), { recursive: true });
+    mkdirSync(join(out, "b"));
+    writeAtomically(out, files("new"), { cwd: dir });
+    expect(readFileSync(join(out, "b", "c.json"), "utf8")).toBe("new b/c.json\n");
+  });
+
   it("a manifest without verispec's banner does not count", () => {
     const out = join(dir, "generated");
     mkdirSync(out);

@@ -72,7 +72,12 @@ describe.skipIf(!chromiumProgram.found)("the hosted form in Chromium", () => {
     const { id, link } = await newForm(`browser-${width}`);
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    await page.goto(link);
+    const blocked: string[] = [];
+    page.on("console", (m) => void (/Content Security Policy/i.test(m.text()) && blocked.push(m.text())));
+    const opened = await page.goto(link);
+    // The page is sent with its policy (its own style only, no framing), and the policy blocks nothing of it.
+    expect(opened!.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+    expect(opened!.headers()["x-frame-options"]).toBe("DENY");
     expect(await page.locator('label[for="in-fields.abn"]').textContent()).toBe("ABN");
     expect(await page.locator('[name="stakeholders.0.fields.firstName"]').inputValue()).toBe("Ann");
     await page.screenshot({ path: join(ARTIFACTS, `form-${width}-open.png`), fullPage: true });
@@ -94,6 +99,7 @@ describe.skipIf(!chromiumProgram.found)("the hosted form in Chromium", () => {
     await page.fill('[name="stakeholders.0.fields.firstName"]', "Anne");
     await Promise.all([page.waitForURL(link), page.click('button[type="submit"]')]);
     expect(await page.title()).toBe("Submitted");
+    expect(blocked).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, `form-${width}-submitted.png`), fullPage: true });
     await context.close();
 

@@ -150,7 +150,7 @@ describe("a submission is checked like the API checks /idform", () => {
 
   it("a value the reduced prefill hid, left blank, keeps the caller's value; a typed one replaces it", async () => {
     const id = await newForm(soleTrader("form-reduced"));
-    h.clock.advance(31 * 60_000);
+    await h.service.advanceClock(31 * 60_000);
     const page = await open(id);
     expect(fieldOf(page.html, "fields.abn")).toContain('value=""');
     expect(fieldOf(page.html, "fields.name")).toContain('value="Form Trader"');

@@ -17,7 +17,7 @@ const LIMIT = 4096;
 beforeAll(async () => {
   db = await memoryDb();
   h = await harness(db, { maxBodyBytes: LIMIT, requestedActionsPath: "/custom/actions", dispatch: false });
-  h.clock.advance(OFFSET);
+  await h.service.advanceClock(OFFSET);
 }, 60_000);
 
 afterAll(async () => {

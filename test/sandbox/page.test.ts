@@ -41,7 +41,12 @@ describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => 
     const page = await context.newPage();
     const client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, retry: false });
     const { trace } = await client.v5.createVerification(v5Individual("Page Person", "page-1"));
-    await page.goto(`${sandbox.url}/_sandbox`);
+    const blocked: string[] = [];
+    page.on("console", (m) => void (/Content Security Policy/i.test(m.text()) && blocked.push(m.text())));
+    const opened = await page.goto(`${sandbox.url}/_sandbox`);
+    // Its policy allows its own script and style by hash only, and forbids framing; the page still refreshes under it.
+    expect(opened!.headers()["content-security-policy"]).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'; .*frame-ancestors 'none'/);
+    expect(opened!.headers()["x-frame-options"]).toBe("DENY");
     const row = page.locator(`tr[data-trace="${trace}"]`);
     await row.waitFor();
     expect(await row.locator(".tl .st").allTextContents()).toHaveLength(1);
@@ -57,6 +62,7 @@ describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => 
     expect(deliveries.join("\n")).toMatch(/delivered 200/);
     expect(deliveries.every((d) => d.includes("v2"))).toBe(true);
 
+    expect(blocked).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "sandbox.png"), fullPage: true });
     await context.close();

@@ -136,7 +136,7 @@ describe("v5 creation", () => {
     // Not yet due: nothing completes and nothing is announced.
     expect(await service.processDue()).toBe(0);
     expect(changes).toBe(before);
-    clock.advance(600_000);
+    await timed.advanceClock(600_000);
     expect(await timed.processDue()).toBeGreaterThanOrEqual(3);
     expect(changes).toBe(before + 1);
     expect((await timed.get(a.trace))!).toMatchObject({ verificationStatus: "rejected", dueAt: null });

@@ -235,8 +235,9 @@ export function isolationSuite(dbOf: () => string): void {
         for (const id of Object.values(d)) expect(all.text).not.toContain(id);
         const cursor = (await as(TENANT_A, "GET", "/_sandbox/state?limit=1")).body.nextCursor as string;
         expect(cursor).toEqual(expect.any(String));
+        // A cursor is sealed for its tenant: A's in B's hands is refused, and tells nothing of A's rows.
         const paged = await as(TENANT_B, "GET", `/_sandbox/state?cursor=${cursor}`);
-        expect(paged.status).toBe(200);
+        expect([paged.status, paged.body.message]).toEqual([400, "cursor is not one this sandbox gave."]);
         for (const id of Object.values(d)) expect(paged.text).not.toContain(id);
         const byUser = await as(TENANT_B, "GET", "/_sandbox/state?userId=follow-a");
         const unknown = await as(TENANT_B, "GET", "/_sandbox/state?userId=never-a-user");
@@ -258,11 +259,12 @@ export function isolationSuite(dbOf: () => string): void {
       also: async (d) => {
         const all = await as(TENANT_B, "GET", "/_sandbox/deliveries");
         for (const id of Object.values(d)) expect(all.text).not.toContain(id);
-        // A cursor is a position, not a capability: A's cursor in B's hands pages through B's rows only.
+        // A cursor is sealed for its tenant and listing: A's in B's hands is refused; it holds no row id.
         const cursor = (await as(TENANT_A, "GET", "/_sandbox/deliveries?limit=1")).body.nextCursor as string;
         expect(cursor).toEqual(expect.any(String));
+        expect(Buffer.from(cursor, "base64url").toString("latin1")).not.toMatch(/v1:|\d{3}/);
         const paged = await as(TENANT_B, "GET", `/_sandbox/deliveries?cursor=${cursor}`);
-        expect(paged.status).toBe(200);
+        expect([paged.status, paged.body.message]).toEqual([400, "cursor is not one this sandbox gave."]);
         for (const id of Object.values(d)) expect(paged.text).not.toContain(id);
         const byUser = await as(TENANT_B, "GET", "/_sandbox/deliveries?userId=follow-a");
         const unknown = await as(TENANT_B, "GET", "/_sandbox/deliveries?userId=never-a-user");

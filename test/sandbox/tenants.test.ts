@@ -44,13 +44,13 @@ describe("tenants in the store: processing, retention and what was stored before
       const [a, b] = [serviceOf(db, "team-a", clockA), serviceOf(db, "team-b", clockB)];
       const { trace: ta } = await a.createV5({ ...v5Individual("Alice Person") });
       const { trace: tb } = await b.createV5({ ...v5Individual("Bob Person") });
-      clockB.advance(PROCESSING_MS + 1000);
+      await b.advanceClock(PROCESSING_MS + 1000); // stored under B's key: A's processing reads its own
       expect(await a.processDue()).toBe(0); // A's clock: not due yet
       expect(await b.processDue()).toBe(1);
       expect((await a.get(ta))!.verificationStatus).toBe("pending");
       expect((await b.get(tb))!.verificationStatus).not.toBe("pending");
       // Retention by each tenant's clock: B's 31 days on removes B's verification only.
-      clockB.advance(31 * DAY);
+      await b.advanceClock(31 * DAY);
       const swept = await sweep(db, { days: 30, now: Date.now, pauseMs: 0, tenants: [{ name: "team-a", now: () => clockA.now() }, { name: "team-b", now: () => clockB.now() }] });
       expect(swept.verifications).toBe(1);
       expect(await a.get(ta)).toBeDefined();

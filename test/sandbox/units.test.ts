@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { choice, choiceMessage, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { escapeHtml, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
-import { MAX_PAGE, parseBrowse } from "../../templates/sandbox/browse.js";
+import { MAX_PAGE, openCursor, parseBrowse, sealCursor } from "../../templates/sandbox/browse.js";
 import { closeWhenOpen, describeDb, type Db } from "../../templates/sandbox/store/index.js";
 import { binding } from "./inprocess.js";
 
@@ -110,19 +110,32 @@ describe("closeWhenOpen", () => {
 
 describe("parseBrowse", () => {
   const parse = (q: string, d?: number) => parseBrowse(new URLSearchParams(q), d);
-  const cursor = (text: string) => Buffer.from(text, "utf8").toString("base64url");
   it("limit: an integer from 1 to MAX_PAGE, else one line; absent or empty: the default", () => {
     expect(MAX_PAGE).toBe(500);
     for (const ok of ["1", "500", "0042"]) expect(parse(`limit=${ok}`), ok).toMatchObject({ limit: Number(ok) });
     for (const bad of ["0", "501", "9999", "10000", "1a", "a1", "-1", "1.5", " 1"]) expect(parse(`limit=${bad}`), bad).toBe("limit must be an integer from 1 to 500.");
-    expect(parse("")).toEqual({ trace: undefined, userId: undefined, status: undefined, limit: 500, after: undefined });
+    expect(parse("")).toEqual({ trace: undefined, userId: undefined, status: undefined, limit: 500, cursor: undefined });
     expect(parse("limit=", 100)).toMatchObject({ limit: 100 });
   });
 
-  it("cursor: only one this sandbox gave (`v1:<digits>`, base64url); filters taken as given, empty ones left out", () => {
-    expect(parse(`cursor=${cursor("v1:42")}&trace=t&userId=u&status=queued`)).toEqual({ trace: "t", userId: "u", status: "queued", limit: 500, after: 42 });
-    expect(parse(`cursor=${cursor("v1:123456789012345")}`)).toMatchObject({ after: 123456789012345 });
-    for (const bad of ["v1:", "v1:1x", "xv1:1", "v2:1", "v1:1234567890123456", "v1:-1"]) expect(parse(`cursor=${cursor(bad)}`), bad).toBe("cursor is not one this sandbox gave.");
+  it("cursor: kept as sent when it is base64url of at most 100 characters, else refused; filters taken as given, empty ones left out", () => {
+    expect(parse(`cursor=abc_-9&trace=t&userId=u&status=queued`)).toEqual({ trace: "t", userId: "u", status: "queued", limit: 500, cursor: "abc_-9" });
+    for (const bad of ["a.b", "a+b", "x".repeat(101), "a%20b"]) expect(parse(`cursor=${encodeURIComponent(bad)}`), bad).toBe("cursor is not one this sandbox gave.");
     expect(parse("trace=&userId=&status=")).toMatchObject({ trace: undefined, userId: undefined, status: undefined });
+  });
+
+  it("a sealed cursor opens only with its key, for its tenant and its listing; it shows no position", () => {
+    const key = Buffer.alloc(32, 7);
+    const c = sealCursor(key, "a", "deliveries", 123456789012345);
+    expect(openCursor(key, "a", "deliveries", c)).toBe(123456789012345);
+    expect(Buffer.from(c, "base64url").toString("latin1")).not.toContain("123");
+    expect(sealCursor(key, "a", "deliveries", 5)).not.toBe(sealCursor(key, "a", "deliveries", 5)); // a fresh nonce each time
+    expect(openCursor(key, "b", "deliveries", c)).toBeUndefined();
+    expect(openCursor(key, "a", "verifications", c)).toBeUndefined();
+    expect(openCursor(Buffer.alloc(32, 8), "a", "deliveries", c)).toBeUndefined();
+    const raw = Buffer.from(c, "base64url");
+    raw[13] = raw[13]! ^ 1;
+    expect(openCursor(key, "a", "deliveries", raw.toString("base64url"))).toBeUndefined();
+    for (const bad of ["", "AAAA", Buffer.from("v1:42").toString("base64url"), "A".repeat(100)]) expect(openCursor(key, "a", "deliveries", bad), bad).toBeUndefined();
   });
 });

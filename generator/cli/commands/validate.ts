@@ -1,10 +1,11 @@
 // `verispec validate <schemaId> <file|->`: the generated validators on one JSON document (the service's specification, section 7).
-import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Dirs, Io } from "../../context.js";
 import { escapeControl } from "../../diagnostics.js";
 import { OWN_GENERATED } from "../../package-root.js";
+import { MAX_READ_BYTES, readAtMost, tooLargeMessage } from "../../read-bounded.js";
 import { locateJsonSyntaxError } from "../json-syntax.js";
 import type { CommandCall } from "../command-call.js";
 
@@ -20,14 +21,13 @@ function fail(io: Io, message: string): number {
 }
 
 /**
- * The largest document read: 10 MiB, the client's default `maxResponseBytes`. The service's
+ * The largest document read: 10 MiB (read-bounded.ts), the client's default `maxResponseBytes`. The service's
  * specification does not show a maximum request size (section 8); a verification request is a few kB,
  * so this is far above any real one and keeps parsing and validation within a few hundred MB of memory.
  */
-export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+export const MAX_DOCUMENT_BYTES = MAX_READ_BYTES;
 
-const tooLarge = (name: string) =>
-  ({ error: `${name} is larger than ${MAX_DOCUMENT_BYTES.toLocaleString("en-US")} bytes (10 MiB), the most 'verispec validate' reads` });
+const tooLarge = (name: string) => ({ error: tooLargeMessage(name, "'verispec validate'") });
 
 /** The document's text (a leading UTF-8 byte order mark removed), or why it cannot be checked. */
 async function readDocument(io: Io, file: string): Promise<string | { error: string }> {
@@ -42,26 +42,6 @@ async function readDocument(io: Io, file: string): Promise<string | { error: str
     return bytes === undefined ? tooLarge(file) : withoutBom(bytes.toString("utf8"));
   } catch (err) {
     return { error: `cannot read ${file}: ${(err as Error).message}` };
-  }
-}
-
-/** The file's bytes, or undefined when it has more than `max`: a regular file by its size, anything else (a pipe) once `max` is passed. */
-function readAtMost(path: string, max: number): Buffer | undefined {
-  const fd = openSync(path, "r");
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isFile() && stat.size > max) return undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(64 * 1024);
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) return Buffer.concat(chunks);
-      chunks.push(chunk.subarray(0, read));
-      if ((size += read) > max) return undefined;
-    }
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -3,10 +3,10 @@
  * The signing key comes from `VERISPEC_SIGNING_SECRET` or `--secret-file`, never from argv, where
  * it would be visible in `ps` output and shell history.
  */
-import { readFile as fsReadFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { isWebhookVerificationError } from "../../../templates/webhooks/errors.js";
 import type { VerifyWebhookInput } from "../../../templates/webhooks/index.js";
+import { readAtMost, tooLargeMessage } from "../../read-bounded.js";
 import type { CommandCall } from "../command-call.js";
 import { WEBHOOK_USAGE } from "../usage.js";
 
@@ -25,7 +25,7 @@ export interface WebhookCommandIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
-  /** Default: `fs.promises.readFile`. */
+  /** Default: readBounded (at most 10 MiB). */
   readonly readFile?: (path: string) => Promise<Uint8Array | string>;
 }
 
@@ -35,6 +35,16 @@ export interface WebhookCommandKit {
 }
 
 class UsageError extends Error {}
+
+/** A file over the 10 MiB bound (read-bounded.ts): /dev/zero fails fast instead of filling memory. */
+class TooLarge extends Error {}
+
+/** The default read: a file's bytes, at most 10 MiB. */
+async function readBounded(path: string): Promise<Uint8Array> {
+  const bytes = readAtMost(path);
+  if (bytes === undefined) throw new TooLarge();
+  return bytes;
+}
 
 /** `args` are the arguments after `webhook`, e.g. `["verify", "--body", "body.json", ...]`. Returns the exit code. */
 export async function webhookCommand(args: string[], io: WebhookCommandIo, kit: WebhookCommandKit): Promise<number> {
@@ -50,7 +60,7 @@ export async function webhookCommand(args: string[], io: WebhookCommandIo, kit: 
     return usageFailure(io, error);
   }
 
-  const readFile = io.readFile ?? fsReadFile;
+  const readFile = io.readFile ?? readBounded;
   let input: VerifyWebhookInput;
   try {
     const secret = await readSecret(options.secretFile, io.env, readFile);
@@ -163,7 +173,8 @@ async function readInput(
 ): Promise<Uint8Array | string> {
   try {
     return await readFile(path);
-  } catch {
+  } catch (error) {
+    if (error instanceof TooLarge) throw new TooLarge(tooLargeMessage(`the ${flag} file`, "'verispec webhook verify'"));
     throw new UsageError(`cannot read the ${flag} file`);
   }
 }
@@ -176,6 +187,11 @@ function textOf(value: Uint8Array | string): string {
 function usageFailure(io: WebhookCommandIo, error: unknown): number {
   // parseArgs messages name the option only, never its value; other errors here are ours.
   const message = error instanceof Error ? error.message : "invalid arguments";
+  // An input over the bound is not a mistake in the call: one line, no usage.
+  if (error instanceof TooLarge) {
+    io.stderr(`verispec webhook verify: ${message}\n`);
+    return 2;
+  }
   io.stderr(`verispec webhook verify: ${message}\n\n${WEBHOOK_USAGE}`);
   return 2;
 }

@@ -99,6 +99,12 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
     saveFormAttempt: async (id, trace, request) => form(id, (f) => ({ opens_since_save: 0, attempts: f.attempts + 1, trace, request: JSON.stringify(request) })),
     saveClockOffset: async (offset) => void (state().clockOffset = offset),
     loadClockOffset: async () => state().clockOffset,
+    advanceClockOffset: async (ms, max) => {
+      const next = state().clockOffset + ms;
+      if (next > max) return undefined;
+      state().clockOffset = next;
+      return next;
+    },
   };
 }
 

@@ -37,6 +37,8 @@ export interface StoreOps {
   saveFormAttempt(id: string, trace: string, request: Record<string, unknown>): Promise<void>;
   saveClockOffset(offset: number): Promise<void>;
   loadClockOffset(): Promise<number>;
+  /** Moves the stored offset forward by `ms` in one step (beside other instances); undefined past `max`. */
+  advanceClockOffset(ms: number, max: number): Promise<number | undefined>;
 }
 
 export interface ServiceStore extends StoreOps {

@@ -1,5 +1,5 @@
 // The ServiceStore of a database: each operation is this folder's statement for the tenant.
-import { loadClockOffset, saveClockOffset } from "./clock.js";
+import { advanceClockOffset, loadClockOffset, saveClockOffset } from "./clock.js";
 import { countFormOpening, insertForm, lockForm, saveFormAttempt } from "./forms.js";
 import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./outbox.js";
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
@@ -32,6 +32,7 @@ function sqlOps(sql: Sql, tenant: string): StoreOps {
     saveFormAttempt: (id, trace, request) => saveFormAttempt(sql, tenant, id, trace, request),
     saveClockOffset: (offset) => saveClockOffset(sql, tenant, offset),
     loadClockOffset: () => loadClockOffset(sql, tenant),
+    advanceClockOffset: (ms, max) => advanceClockOffset(sql, tenant, ms, max),
   };
 }
 
