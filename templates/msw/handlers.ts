@@ -135,7 +135,8 @@ export function createMockHandlers(binding: SandboxBinding, options: MockOptions
     },
     state: () => mockState(store.state(), service, clock),
     advance: async (ms) => {
-      clock.advance(ms);
+      // Through the store: the service reads the offset from it before each step (as the sandbox does).
+      await service.advanceClock(ms);
       await service.processDue();
     },
   };
@@ -348,9 +349,9 @@ function controlRoutes(binding: SandboxBinding, service: SandboxService, clock: 
         const { advanceMs: ms } = await object(c.request);
         const room = choice<number>(spec, "controlApi", "maxClockOffsetMs") - clock.offset;
         if (!(Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= room)) throw refuse("advanceMs", room);
-        const offset = clock.advance(ms as number);
+        await service.advanceClock(ms as number);
         await service.processDue();
-        return kit.json(200, { now: clock.now(), clockOffsetMs: offset });
+        return kit.json(200, { now: clock.now(), clockOffsetMs: clock.offset });
       },
     },
   ];

@@ -91,12 +91,22 @@ async function readBody(req: IncomingMessage, rules: BodyRules, look?: (chunk: B
   if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
   const chunks: Buffer[] = [];
   let size = 0;
+  let refusal: unknown;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
-    look?.(chunk as Buffer);
-    chunks.push(chunk as Buffer);
+    // Once refused, the rest (within the limit) is read and dropped, not kept: leaving the loop would
+    // destroy the socket and the client would never see the refusal.
+    if (refusal !== undefined) continue;
+    try {
+      look?.(chunk as Buffer);
+      chunks.push(chunk as Buffer);
+    } catch (error) {
+      refusal = error;
+      chunks.length = 0;
+    }
   }
+  if (refusal !== undefined) throw refusal;
   return Buffer.concat(chunks);
 }
 

@@ -232,7 +232,7 @@ describe("verispec conform: usage, safety, output", () => {
     proxy.deviation = {};
     expect(text.code).toBe(1);
     const lines = text.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^FAIL vector:v5\.VerificationCreateRequest\/valid\/\S+#status \[createVerification\] expected HTTP 200 for a valid payload; got HTTP 201/);
+    expect(lines.find((l) => /#status \[/.test(l))).toMatch(/^FAIL vector:v5\.VerificationCreateRequest\/valid\/\S+#status \[createVerification\] expected HTTP 200 for a valid payload; got HTTP 201/);
     expect(lines.at(-1)).toMatch(/^conform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks, \d+ held, [1-9]\d* failed, \d+ warned, \d+ skipped; 20 requests/);
     expect(junit.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="verispec conform" tests="\d+" failures="[1-9]\d*"/);
     expect(junit.stdout).toContain('<failure message="expected HTTP 200 for a valid payload; got HTTP 201');

@@ -68,7 +68,7 @@ describe("verispec conform against verispec/msw", () => {
     expect(held("vector:v4.IdFormRequest")).toBeGreaterThan(50);
     expect(held("vector:v4.GetVerificationStatusRequest/lookup/trace")).toBeGreaterThan(0);
     expect(held("get:")).toBeGreaterThan(20);
-    expect(report.checks.filter((c) => c.id.startsWith("lifecycle:") && c.outcome !== "held")).toEqual([]);
+    expect(report.checks.filter((c) => c.id.startsWith("lifecycle:") && !["held", "warned"].includes(c.outcome as string))).toEqual([]);
     expect(report.checks.find((c) => c.id === "lifecycle:resubmit/rejected/attempt-5-of-5")?.outcome).toBe("held");
     // Skipped: what the sandbox run skips (authentication answers not shown, a follow-up needs `info`), and the webhooks.
     const skipped = report.checks.filter((c) => c.outcome === "skipped");

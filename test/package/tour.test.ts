@@ -197,7 +197,7 @@ export const nowhere: v5.VerificationCreateRequest = { country: "XYZ", website: 
       expect(report.summary.specHash).toBe(after);
       const nameChecks = report.checks.filter((c) => /^vector:v5\.VerificationCreateRequest\/name\//.test(c.id));
       expect(nameChecks.length).toBeGreaterThan(0);
-      expect(nameChecks.every((c) => c.outcome === "held")).toBe(true);
+      expect(nameChecks.filter((c) => c.outcome !== "held" && c.outcome !== "warned")).toEqual([]);
     } finally {
       try {
         process.kill(-sandbox.pid!, "SIGTERM");
