@@ -146,7 +146,7 @@ describe("errors", () => {
 
 describe("signature helpers", () => {
   it("parseDigest wants the prefix and exactly 64 hex digits", () => {
-    expect(parseDigest(`sha256=${HEX}`, "sha256=")?.toString("hex")).toBe(HEX);
+    expect(Buffer.from(parseDigest(`sha256=${HEX}`, "sha256=")!).toString("hex")).toBe(HEX);
     expect(parseDigest(`x${"sha256="}${HEX}`, "sha256=")).toBeUndefined();
     expect(parseDigest(`sha512=${HEX}`, "sha256=")).toBeUndefined();
     expect(parseDigest(`sha256=${HEX}0`, "sha256=")).toBeUndefined();
