@@ -126,10 +126,11 @@ function compareValues(b: Field, h: Field, at: Location, ctx: SchemaContext): vo
   if (gained.length > 0) ctx.emit(widened, `${what} added: ${list(gained)}`, at);
 }
 
-/** What a tightened request rule now does to the values it newly refuses: "values of 100-199 characters now get 422 too_big". */
+/** What a tightened request rule does to the values it newly refuses: "values of 100-199 characters now get 422 too_big". */
 function nowRefused(h: Field, keyword: string, values: string): string {
   const m = h.rule?.messages[keyword];
-  return `${values} now get 422 ${m ? `${m.code} ("${m.message}")` : "validation_error"}`;
+  // The 422 and its code only where the rule names the service's message; otherwise only that they are refused.
+  return m ? `${values} now get 422 ${m.code} ("${m.message}")` : `${values} are now refused`;
 }
 
 function compareConstraints(b: Field, h: Field, at: Location, ctx: SchemaContext): void {
