@@ -63,8 +63,7 @@ export function createClientCore(
   loadValidate: () => Promise<Validate>,
 ): ClientCore {
   const { secret } = options;
-  // One line naming the option, never a value: a missing environment variable would otherwise send
-  // `undefined:undefined` as the HTTP Basic credentials.
+  // One line naming the option, never a value (a missing variable would send `undefined:undefined`).
   for (const k of ["serviceUid", "secret"] as const) if (typeof options[k] != "string" || !options[k]) throw new TypeError(`createClient: ${k} is missing or not a string`);
   const token = base64Utf8(options.serviceUid + ":" + secret);
   const redact = redactor([secret, token]);

@@ -115,6 +115,15 @@ function startLines(format: "text" | "json", stdout: (text: string) => void) {
     stdout(format === "json" ? `${JSON.stringify({ level: "info", time: new Date().toISOString(), service: "verispec-sandbox", msg, ...fields })}\n` : `${msg}\n`);
 }
 
+/** The lines after the start: where it listens, its page, its tenants, and the test values it made up. */
+function announce(say: ReturnType<typeof startLines>, url: string, tenants: readonly TenantConfig[] | undefined, shown: readonly (readonly [string, { readonly value: string; readonly generated: boolean }])[]): void {
+  say(`verispec sandbox listening on ${url}`, { event: "listening", url });
+  say(`verispec sandbox page ${url}/_sandbox (your browser asks for the service UID and secret)`, { event: "page", url: `${url}/_sandbox` });
+  if (tenants) say(`tenants: ${tenants.map((t) => t.name).join(", ")}`, { event: "tenants", tenants: tenants.map((t) => t.name) });
+  // A shared sandbox (--tenants) makes no test values: its accounts are the file's and the environment's.
+  if (!tenants) for (const [name, c] of shown) if (c.generated) say(`test value ${name}=${c.value}`, { event: "testValue", name, value: c.value });
+}
+
 /** A variable of the environment, undefined when unset or empty. */
 const envValue = (env: NodeJS.ProcessEnv, name: string) => (env[name] === undefined || env[name] === "" ? undefined : env[name]);
 
@@ -226,16 +235,11 @@ export async function sandbox(call: CommandCall): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  say(`verispec sandbox listening on ${running.url}`, { event: "listening", url: running.url });
-  say(`verispec sandbox page ${running.url}/_sandbox (your browser asks for the service UID and secret)`, { event: "page", url: `${running.url}/_sandbox` });
-  if (tenants) say(`tenants: ${tenants.map((t) => t.name).join(", ")}`, { event: "tenants", tenants: tenants.map((t) => t.name) });
-  const shown = [
+  announce(say, running.url, tenants, [
     [CREDENTIAL_VARIABLES.serviceUid, uid],
     [CREDENTIAL_VARIABLES.secret, secret],
     ["VERISPEC_SIGNING_SECRET", signing],
-  ] as const;
-  // A shared sandbox (--tenants) makes no test values: its accounts are the file's and the environment's.
-  if (!tenants) for (const [name, c] of shown) if (c.generated) say(`test value ${name}=${c.value}`, { event: "testValue", name, value: c.value });
+  ]);
   await stopped;
   await running.close();
   process.off("unhandledRejection", unexpected);
