@@ -25,7 +25,9 @@ export const V1_KECCAK_PREFIX = "svc_sec_keccak256_";
 const encoder = new TextEncoder();
 
 /** The 32 digest bytes after `prefix`, or undefined when the value is not `prefix` + 64 hex digits. */
-export function parseDigest(value: string, prefix: string): Buffer | undefined {
+// Declared as Uint8Array, not Buffer: these signatures reach the published .d.ts, and a project without
+// @types/node has no `Buffer` type (docs/client-and-types.md).
+export function parseDigest(value: string, prefix: string): Uint8Array | undefined {
   if (!value.startsWith(prefix)) return undefined;
   const hex = value.slice(prefix.length);
   if (hex.length !== 64) return undefined;
@@ -34,7 +36,7 @@ export function parseDigest(value: string, prefix: string): Buffer | undefined {
   return digest.length === 32 ? digest : undefined;
 }
 
-export function hmacSha256(secret: SigningSecret, body: RawBody): Buffer {
+export function hmacSha256(secret: SigningSecret, body: RawBody): Uint8Array {
   // createHmac takes strings (as UTF-8) and byte views directly: no copy of the body.
   return createHmac("sha256", secret).update(body).digest();
 }
@@ -72,7 +74,7 @@ export function signWebhook(input: SignWebhookInput): Record<string, string> {
   assertSecret(secret, "signWebhook");
   if (version === "2") {
     return {
-      [canonical(HEADER_SIGNATURE_V2)]: V2_PREFIX + hmacSha256(secret, rawBody).toString("hex"),
+      [canonical(HEADER_SIGNATURE_V2)]: V2_PREFIX + toHex(hmacSha256(secret, rawBody)),
       [canonical(HEADER_SIGNATURE_VERSION)]: "2",
     };
   }

@@ -164,7 +164,7 @@ function signatureVersion(headers: SignatureHeaders): SignatureVersion {
   throw new WebhookVerificationError("unsupported_version", "X-Svc-Signature-version is not 1 or 2");
 }
 
-function expectDigest(value: HeaderValue, prefix: string, headerName: string): Buffer {
+function expectDigest(value: HeaderValue, prefix: string, headerName: string): Uint8Array {
   const digest = value === undefined || value === DUPLICATE_HEADER ? undefined : parseDigest(value, prefix);
   if (digest === undefined) {
     const problem = value === DUPLICATE_HEADER ? "was sent more than once" : `must be ${prefix} followed by 64 hex digits`;
@@ -174,8 +174,8 @@ function expectDigest(value: HeaderValue, prefix: string, headerName: string): B
 }
 
 interface V1Expected {
-  readonly sha: Buffer | undefined;
-  readonly keccak: Buffer | undefined;
+  readonly sha: Uint8Array | undefined;
+  readonly keccak: Uint8Array | undefined;
 }
 
 function v1Digests(headers: SignatureHeaders): V1Expected {
@@ -186,10 +186,10 @@ function v1Digests(headers: SignatureHeaders): V1Expected {
 }
 
 /** Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. */
-function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Buffer): string {
+function checkV2(secrets: readonly SigningSecret[], body: RawBody, expected: Uint8Array): string {
   for (const secret of secrets) {
     const digest = hmacSha256(secret, body);
-    if (digestsEqual(digest, expected)) return `2:${digest.toString("hex")}`;
+    if (digestsEqual(digest, expected)) return `2:${toHex(digest)}`;
   }
   throw mismatch();
 }

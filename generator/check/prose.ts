@@ -2,7 +2,8 @@
 // data governs, the text may restate it but not contradict it). The texts checked are those tied to a
 // fact: a rule's description and messages, the description of a field that uses a rule (and of an
 // object naming such a field in backticks), a limit's `value`, the receiver rules of a signature (the
-// tolerance limit), the attempt rules (statuses.yaml `attempts`); and a transition's `condition` text,
+// tolerance limit), the attempt rules (statuses.yaml `attempts`), a country group's description (the
+// length of its list: "the 15 other countries"); and a transition's `condition` text,
 // which must be the text of the condition its `when` names. A disagreement is VS434 / VS435 at the text.
 import { expandPattern, letterClass, at, rawAt, type At, type Raw } from "../load/spec-access.js";
 import type { Checks } from "./context.js";
@@ -16,6 +17,8 @@ interface Truth {
   readonly count?: number;
   readonly startsAt?: number;
   readonly observedDefaultCap?: number;
+  /** The length of a country list. */
+  readonly countries?: number;
 }
 
 interface Claim {
@@ -43,6 +46,7 @@ export function claimsIn(text: string, countClaims = false): Claim[] {
   each(/\bstarts at (\d+)\b/gi, (m) => ({ kind: "startsAt", value: Number(m[1]) }));
   each(/\b(?:default cap observed is (\d+)|(\d+) observed as default)\b/gi, (m) => ({ kind: "observedDefaultCap", value: Number(m[1] ?? m[2]) }));
   if (countClaims) each(/^(\d+)\b/g, (m) => ({ kind: "count", value: Number(m[1]) }));
+  each(new RegExp(`\\b${NUMBER}(?: other)? countries\\b`, "gi"), (m) => ({ kind: "countries", value: num(m[1]!) }));
   return out;
 }
 
@@ -52,7 +56,7 @@ const show = (kind: keyof Truth, v: number | readonly [number, number]): string 
     return lo === hi ? `${lo} digits` : `${lo} to ${hi} digits`;
   }
   const n = v as number;
-  return { maxLength: `at most ${n} characters (maxLength ${n})`, minutes: `${n} minutes`, days: `${n} days`, count: `${n}`, startsAt: `starts at ${n}`, observedDefaultCap: `a default cap of ${n}` }[kind] ?? String(n);
+  return { maxLength: `at most ${n} characters (maxLength ${n})`, minutes: `${n} minutes`, days: `${n} days`, count: `${n}`, startsAt: `starts at ${n}`, observedDefaultCap: `a default cap of ${n}`, countries: `${n} countries` }[kind] ?? String(n);
 };
 
 /** The digit count a pattern of digits only (`^[0-9]{n}$`, `^\d{a,b}$`) states. */
@@ -74,6 +78,7 @@ export function checkProse(c: Checks): void {
   checkLimitTexts(c, kit);
   checkSignatureTexts(c, kit);
   checkAttemptTexts(c, kit);
+  checkCountryGroupTexts(c, kit);
   checkConditionTexts(c);
 }
 
@@ -178,6 +183,14 @@ function checkAttemptTexts(c: Checks, { compare }: ProseKit): void {
   ((attempts.rules ?? []) as string[]).forEach((_, i) =>
     compare(at(statuses, "attempts", "rules", i), { startsAt: attempts.startsAt, observedDefaultCap: attempts.observedDefaultCap }, "statuses.yaml attempts"),
   );
+}
+
+/** A country group's description against the length of its list ("The 15 other countries ..."). */
+function checkCountryGroupTexts(c: Checks, { compare }: ProseKit): void {
+  const countries = c.root("countries.yaml");
+  for (const [name, g] of Object.entries(rawAt(countries).groups as Record<string, Raw>)) {
+    compare(at(countries, "groups", name, "description"), { countries: (g.countries as unknown[]).length }, `countries.yaml ${name}`);
+  }
 }
 
 /** A transition's condition text is its `when` condition's text (the model derives it when left out). */

@@ -126,16 +126,23 @@ function compareValues(b: Field, h: Field, at: Location, ctx: SchemaContext): vo
   if (gained.length > 0) ctx.emit(widened, `${what} added: ${list(gained)}`, at);
 }
 
+/** What a tightened request rule does to the values it newly refuses: "values of 100-199 characters now get 422 too_big". */
+function nowRefused(h: Field, keyword: string, values: string): string {
+  const m = h.rule?.messages[keyword];
+  // The 422 and its code only where the rule names the service's message; otherwise only that they are refused.
+  return m ? `${values} now get 422 ${m.code} ("${m.message}")` : `${values} are now refused`;
+}
+
 function compareConstraints(b: Field, h: Field, at: Location, ctx: SchemaContext): void {
   const req = ctx.direction === "request";
   const tight: CheckId = req ? "request-length-tightened" : "response-constraint-tightened";
   const loose: CheckId = req ? "request-constraint-relaxed" : "response-constraint-relaxed";
   const [bmin, hmin] = [minLengthOf(b) ?? 0, minLengthOf(h) ?? 0];
-  if (hmin > bmin) ctx.emit(tight, `minLength ${bmin} -> ${hmin}`, at);
+  if (hmin > bmin) ctx.emit(tight, `minLength ${bmin} -> ${hmin}${req ? `: ${nowRefused(h, "minLength", hmin - 1 > bmin ? `values of ${bmin}-${hmin - 1} characters` : `values of ${bmin} ${bmin === 1 ? "character" : "characters"}`)}` : ""}`, at);
   if (hmin < bmin) ctx.emit(loose, `minLength ${bmin} -> ${hmin}`, at);
   const [bmax, hmax] = [maxLengthOf(b) ?? Infinity, maxLengthOf(h) ?? Infinity];
   const n = (v: number) => (v === Infinity ? "none" : String(v));
-  if (hmax < bmax) ctx.emit(tight, `maxLength ${n(bmax)} -> ${n(hmax)}`, at);
+  if (hmax < bmax) ctx.emit(tight, `maxLength ${n(bmax)} -> ${n(hmax)}${req ? `: ${nowRefused(h, "maxLength", `values of ${hmax + 1}${bmax === Infinity ? " or more" : `-${bmax}`} characters`)}` : ""}`, at);
   if (hmax > bmax) ctx.emit(loose, `maxLength ${n(bmax)} -> ${n(hmax)}`, at);
   comparePatterns(b, h, at, ctx);
   const [bf, hf] = [formatOf(b), formatOf(h)];

@@ -73,12 +73,15 @@ export function versionFinding(findings: readonly Finding[], base: string | unde
     h !== undefined &&
     (need === "major" ? h[0] > b[0] : h[0] > b[0] || (h[0] === b[0] && h[1] > b[1]));
   if (ok) return undefined;
-  const counts = `${findings.filter((f) => f.severity === "breaking").length} breaking, ${findings.length} in all`;
+  // The other findings, named as such: the summary line counts this one too, so "N breaking" there is N+1 here's.
+  const n = findings.length;
+  const k = findings.filter((f) => f.severity === "breaking").length;
+  const counts = n === 1 ? `other change (${k ? "breaking" : "not breaking"}) calls` : `${n} other changes (${k} breaking) call`;
   return {
     id: "spec-version-not-bumped",
     severity: breaking ? "breaking" : "warning",
     audience: CHECKS["spec-version-not-bumped"].audience,
-    message: `specVersion ${base} -> ${head ?? "none"}: the changes (${counts}) call for a ${need} bump`,
+    message: `specVersion ${base} -> ${head ?? "none"}: the ${counts} for a ${need} bump`,
     ...where,
   };
 }

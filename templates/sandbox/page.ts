@@ -20,20 +20,30 @@ export function messagePage(title: string, text: string): string {
 
 export function sandboxPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>verispec sandbox</title><style>${PAGE_STYLE}</style></head>
-<body><h1>verispec sandbox</h1><p id="clock"></p>
+<body><h1>verispec sandbox</h1><p id="clock"></p><p id="problem" role="alert" class="failed" hidden></p>
 <form method="get" action="/_sandbox" id="filter"><label>trace <input name="trace"></label><label>userId <input name="userId"></label><label>status <input name="status"></label><button type="submit">Filter</button> <a href="/_sandbox">all</a></form>
 <h2>Verifications</h2><table id="verifications"><thead><tr><th>trace</th><th>type</th><th>name</th><th>status</th><th>attempt</th><th>timeline</th></tr></thead><tbody></tbody></table><p><a id="next" hidden>Older verifications</a></p>
 <h2>Webhook deliveries</h2><table id="deliveries"><thead><tr><th>time</th><th>deliveryId</th><th>trace</th><th>status</th><th>signature</th><th>receiver</th><th>answer</th><th>retries</th></tr></thead><tbody></tbody></table>
 <script>
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
 const time = (ms) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
+const problem = document.getElementById("problem");
+// A failed read is said on the page, never left as empty tables.
+const fail = (text) => { problem.textContent = text + " The tables show the last state read; the page tries again every second."; problem.hidden = false; };
 async function refresh() {
-  const r = await fetch("/_sandbox/state" + location.search, { credentials: "same-origin", cache: "no-store" });
-  if (!r.ok) return;
-  const s = await r.json();
+  let r;
+  // From the origin, not a relative URL: a page opened as http://uid:secret@host/_sandbox has the
+  // credentials in its base URL, and fetch refuses a URL holding credentials; the browser sends the
+  // credentials the page was opened with to its own origin.
+  try { r = await fetch(location.origin + "/_sandbox/state" + location.search, { credentials: "same-origin", cache: "no-store" }); }
+  catch (e) { return fail("Could not reach the sandbox (" + (e && e.message || e) + ")."); }
+  if (!r.ok) return fail(r.status === 401 ? "The sandbox refused the credentials (HTTP 401): reload the page and give the service UID and secret it was started with." : "Could not read the sandbox's state (HTTP " + r.status + ").");
+  let s;
+  try { s = await r.json(); } catch (e) { return fail("The sandbox's state was not JSON."); }
+  problem.hidden = true;
   const next = document.getElementById("next");
   const q = new URLSearchParams(location.search);
-  if (s.nextCursor) { q.set("cursor", s.nextCursor); next.href = "/_sandbox?" + q; }
+  if (s.nextCursor) { q.set("cursor", s.nextCursor); next.href = location.origin + "/_sandbox?" + q; }
   next.hidden = !s.nextCursor;
   document.getElementById("clock").textContent = "Sandbox time " + time(s.now) + (s.clockOffsetMs ? " (advanced " + s.clockOffsetMs + " ms)" : "");
   document.querySelector("#verifications tbody").innerHTML = s.verifications.map((v) =>

@@ -155,12 +155,12 @@ describe("spec-version-not-bumped", () => {
   const breaking = del("statuses.yaml", ["transitions", 6]);
   const minor = set("webhooks.yaml", ["shapes", "v5.WebhookPayload", "properties", "deliveryId"], { type: "string" });
   it("a breaking change without a major bump is breaking", async () => {
-    expect(await ids([breaking])).toEqual(["breaking: specVersion 1.0.0 -> 1.0.0: the changes (1 breaking, 1 in all) call for a major bump"]);
+    expect(await ids([breaking])).toEqual(["breaking: specVersion 1.0.0 -> 1.0.0: the other change (breaking) calls for a major bump"]);
     expect(await ids([breaking, set("versions.yaml", ["specVersion"], "1.1.0")])).toHaveLength(1);
     expect(await ids([breaking, set("versions.yaml", ["specVersion"], "2.0.0")])).toEqual([]);
   });
   it("a non-breaking change without a minor bump is a warning; a patch bump is not enough", async () => {
-    expect(await ids([minor])).toEqual(["warning: specVersion 1.0.0 -> 1.0.0: the changes (0 breaking, 1 in all) call for a minor bump"]);
+    expect(await ids([minor])).toEqual(["warning: specVersion 1.0.0 -> 1.0.0: the other change (not breaking) calls for a minor bump"]);
     expect(await ids([minor, set("versions.yaml", ["specVersion"], "1.0.1")])).toHaveLength(1);
     expect(await ids([minor, set("versions.yaml", ["specVersion"], "1.1.0")])).toEqual([]);
   });

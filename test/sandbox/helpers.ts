@@ -13,7 +13,8 @@ import { validate } from "../../generated/validators/index.js";
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const CREDENTIALS = { serviceUid: "sandbox-test-uid", secret: "sandbox-test-secret-9f8e7d" };
 export const SIGNING_SECRET = "sandbox-test-signing-key-0123456789";
-export const READY = /^verispec sandbox listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
+/** The ready line: text, or with --log-format json the JSON object of event `listening`. */
+export const READY = /^(?:verispec sandbox listening on (http:\/\/127\.0\.0\.1:\d+)|\{.*"event":"listening","url":"(http:\/\/127\.0\.0\.1:\d+)"\})$/m;
 
 export interface Sandbox {
   readonly url: string;
@@ -47,7 +48,7 @@ export async function startSandbox(args: readonly string[], env: Record<string, 
       const m = READY.exec(state.stdout);
       if (m) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve((m[1] ?? m[2])!);
       }
     };
     child.stdout!.on("data", check);

@@ -101,6 +101,12 @@ describe("JSON logs", { timeout: 120_000 }, () => {
     expect(requests.map((r) => r.route)).toEqual(["/v5/verifications", "/v5/verifications/{trace}", "/verify", "other", "/healthz"]);
     const everything = sandbox.stderr + sandbox.stdout;
     for (const form of [secret, Buffer.from(secret).toString("base64"), encodeURIComponent(secret), SIGNING_SECRET, basic().slice(6)]) expect(everything).not.toContain(form);
+    // The start lines on stdout are JSON too, one object a line, each with the text it stands for.
+    const starts = sandbox.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(starts.map((r) => r.event)).toEqual(["serving", "listening", "page"]);
+    expect(starts[1]).toMatchObject({ level: "info", service: "verispec-sandbox", msg: `verispec sandbox listening on ${sandbox.url}`, url: sandbox.url });
+    expect(starts[2]).toMatchObject({ url: `${sandbox.url}/_sandbox` });
+    for (const r of starts) expect(Date.parse(String(r.time))).not.toBeNaN();
   });
 
   it("refuses an unknown --log-format with usage and exit 2", async () => {

@@ -67,4 +67,38 @@ describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => 
     await page.screenshot({ path: join(ARTIFACTS, "sandbox.png"), fullPage: true });
     await context.close();
   }, 60_000);
+
+  it("the start lines name the page's URL", () => {
+    expect(sandbox.stdout.split("\n")).toContain(`verispec sandbox page ${sandbox.url}/_sandbox (your browser asks for the service UID and secret)`);
+  });
+
+  it("opened with the credentials in its URL, the page still reads and shows the data", async () => {
+    const client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, retry: false });
+    const { trace } = await client.v5.createVerification(v5Individual("Url Person", "page-url-1"));
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const withCredentials = new URL(`${sandbox.url}/_sandbox`);
+    withCredentials.username = CREDENTIALS.serviceUid;
+    withCredentials.password = CREDENTIALS.secret;
+    await page.goto(withCredentials.href);
+    await page.locator(`tr[data-trace="${trace}"]`).waitFor({ timeout: 15_000 });
+    expect(await page.locator("#problem").isHidden()).toBe(true);
+    await context.close();
+  }, 60_000);
+
+  it("a failed read of /_sandbox/state is said on the page, not left as empty tables", async () => {
+    const context = await browser.newContext({ httpCredentials: { username: CREDENTIALS.serviceUid, password: CREDENTIALS.secret }, viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await page.route("**/_sandbox/state*", (route) => route.fulfill({ status: 503, body: "down" }));
+    await page.goto(`${sandbox.url}/_sandbox`);
+    const problem = page.locator("#problem");
+    await problem.waitFor({ state: "visible", timeout: 15_000 });
+    expect(await problem.textContent()).toMatch(/^Could not read the sandbox's state \(HTTP 503\)\./);
+    await page.unroute("**/_sandbox/state*");
+    await page.route("**/_sandbox/state*", (route) => route.abort("connectionrefused"));
+    await page.waitForFunction(() => /^Could not reach the sandbox/.test(document.getElementById("problem")!.textContent ?? ""), undefined, { timeout: 15_000 });
+    await page.unroute("**/_sandbox/state*");
+    await page.waitForFunction(() => document.getElementById("problem")!.hidden, undefined, { timeout: 15_000 });
+    await context.close();
+  }, 60_000);
 });

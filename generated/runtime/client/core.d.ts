@@ -3,6 +3,25 @@ import { VerispecError } from "./errors.js";
 import type { ClientCore, ClientOptions, SpecConstants, Validate } from "./types.js";
 /** Maps a non-2xx reply (body already redacted) to its error class; the envelope's type wins over the status. */
 export declare function toError(status: number, body: unknown, constants: SpecConstants): VerispecError;
+/**
+ * The hand-written core behind generated/client.js.
+ *
+ * Credentials: for `auth: "body"` the client adds metadata_version, metadata_serviceUid and
+ * metadata_secretKey (the service's specification, section 5). Should a body already carry any of them (the generated types do not
+ * allow it; a body copied from elsewhere might), the configured values win: only the credentials the
+ * client was created with are ever sent, never stale or another account's.
+ *
+ * Retries: only GETs are retried, on network errors and 5xx, with capped exponential backoff and
+ * jitter. POSTs are never retried: they are not idempotent (a repeated POST /verify or
+ * /v5/verifications creates a second verification or a second attempt), and a 475 means another
+ * resubmission is in flight, so the right move is to wait for the first outcome (webhook or
+ * details call), not to send again. Timeouts are not retried either: the caller chose the budget.
+ *
+ * Redirects are never followed (`redirect: "manual"`): a 3xx is a RedirectError naming the status and
+ * the target's origin, so neither the body (with metadata_secretKey) nor the Authorization header is
+ * ever sent anywhere but `baseUrl`. Response bodies are read up to `maxResponseBytes` (default 10 MiB);
+ * a 2xx of an operation with a response schema must be JSON (ResponseFormatError otherwise).
+ */
 export declare function createClientCore(options: ClientOptions, constants: SpecConstants, loadValidate: () => Promise<Validate>): ClientCore;
 /**
  * A copy of a fetch error and its causes with only its class, name, message, stack and `code`, redacted:

@@ -40,18 +40,12 @@ export function toError(status, body, constants) {
  * ever sent anywhere but `baseUrl`. Response bodies are read up to `maxResponseBytes` (default 10 MiB);
  * a 2xx of an operation with a response schema must be JSON (ResponseFormatError otherwise).
  */
-/**
- * One line naming the option, never a value: a missing environment variable would otherwise send
- * `undefined:undefined` as the HTTP Basic credentials.
- */
-function refuseMissingCredentials(options) {
+export function createClientCore(options, constants, loadValidate) {
+    const { secret } = options;
+    // One line naming the option, never a value (a missing variable would send `undefined:undefined`).
     for (const k of ["serviceUid", "secret"])
         if (typeof options[k] != "string" || !options[k])
             throw new TypeError(`createClient: ${k} is missing or not a string`);
-}
-export function createClientCore(options, constants, loadValidate) {
-    const { secret } = options;
-    refuseMissingCredentials(options);
     const token = base64Utf8(options.serviceUid + ":" + secret);
     const redact = redactor([secret, token]);
     const credentials = { metadata_version: constants.olderVersion, metadata_serviceUid: options.serviceUid, metadata_secretKey: secret };

@@ -106,6 +106,24 @@ async function sandboxLogger(format: "text" | "json", stderr: (text: string) => 
   }
 }
 
+/**
+ * The start lines on stdout: plain text, or with --log-format json one JSON object a line (the log's
+ * `level`, `time` and `msg`, plus the line's fields), so a log collector parses every line.
+ */
+function startLines(format: "text" | "json", stdout: (text: string) => void) {
+  return (msg: string, fields: Record<string, unknown>) =>
+    stdout(format === "json" ? `${JSON.stringify({ level: "info", time: new Date().toISOString(), service: "verispec-sandbox", msg, ...fields })}\n` : `${msg}\n`);
+}
+
+/** The lines after the start: where it listens, its page, its tenants, and the test values it made up. */
+function announce(say: ReturnType<typeof startLines>, url: string, tenants: readonly TenantConfig[] | undefined, shown: readonly (readonly [string, { readonly value: string; readonly generated: boolean }])[]): void {
+  say(`verispec sandbox listening on ${url}`, { event: "listening", url });
+  say(`verispec sandbox page ${url}/_sandbox (your browser asks for the service UID and secret)`, { event: "page", url: `${url}/_sandbox` });
+  if (tenants) say(`tenants: ${tenants.map((t) => t.name).join(", ")}`, { event: "tenants", tenants: tenants.map((t) => t.name) });
+  // A shared sandbox (--tenants) makes no test values: its accounts are the file's and the environment's.
+  if (!tenants) for (const [name, c] of shown) if (c.generated) say(`test value ${name}=${c.value}`, { event: "testValue", name, value: c.value });
+}
+
 /** A variable of the environment, undefined when unset or empty. */
 const envValue = (env: NodeJS.ProcessEnv, name: string) => (env[name] === undefined || env[name] === "" ? undefined : env[name]);
 
@@ -162,7 +180,8 @@ export async function sandbox(call: CommandCall): Promise<number> {
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
   const { served, startSandbox, choice, logger } = await loadServing(call, args, opening);
   const spec = served.binding.spec;
-  io.stdout(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"}, specHash ${spec.specHash})\n`);
+  const say = startLines(args.logFormat, io.stdout);
+  say(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"}, specHash ${spec.specHash})`, { event: "serving", specDir: served.specDir, specVersion: spec.specVersion ?? null, specHash: spec.specHash });
   let running;
   try {
     running = await startSandbox({
@@ -216,15 +235,11 @@ export async function sandbox(call: CommandCall): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  io.stdout(`verispec sandbox listening on ${running.url}\n`);
-  if (tenants) io.stdout(`tenants: ${tenants.map((t) => t.name).join(", ")}\n`);
-  const shown = [
+  announce(say, running.url, tenants, [
     [CREDENTIAL_VARIABLES.serviceUid, uid],
     [CREDENTIAL_VARIABLES.secret, secret],
     ["VERISPEC_SIGNING_SECRET", signing],
-  ] as const;
-  // A shared sandbox (--tenants) makes no test values: its accounts are the file's and the environment's.
-  if (!tenants) for (const [name, c] of shown) if (c.generated) io.stdout(`test value ${name}=${c.value}\n`);
+  ]);
   await stopped;
   await running.close();
   process.off("unhandledRejection", unexpected);
