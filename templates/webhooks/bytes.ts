@@ -1,7 +1,10 @@
 /**
- * Bytes, hex and digests with no runtime built-in: the same code on Node, Deno, Bun, workerd and in
- * browsers. Hashes are `@noble/hashes` (audited, pure JavaScript, synchronous); Web Crypto was measured
- * beside it and is slower per delivery on Node (see docs/engineering/benchmarks.md, "Webhook verification").
+ * Bytes, hex and digests with no runtime built-in in the import graph: the same module on Node, Deno, Bun,
+ * workerd and in browsers. Hashes are `@noble/hashes` (audited, pure JavaScript, synchronous); Web Crypto
+ * was measured beside it and is slower per delivery on Node (asynchronous, a thread-pool job a call). Where
+ * the runtime hands out its native crypto without an import (`process.getBuiltinModule`, Node 20.16+,
+ * Bun, Deno), HMAC-SHA256, SHA-256 and SHA3-256 use it: the same digests, at native speed (see
+ * docs/engineering/benchmarks.md, "Webhook verification"). Keccak-256 is always `@noble/hashes`.
  */
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -60,6 +63,46 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return difference === 0;
 }
 
+/** The digests verification needs: portable (pure JavaScript) or native (the runtime's crypto). */
+export interface Digests {
+  readonly hmacSha256: (key: string | Uint8Array, body: Uint8Array) => Uint8Array;
+  readonly sha256: (body: Uint8Array) => Uint8Array;
+  readonly sha256Hex: (body: Uint8Array) => string;
+  readonly sha3Of: (first: Uint8Array, second: Uint8Array) => Uint8Array;
+}
+
+/** The few members of Node's crypto module used here (Bun and Deno have the same). */
+interface NativeCrypto {
+  createHmac(algorithm: string, key: string | Uint8Array): NativeHash;
+  createHash(algorithm: string): NativeHash;
+  getHashes(): string[];
+}
+interface NativeHash {
+  update(data: Uint8Array): NativeHash;
+  digest(): Uint8Array;
+  digest(encoding: "hex"): string;
+}
+
+/** The runtime's crypto module, when it gives it out without an import; undefined elsewhere (workerd, browsers). */
+export function runtimeCrypto(scope: unknown = globalThis): NativeCrypto | undefined {
+  const process = (scope as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const crypto = process?.getBuiltinModule?.("node:crypto") as NativeCrypto | undefined;
+    return typeof crypto?.createHmac === "function" && crypto.getHashes().includes("sha3-256") ? crypto : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function nativeDigests(crypto: NativeCrypto): Digests {
+  return {
+    hmacSha256: (key, body) => crypto.createHmac("sha256", key).update(body).digest(),
+    sha256: (body) => crypto.createHash("sha256").update(body).digest(),
+    sha256Hex: (body) => crypto.createHash("sha256").update(body).digest("hex"),
+    sha3Of: (first, second) => crypto.createHash("sha3-256").update(first).update(second).digest(),
+  };
+}
+
 type KeyedHmac = ReturnType<typeof hmac.create>;
 /**
  * HMAC's keyed state (the hashed inner and outer pads) per signing key, cloned for each body: two
@@ -67,7 +110,7 @@ type KeyedHmac = ReturnType<typeof hmac.create>;
  */
 const keyedStates = new Map<string, KeyedHmac>();
 
-export function hmacSha256(key: string | Uint8Array, body: Uint8Array): Uint8Array {
+function portableHmacSha256(key: string | Uint8Array, body: Uint8Array): Uint8Array {
   if (typeof key !== "string") return hmac(sha256, key, body);
   let keyed = keyedStates.get(key);
   if (keyed === undefined) {
@@ -78,14 +121,25 @@ export function hmacSha256(key: string | Uint8Array, body: Uint8Array): Uint8Arr
   return keyed.clone().update(body).digest();
 }
 
+export const portableDigests: Digests = {
+  hmacSha256: portableHmacSha256,
+  sha256: (body) => sha256(body),
+  sha256Hex: (body) => toHex(sha256(body)),
+  sha3Of: (first, second) => sha3_256.create().update(first).update(second).digest(),
+};
+
+const native = runtimeCrypto();
+/** The digests in use: the runtime's native ones where it has them, else the portable ones. */
+export const digests: Digests = native === undefined ? portableDigests : nativeDigests(native);
+
+export const hmacSha256 = (key: string | Uint8Array, body: Uint8Array): Uint8Array => digests.hmacSha256(key, body);
+
 export function sha256Hex(body: Uint8Array): string {
-  return toHex(sha256(body));
+  return digests.sha256Hex(body);
 }
 
 /** SHA3-256 of `first` then `second` (v1 hashes the body followed by the key). */
-export function sha3Of(first: Uint8Array, second: Uint8Array): Uint8Array {
-  return sha3_256.create().update(first).update(second).digest();
-}
+export const sha3Of = (first: Uint8Array, second: Uint8Array): Uint8Array => digests.sha3Of(first, second);
 
 export function keccakOf(first: Uint8Array, second: Uint8Array): Uint8Array {
   return keccak_256.create().update(first).update(second).digest();
