@@ -10,8 +10,33 @@ export declare function fromHex(hex: string): Uint8Array | undefined;
  * whatever differs first, so the time does not tell how much of a forged digest was right.
  */
 export declare function bytesEqual(a: Uint8Array, b: Uint8Array): boolean;
-export declare function hmacSha256(key: string | Uint8Array, body: Uint8Array): Uint8Array;
+/** The digests verification needs: portable (pure JavaScript) or native (the runtime's crypto). */
+export interface Digests {
+    readonly hmacSha256: (key: string | Uint8Array, body: Uint8Array) => Uint8Array;
+    readonly sha256: (body: Uint8Array) => Uint8Array;
+    readonly sha256Hex: (body: Uint8Array) => string;
+    readonly sha3Of: (first: Uint8Array, second: Uint8Array) => Uint8Array;
+}
+/** The few members of Node's crypto module used here (Bun and Deno have the same). */
+interface NativeCrypto {
+    createHmac(algorithm: string, key: string | Uint8Array): NativeHash;
+    createHash(algorithm: string): NativeHash;
+    getHashes(): string[];
+}
+interface NativeHash {
+    update(data: Uint8Array): NativeHash;
+    digest(): Uint8Array;
+    digest(encoding: "hex"): string;
+}
+/** The runtime's crypto module, when it gives it out without an import; undefined elsewhere (workerd, browsers). */
+export declare function runtimeCrypto(scope?: unknown): NativeCrypto | undefined;
+export declare function nativeDigests(crypto: NativeCrypto): Digests;
+export declare const portableDigests: Digests;
+/** The digests in use: the runtime's native ones where it has them, else the portable ones. */
+export declare const digests: Digests;
+export declare const hmacSha256: (key: string | Uint8Array, body: Uint8Array) => Uint8Array;
 export declare function sha256Hex(body: Uint8Array): string;
 /** SHA3-256 of `first` then `second` (v1 hashes the body followed by the key). */
-export declare function sha3Of(first: Uint8Array, second: Uint8Array): Uint8Array;
+export declare const sha3Of: (first: Uint8Array, second: Uint8Array) => Uint8Array;
 export declare function keccakOf(first: Uint8Array, second: Uint8Array): Uint8Array;
+export {};
