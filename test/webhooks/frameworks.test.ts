@@ -73,7 +73,8 @@ describe.each(["2", "1"] as const)("the sandbox's deliveries signed with version
       const rowsOf = async () => [...(await outbox(db, trace)), ...(await outbox(db, older.trace))];
       await until(async () => {
         const rows = await rowsOf();
-        return rows.length === 2 * (NAMES.length + 1) && rows.every((r) => r.state === "delivered");
+        // A framework may answer before its handler has run: wait for both, not only the outbox's record.
+        return rows.length === 2 * (NAMES.length + 1) && rows.every((r) => r.state === "delivered") && NAMES.every((n) => handled[n].length >= 2);
       }, "every delivery delivered", 20_000).catch(async (error: Error) => {
         const rows = (await rowsOf()).map((r) => `${String(r.url)} ${String(r.state)}`);
         throw new Error(`${error.message}: ${JSON.stringify(rows)} ${JSON.stringify(h.logs)}`);
