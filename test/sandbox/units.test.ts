@@ -77,7 +77,7 @@ describe("the pages", () => {
     expect(page).toContain('<table id="verifications">');
     expect(page).toContain('<table id="deliveries">');
     // The page's own filters and cursor (its query string) go to the state call as they are.
-    expect(page).toContain('fetch("/_sandbox/state" + location.search, { credentials: "same-origin", cache: "no-store" })');
+    expect(page).toContain('fetch(location.origin + "/_sandbox/state" + location.search, { credentials: "same-origin", cache: "no-store" })');
     expect(page).toContain("refresh(); setInterval(refresh, 1000);");
   });
 });
