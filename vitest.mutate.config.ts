@@ -62,6 +62,7 @@ export default defineConfig({
       "test/sandbox/api.test.ts",
       "test/sandbox/index-units.test.ts",
       "test/sandbox/template.test.ts",
+      "test/sandbox/template-units.test.ts",
     ],
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
     exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
