@@ -155,7 +155,7 @@ describe("the client suites against the sandbox, run again with a conform --prox
     const dir = tempDir("verispec-proxy-suites-");
     const vitest = await new Promise<{ status: number; out: string }>((resolve) => {
       const env = { ...process.env, [THROUGH_PROXY]: dir, VITEST: undefined, VITEST_WORKER_ID: undefined, VITEST_POOL_ID: undefined };
-      execFile(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...SUITES], { cwd: ROOT, env, encoding: "utf8", timeout: 900_000, maxBuffer: 64 << 20 }, (e, stdout, stderr) =>
+      execFile(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--hookTimeout=300000", "--testTimeout=180000", "--no-file-parallelism", ...SUITES], { cwd: ROOT, env, encoding: "utf8", timeout: 900_000, maxBuffer: 64 << 20 }, (e, stdout, stderr) =>
         resolve({ status: e ? ((e as { code?: number }).code ?? -1) : 0, out: `${stdout.slice(-3000)}${stderr.slice(-2000)}` }),
       );
     });

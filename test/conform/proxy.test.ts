@@ -188,3 +188,38 @@ describe("verispec conform --proxy, the command", () => {
     }
   }, 60_000);
 });
+
+describe("verispec conform --proxy in front of a server that echoes the request: no secret in any format", () => {
+  it("the credentials the client sends (HTTP Basic, metadata_secretKey) are redacted, none given in the environment", async () => {
+    const secret = 'proxy-echo-secret/7+é"x<y>';
+    const echo: Server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => res.writeHead(422, { "content-type": "application/json" }).end(JSON.stringify({ statusCode: 400, message: body, auth: req.headers.authorization, encoded: encodeURIComponent(body), error: { type: "validation_error", details: [{ message: body, code: "custom", path: [] }] } })));
+    });
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
+    const upstream = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    const token = Buffer.from(`echo-uid:${secret}`).toString("base64");
+    const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), token, secret.replace(/[<>"&]/g, (c) => `&${{ "<": "lt", ">": "gt", '"': "quot", "&": "amp" }[c]};`)];
+    try {
+      for (const format of ["text", "json", "junit"]) {
+        let [stdout, stderr] = ["", ""];
+        const running = main(["conform", "--proxy", "127.0.0.1:0", upstream, "--duration", "1", "--format", format], { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd: ROOT, stdin: async () => "" });
+        const url = await new Promise<string>((resolve) => {
+          const t = setInterval(() => {
+            const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+            if (m) resolve((clearInterval(t), m[1]!));
+          }, 10);
+        });
+        await createClient({ baseUrl: url, serviceUid: "echo-uid", secret, retry: false }).v5.createVerification(v5Individual("Echo Person")).catch(() => {});
+        await fetch(`${url}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata_version: "4", metadata_serviceUid: "echo-uid", metadata_secretKey: secret, type: "individual", fields: {} }) });
+        expect(await running).toBe(1);
+        for (const out of [stdout, stderr]) for (const f of forms) expect(out, `${format}: ${f}`).not.toContain(f);
+        expect(stdout + stderr).toContain("[redacted]");
+      }
+    } finally {
+      echo.closeAllConnections();
+      await new Promise((r) => echo.close(r));
+    }
+  }, 60_000);
+});

@@ -23,7 +23,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   sandbox = await startSandbox(["--db", "memory", "--processing-ms", "manual", "--webhook-url", receiver.url, "--retry-delays", "100,100"]);
   client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, fetch: checkingFetch(seen), retry: false });
-}, 60_000);
+}, 180_000); // a start from the sources, and a judging proxy in front when VERISPEC_TEST_THROUGH_PROXY is set
 
 afterAll(async () => {
   const code = await sandbox?.stop("SIGTERM");
@@ -249,7 +249,7 @@ describe("413 with a small --max-body", () => {
     } finally {
       expect(await small.stop("SIGINT")).toBe(0);
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("the hosted form of /idform (seed 4.2, 8), with the clock advanced", () => {
