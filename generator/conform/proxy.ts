@@ -32,6 +32,8 @@ export interface ProxyOptions {
   readonly requestedActionsPath?: string;
   /** Called with the credentials each request carries, before its exchange is judged (to redact them from findings). */
   readonly onCredentials?: (secrets: readonly string[]) => void;
+  /** Applied to an answer's text before it is judged: a finding quotes only part of an answer, so redact first. */
+  readonly redact?: (text: string) => string;
 }
 
 export interface RunningProxy {
@@ -240,13 +242,13 @@ export async function startJudgingProxy(o: ProxyOptions): Promise<RunningProxy> 
       res.writeHead(ures.statusCode ?? 502, ures.statusMessage, raw);
       const answer = await collect(ures, o.maxBodyBytes, (c) => res.write(c)).catch(() => undefined);
       res.end();
-      const text = answer?.toString("utf8") ?? "";
       const body = await sent.catch(() => undefined);
       o.onCredentials?.(credentialsIn(req.headers.authorization, body));
+      const text = o.redact ? o.redact(answer?.toString("utf8") ?? "") : (answer?.toString("utf8") ?? "");
       setImmediate(() => {
         const path = (req.url ?? "/").split("?")[0]!;
         const contentType = ures.headers["content-type"];
-        const judged: Judged = { status: ures.statusCode ?? 0, contentType, text, json: parseJson(answer, o.maxDepth) };
+        const judged: Judged = { status: ures.statusCode ?? 0, contentType, text, json: parseJson(answer && Buffer.from(text, "utf8"), o.maxDepth) };
         for (const r of judge.judge({ n: number, method: req.method ?? "GET", path, requestBody: body, answer: judged }, o.maxDepth)) o.onResult(r);
       });
     });

@@ -67,7 +67,7 @@ export async function conformProxy({ io, dirs, positionals, values }: CommandCal
   const started = performance.now();
   let proxy: RunningProxy;
   try {
-    proxy = await startJudgingProxy({ host: listen.host, port: listen.port, upstream, model, rt, onResult, onCredentials, requestedActionsPath, maxBodyBytes: DEFAULT_BOUNDS.maxBodyBytes, maxDepth: DEFAULT_BOUNDS.maxDepth });
+    proxy = await startJudgingProxy({ host: listen.host, port: listen.port, upstream, model, rt, onResult, onCredentials, redact: (text) => redact(text), requestedActionsPath, maxBodyBytes: DEFAULT_BOUNDS.maxBodyBytes, maxDepth: DEFAULT_BOUNDS.maxDepth });
   } catch (e) {
     await receiver?.close();
     throw new UsageError(`--proxy ${listen.host}:${listen.port}: cannot listen (${(e as { code?: string }).code ?? "error"})`);
