@@ -105,6 +105,41 @@ describe("the typed client through the proxy in front of the sandbox: no finding
   });
 });
 
+describe("what the proxy cannot know is not judged as a failure", () => {
+  it("a request over the judging bound goes up whole; a refusal other than 422 for an invalid payload is not judged; a 475 expected from a stale GET is a warning", async () => {
+    const seen: number[] = [];
+    const sink: Server = createServer((req, res) => {
+      let n = 0;
+      req.on("data", (c: Buffer) => (n += c.length));
+      req.on("end", () => (seen.push(n), res.writeHead(401, { "content-type": "application/json" }).end("{}")));
+    });
+    await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
+    const got: CheckResult[] = [];
+    const small = await startJudgingProxy({ host: "127.0.0.1", port: 0, upstream: new URL(`http://127.0.0.1:${(sink.address() as AddressInfo).port}`), model: modelFromSpec(`${ROOT}spec`), rt: await loadRuntime(), onResult: (r) => got.push(r), maxBodyBytes: 1024, maxDepth: 256 });
+    const big = JSON.stringify({ ...v5Individual("Big Body"), industry: "x".repeat(10_000) });
+    expect((await fetch(`${small.url}/v5/verifications`, { method: "POST", body: big, headers: { "content-type": "application/json" } })).status).toBe(401);
+    const invalid = JSON.stringify({ ...v5Individual("A"), website: "" });
+    expect((await fetch(`${small.url}/v5/verifications`, { method: "POST", body: invalid, headers: { "content-type": "application/json" } })).status).toBe(401);
+    await settle();
+    await small.close();
+    sink.closeAllConnections();
+    await new Promise((r) => sink.close(r));
+    expect(seen).toEqual([Buffer.byteLength(big), Buffer.byteLength(invalid)]);
+    expect(got.filter((r) => r.id.endsWith("#status"))).toEqual([]);
+    expect(got).toContainEqual(expect.objectContaining({ id: "client:2:createVerification#request", outcome: "warned" }));
+
+    // Rejected through the control API, unseen by the proxy: the resubmission's 200 is only warned about.
+    const c = client();
+    const { trace } = await c.v5.createVerification(v5Individual("Stale Person", "proxy-stale"));
+    await c.v5.getVerification(trace!);
+    await reject(trace!);
+    await c.v5.createVerification(v5Individual("Stale Person", "proxy-stale"));
+    await settle();
+    expect(failed()).toEqual([]);
+    expect(results).toContainEqual(expect.objectContaining({ id: expect.stringMatching(/#resubmission$/), outcome: "warned", got: expect.stringMatching(/^HTTP 200 \(the verification may have left pending since it was last seen through GET\)/) }));
+  }, 60_000);
+});
+
 const createPath = "/v5/verifications";
 const isCreate = (m: string, p: string) => m === "POST" && p === createPath;
 
