@@ -137,7 +137,8 @@ export const CONFORM_USAGE = `Usage: verispec conform <base-url> [--format text|
                         [--receive-on <host:port>] [--webhook-wait-ms <n>] [--timeout-ms <n>]
                         [--max-body-bytes <n>] [--requested-actions-path <path>] [--allow-http] [--spec <dir>]
        verispec conform --proxy <listen host:port> <upstream-url> [--receive-on <host:port>]
-                        [--duration <seconds>] [--format text|json|junit] [--allow-http] [--spec <dir>]
+                        [--duration <seconds>] [--format text|json|junit] [--requested-actions-path <path>]
+                        [--allow-http] [--spec <dir>]
 
 Checks a server that claims to be the service, black-box, against the spec: the conformance vectors of
 every operation (valid payloads answered 200 with a body valid against the response schema; invalid ones
