@@ -50,7 +50,11 @@ function childTime(file: string, suite: string, payload: string, impl: string): 
 
 /** Milliseconds of a cold import: one sample, one fresh `node` (no TypeScript loader). */
 function childImport(url: string): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t);`;
+  // The same clock as the throughput children (child.ts, clockMs): CPU time with VERISPEC_BENCH_CLOCK=cpu.
+  const script =
+    process.env["VERISPEC_BENCH_CLOCK"] === "cpu"
+      ? `const t = process.cpuUsage(); await import(${JSON.stringify(url)}); const u = process.cpuUsage(t); console.log((u.user + u.system) / 1000);`
+      : `const t = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t);`;
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`import of ${url} failed: ${r.stderr.trim()}`);
   return Number(r.stdout.trim());

@@ -145,14 +145,18 @@ function newSite(e, table) {
 var POINTERS_MAX = 4096;
 var pointers = /* @__PURE__ */ new Map();
 var pointersByBase = /* @__PURE__ */ new Map();
+var lastBase;
+var lastByAt;
 function pointerOfError(e) {
   const { base, at } = e;
   if (base === void 0 || at === void 0) return pointerOf(e.instancePath);
-  let byAt = pointersByBase.get(base);
+  let byAt = base === lastBase ? lastByAt : pointersByBase.get(base);
   if (byAt === void 0) {
     if (pointersByBase.size >= POINTERS_MAX) pointersByBase.clear();
     pointersByBase.set(base, byAt = /* @__PURE__ */ new Map());
   }
+  lastBase = base;
+  lastByAt = byAt;
   let pointer = byAt.get(at);
   if (pointer === void 0) byAt.set(at, pointer = pointerOf(base + at));
   return pointer;

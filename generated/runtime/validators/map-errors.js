@@ -174,16 +174,22 @@ const POINTERS_MAX = 4096;
 const pointers = new Map();
 const pointersByBase = new Map();
 /** The pointer of an error, by its instancePath's two parts where the generated code gives them. */
+/** The base looked up last, and its map: the errors of one call of a compiled function share their base. */
+let lastBase;
+let lastByAt;
 function pointerOfError(e) {
     const { base, at } = e;
     if (base === undefined || at === undefined)
         return pointerOf(e.instancePath);
-    let byAt = pointersByBase.get(base);
+    let byAt = base === lastBase ? lastByAt : pointersByBase.get(base);
     if (byAt === undefined) {
         if (pointersByBase.size >= POINTERS_MAX)
             pointersByBase.clear();
         pointersByBase.set(base, (byAt = new Map()));
     }
+    // A pointer depends on base + at alone, so a map dropped by the clear above is still right to read.
+    lastBase = base;
+    lastByAt = byAt;
     let pointer = byAt.get(at);
     if (pointer === undefined)
         byAt.set(at, (pointer = pointerOf(base + at)));
