@@ -85,7 +85,7 @@ interface Authenticated {
   /** Identify the delivery for the replay store (`replayKeys`, one per signing key): see `headerFormReplayKeys`. */
   readonly replayKeys: readonly string[];
   /** The key verispec 0.1 used: signature version + the digest computed with the matching key. */
-  readonly legacyKey: string;
+  readonly legacyKey: () => string; // built only when asked for (legacyReplayKeys)
 }
 
 export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>> {
@@ -107,7 +107,7 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
   // Every key is recorded, and any one already there makes a replay (replay.ts says why that is one identity).
   let fresh = true;
   for (const key of authenticated.replayKeys) fresh = (await store.addIfAbsent(key, ttlMs)) && fresh;
-  if (input.legacyReplayKeys === true) fresh = (await store.addIfAbsent(authenticated.legacyKey, ttlMs)) && fresh;
+  if (input.legacyReplayKeys === true) fresh = (await store.addIfAbsent(authenticated.legacyKey(), ttlMs)) && fresh;
   if (!fresh) throw new WebhookVerificationError("replayed", "this delivery was already accepted");
   return { version: authenticated.version, payload: payload as V5 | V4 };
 }
@@ -127,7 +127,7 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
   const legacyKey =
     version === "2"
       ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"), hmacs)
-      : checkV1(secrets, body, v1Digests(headers));
+      : constant(checkV1(secrets, body, v1Digests(headers)));
   const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
   return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }
@@ -196,11 +196,11 @@ function v1Digests(headers: SignatureHeaders): V1Expected {
  * Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. Each
  * digest computed is appended to `hmacs` (in the order of `secrets`).
  */
-function checkV2(secrets: readonly SigningSecret[], body: Uint8Array, expected: Uint8Array, hmacs: Uint8Array[]): string {
+function checkV2(secrets: readonly SigningSecret[], body: Uint8Array, expected: Uint8Array, hmacs: Uint8Array[]): () => string {
   for (const secret of secrets) {
     const digest = hmacSha256(secret, body);
     hmacs.push(digest);
-    if (digestsEqual(digest, expected)) return `2:${toHex(digest)}`;
+    if (digestsEqual(digest, expected)) return () => `2:${toHex(digest)}`;
   }
   throw mismatch();
 }
@@ -215,6 +215,8 @@ function checkV1(secrets: readonly SigningSecret[], body: RawBody, expected: V1E
   }
   throw mismatch();
 }
+
+const constant = (value: string) => () => value;
 
 function mismatch(): WebhookVerificationError {
   return new WebhookVerificationError("signature_mismatch", "the signature does not match the body with any configured signing key");
@@ -254,7 +256,7 @@ export function verifyBodySignature(rawBody: RawBody, secrets: readonly SigningS
   const signed = unsignedText(parsed);
   const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
   // The signed text: the same delivery sent with headers (with or without its signature object) has the same key.
-  return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey };
+  return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey: constant(legacyKey) };
 }
 
 function stringOrEmpty(value: unknown): string {

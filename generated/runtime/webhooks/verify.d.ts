@@ -68,7 +68,7 @@ interface Authenticated {
     /** Identify the delivery for the replay store (`replayKeys`, one per signing key): see `headerFormReplayKeys`. */
     readonly replayKeys: readonly string[];
     /** The key verispec 0.1 used: signature version + the digest computed with the matching key. */
-    readonly legacyKey: string;
+    readonly legacyKey: () => string;
 }
 export declare function verifyWebhookWith<V5, V4>(context: VerifyContext, input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>>;
 /**

@@ -39,7 +39,7 @@ export async function verifyWebhookWith(context, input) {
     for (const key of authenticated.replayKeys)
         fresh = (await store.addIfAbsent(key, ttlMs)) && fresh;
     if (input.legacyReplayKeys === true)
-        fresh = (await store.addIfAbsent(authenticated.legacyKey, ttlMs)) && fresh;
+        fresh = (await store.addIfAbsent(authenticated.legacyKey(), ttlMs)) && fresh;
     if (!fresh)
         throw new WebhookVerificationError("replayed", "this delivery was already accepted");
     return { version: authenticated.version, payload: payload };
@@ -59,7 +59,7 @@ function authenticate(input, secrets) {
     const hmacs = [];
     const legacyKey = version === "2"
         ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"), hmacs)
-        : checkV1(secrets, body, v1Digests(headers));
+        : constant(checkV1(secrets, body, v1Digests(headers)));
     const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
     return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }
@@ -123,7 +123,7 @@ function checkV2(secrets, body, expected, hmacs) {
         const digest = hmacSha256(secret, body);
         hmacs.push(digest);
         if (digestsEqual(digest, expected))
-            return `2:${toHex(digest)}`;
+            return () => `2:${toHex(digest)}`;
     }
     throw mismatch();
 }
@@ -139,6 +139,7 @@ function checkV1(secrets, body, expected) {
     }
     throw mismatch();
 }
+const constant = (value) => () => value;
 function mismatch() {
     return new WebhookVerificationError("signature_mismatch", "the signature does not match the body with any configured signing key");
 }
@@ -176,7 +177,7 @@ export function verifyBodySignature(rawBody, secrets) {
     const signed = unsignedText(parsed);
     const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
     // The signed text: the same delivery sent with headers (with or without its signature object) has the same key.
-    return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey };
+    return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey: constant(legacyKey) };
 }
 function stringOrEmpty(value) {
     return typeof value === "string" ? value : "";
