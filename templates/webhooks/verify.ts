@@ -106,7 +106,11 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
   const ttlMs = Math.max(1, 2 * toleranceMs);
   // Every key is recorded, and any one already there makes a replay (replay.ts says why that is one identity).
   let fresh = true;
-  for (const key of authenticated.replayKeys) fresh = (await store.addIfAbsent(key, ttlMs)) && fresh;
+  for (const key of authenticated.replayKeys) {
+    const added = store.addIfAbsent(key, ttlMs);
+    // A store that answers at once (the memory store) is not awaited: one turn of the microtask queue less.
+    fresh = (typeof added === "boolean" ? added : await added) && fresh;
+  }
   if (input.legacyReplayKeys === true) fresh = (await store.addIfAbsent(authenticated.legacyKey(), ttlMs)) && fresh;
   if (!fresh) throw new WebhookVerificationError("replayed", "this delivery was already accepted");
   return { version: authenticated.version, payload: payload as V5 | V4 };
