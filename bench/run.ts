@@ -1,4 +1,4 @@
-// `npm run bench [-- <name filter>...] [--rounds N] [--repeat N] [--instructions] [--json FILE]`
+// `npm run bench [-- <name filter>...] [--rounds N] [--repeat N] [--cpu] [--instructions] [--json FILE]`
 //
 // Every bench/*.bench.ts exporting `suites` is measured with the harness (bench/lib/harness.ts): each
 // (payload, implementation) pair in a fresh process, pairs shuffled within a round, ratios per round,
@@ -14,7 +14,7 @@ import { agreement, hasValgrind, report, runOnce, type LoadedSuite, type SuiteRe
 import type { Suite } from "./lib/suite.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const USAGE = "usage: npm run bench -- [name filter...] [--rounds N] [--repeat N] [--instructions] [--json FILE]";
+const USAGE = "usage: npm run bench -- [name filter...] [--rounds N] [--repeat N] [--cpu] [--instructions] [--json FILE]";
 /** Ratios of two runs that differ by more than this are flagged. */
 const AGREEMENT = 0.1;
 
@@ -23,11 +23,13 @@ interface Args {
   rounds: number;
   repeat: number;
   instructions: boolean;
+  /** Time by CPU time instead of wall time (bench/lib/child.ts, clockMs). */
+  cpu: boolean;
   json: string | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { filters: [], rounds: 21, repeat: 1, instructions: false, json: undefined };
+  const args: Args = { filters: [], rounds: 21, repeat: 1, instructions: false, cpu: false, json: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -43,6 +45,7 @@ function parseArgs(argv: readonly string[]): Args {
     if (a === "--rounds") args.rounds = count(value());
     else if (a === "--repeat") args.repeat = count(value());
     else if (a === "--instructions") args.instructions = true;
+    else if (a === "--cpu") args.cpu = true;
     else if (a === "--json") args.json = value();
     else if (a.startsWith("-")) throw new UsageError(`unknown option ${a}`);
     else args.filters.push(a);
@@ -54,6 +57,8 @@ class UsageError extends Error {}
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  // Read by every child process (they inherit the environment).
+  if (args.cpu) process.env["VERISPEC_BENCH_CLOCK"] = "cpu";
   if (args.instructions && !hasValgrind()) throw new UsageError("--instructions needs valgrind (apt-get install -y valgrind)");
   const files = readdirSync(here)
     .filter((f) => f.endsWith(".bench.ts"))
@@ -76,7 +81,7 @@ async function main(): Promise<void> {
   const runs: SuiteResult[][] = [];
   for (let r = 0; r < args.repeat; r++) {
     const log = (line: string) => process.stderr.write(`[run ${r + 1}/${args.repeat}] ${line}\n`);
-    conditions.push(`node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? "unknown CPU"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start, ${new Date().toISOString().slice(0, 16)}Z`);
+    conditions.push(`${args.cpu ? "CPU time, " : ""}node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? "unknown CPU"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start, ${new Date().toISOString().slice(0, 16)}Z`);
     runs.push(runOnce(measured, { rounds: args.rounds, seed: r + 1, instructions: args.instructions, log }));
   }
 

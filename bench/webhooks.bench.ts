@@ -148,7 +148,7 @@ export const throughput: ThroughputSuite = {
   notes: [
     "verispec: `createWebhookKit(...).verifyWebhook` with signature version 2 (headers, constant-time comparison, `JSON.parse`, timestamp",
     "tolerance, replay store), payload schema validation off. Floor: one HMAC-SHA256 of the body plus one `JSON.parse`; the bound",
-    "adds the SHA-256 of the body that identifies a delivery whatever signed it (the replay key). Since issue 37 the runtime imports no",
+    "adds a SHA-256 of the body (the replay key until issue 41; since then the key is derived from the HMAC: templates/webhooks/replay.ts). Since issue 37 the runtime imports no",
     "Node built-in: where the runtime gives out its crypto (process.getBuiltinModule: Node, Bun, Deno) HMAC and SHA-256 are native,",
     "elsewhere @noble/hashes (JavaScript); the previous node:crypto implementation (a static import) is measured beside it.",
   ],
@@ -159,7 +159,7 @@ export const throughput: ThroughputSuite = {
     { id: "floor-noble", label: "@noble/hashes HMAC + SHA-256 + `JSON.parse` (this runtime's bound)" },
     { id: "floor-webcrypto", label: "Web Crypto `subtle.verify` + `subtle.digest` + `JSON.parse`" },
     { id: "floor", label: "floor: `createHmac` + `JSON.parse`" },
-    { id: "floor-replay", label: "floor + the replay key's SHA-256 of the body (the bound)" },
+    { id: "floor-replay", label: "floor + a SHA-256 of the body (the replay key before issue 41: the old bound)" },
     { id: "hmac", label: "bare `createHmac` sha256 (for scale)" },
     { id: "standardwebhooks", label: "`standardwebhooks` `verify`" },
   ],

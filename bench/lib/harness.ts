@@ -50,7 +50,11 @@ function childTime(file: string, suite: string, payload: string, impl: string): 
 
 /** Milliseconds of a cold import: one sample, one fresh `node` (no TypeScript loader). */
 function childImport(url: string): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t);`;
+  // The same clock as the throughput children (child.ts, clockMs): CPU time with VERISPEC_BENCH_CLOCK=cpu.
+  const script =
+    process.env["VERISPEC_BENCH_CLOCK"] === "cpu"
+      ? `const t = process.cpuUsage(); await import(${JSON.stringify(url)}); const u = process.cpuUsage(t); console.log((u.user + u.system) / 1000);`
+      : `const t = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t);`;
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`import of ${url} failed: ${r.stderr.trim()}`);
   return Number(r.stdout.trim());
@@ -151,6 +155,20 @@ function importFigures(suite: ImportSuite, raw: ReadonlyMap<string, number[]>): 
       ...(budget !== undefined ? { target: { kind: "max" as const, value: budget } } : {}),
     });
   }
+  for (const t of suite.ratioTargets ?? []) {
+    const mine = raw.get(t.module) ?? [];
+    const peer = raw.get(t.peer) ?? [];
+    // Both over the baseline of the same round: what each import adds to an empty process.
+    const perRound = mine.map((ms, r) => (ms - base[r]!) / (peer[r]! - base[r]!));
+    figures.push({
+      suite: suite.id,
+      key: `ratio ${t.module} ${t.peer}`,
+      label: `${label(suite, t.module)} over ${label(suite, t.peer)}: ratio of their times over ${label(suite, suite.baseline)}`,
+      perRound,
+      summary: spread(perRound),
+      target: { kind: "max" as const, value: t.max },
+    });
+  }
   return figures;
 }
 
@@ -195,7 +213,7 @@ const fmtPct = (x: number) => `±${(x * 100).toFixed(0)}%`;
 function verdict(f: Figure): string {
   if (!f.target) return "";
   const ok = f.target.kind === "min" ? f.summary.center >= f.target.value : f.summary.center <= f.target.value;
-  const goal = f.target.kind === "min" ? `>= ${fmtRatio(f.target.value)}` : `<= ${f.target.value} ms`;
+  const goal = f.target.kind === "min" ? `>= ${fmtRatio(f.target.value)}` : f.key.startsWith("ratio ") ? `<= ${fmtRatio(f.target.value)}` : `<= ${f.target.value} ms`;
   return `${goal}: ${ok ? "met" : "NOT met"}`;
 }
 
@@ -220,8 +238,10 @@ export function report(result: SuiteResult, rounds: number): string {
   } else {
     lines.push(`| module | cold import, ms over the empty module: median (range over ${rounds} rounds) | budget |`, "|---|---|---|");
     for (const f of figures) {
-      const text = `${f.summary.center.toFixed(1)} ms (${f.summary.min.toFixed(1)}-${f.summary.max.toFixed(1)})`;
-      lines.push(`| ${f.label.replace(/: ms.*$/, "")} | ${f.key.startsWith("ms ") ? `${text} (absolute)` : text} | ${verdict(f)} |`);
+      const text = f.key.startsWith("ratio ")
+        ? `${fmtRatio(f.summary.center)} (${fmtRatio(f.summary.min)}-${fmtRatio(f.summary.max)})`
+        : `${f.summary.center.toFixed(1)} ms (${f.summary.min.toFixed(1)}-${f.summary.max.toFixed(1)})`;
+      lines.push(`| ${f.label.replace(/: (?:ms|ratio of their times).*$/, "")} | ${f.key.startsWith("ms ") ? `${text} (absolute)` : text} | ${verdict(f)} |`);
     }
   }
   lines.push("", ...suite.notes.map((n) => `${n}`));

@@ -50,6 +50,11 @@ export interface ImportSuite {
   readonly samplesPerRound: number;
   /** Module id -> the most milliseconds it may take over the baseline. */
   readonly targets: Readonly<Record<string, number>>;
+  /**
+   * Ratios of two modules' times over the baseline, per round (`module` over `peer`), each at most `max`:
+   * a budget that holds on a faster or slower machine alike (issue 41: all validators against Ajv alone).
+   */
+  readonly ratioTargets?: readonly { readonly module: string; readonly peer: string; readonly max: number }[];
 }
 
 export type Suite = ThroughputSuite | ImportSuite;

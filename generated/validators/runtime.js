@@ -145,14 +145,18 @@ function newSite(e, table) {
 var POINTERS_MAX = 4096;
 var pointers = /* @__PURE__ */ new Map();
 var pointersByBase = /* @__PURE__ */ new Map();
+var lastBase;
+var lastByAt;
 function pointerOfError(e) {
   const { base, at } = e;
   if (base === void 0 || at === void 0) return pointerOf(e.instancePath);
-  let byAt = pointersByBase.get(base);
+  let byAt = base === lastBase ? lastByAt : pointersByBase.get(base);
   if (byAt === void 0) {
     if (pointersByBase.size >= POINTERS_MAX) pointersByBase.clear();
     pointersByBase.set(base, byAt = /* @__PURE__ */ new Map());
   }
+  lastBase = base;
+  lastByAt = byAt;
   let pointer = byAt.get(at);
   if (pointer === void 0) byAt.set(at, pointer = pointerOf(base + at));
   return pointer;
@@ -179,7 +183,7 @@ function pointerOf(instancePath) {
 var walked;
 function documentPath(data, e, needValue) {
   const { segments, indices, plain } = pointerOfError(e);
-  if (plain && !needValue) return segments.slice();
+  if (plain && !needValue) return copyOf(segments);
   const path = [];
   let value = data;
   for (let i = 0; i < segments.length; i++) {
@@ -194,6 +198,18 @@ function documentPath(data, e, needValue) {
   }
   walked = value;
   return path;
+}
+function copyOf(segments) {
+  switch (segments.length) {
+    case 1:
+      return [segments[0]];
+    case 2:
+      return [segments[0], segments[1]];
+    case 3:
+      return [segments[0], segments[1], segments[2]];
+    default:
+      return segments.slice();
+  }
 }
 function answer(e, data, path, table, messages) {
   const issue = toIssue(e, data, table, messages);
@@ -306,6 +322,36 @@ function somethingBelow(errors, at, kept, self) {
 // templates/validators/types.ts
 var OVER_BUDGET = "$overBudget";
 
+// templates/validators/quick-map.ts
+var QUICK_MAX = 16;
+function quickSites(table, messages) {
+  return sitesOf(table, messages);
+}
+function quickIssues(errors, data, sites, table, maxErrors) {
+  const n = errors.length;
+  if (n > maxErrors || n > QUICK_MAX) return void 0;
+  const out = [];
+  for (let k = 0; k < n; k++) {
+    const e = errors[k];
+    if (e.keyword === OVER_BUDGET) return void 0;
+    let site = sites.get(e.schemaPath);
+    if (site === void 0 || site.keyword !== e.keyword) {
+      site = newSite(e, table);
+      sites.set(e.schemaPath, site);
+    }
+    if (site.noise) continue;
+    if (site.isUnion || site.unionPrefixes.length !== 0 || site.keyword === "type") return void 0;
+    const answer2 = site.fixed ?? (site.keyword === "required" ? site.byParam.get(String(e.params.missingProperty)) : void 0);
+    if (answer2 === void 0 || answer2.code === "unrecognized_keys") return void 0;
+    const path = documentPath(data, e, false);
+    const suffix = answer2.suffix;
+    for (let s = 0; s < suffix.length; s++) path.push(suffix[s]);
+    if (out.length !== 0 && sameIssue(out, answer2.code, path, void 0) >= 0) continue;
+    out.push({ message: answer2.message, code: answer2.code, path });
+  }
+  return out;
+}
+
 // templates/validators/unknown-keys.ts
 var isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 function unknownKeyIssues(data, root, shapes, messages) {
@@ -350,12 +396,20 @@ function withCounted(issues, counted) {
   return [...before > 0 ? issues.slice(0, -1) : issues, tooManyErrors(before + counted)];
 }
 function createValidator(raw, table, messages, first, keys) {
+  let sites;
+  const plainBounded = { $errorBudget: 0 };
   const check = (data, context, maxErrors) => {
     if (first !== void 0 && first.call(context, data)) return VALID;
     const budget = errorBudget(maxErrors);
-    const bounded = budget === Infinity ? context : { ...context, $errorBudget: budget };
+    let bounded;
+    if (budget === Infinity) bounded = context;
+    else if (context === DEFAULT_OPTIONS) bounded = (plainBounded.$errorBudget = budget, plainBounded);
+    else bounded = { ...context, $errorBudget: budget };
     if (raw.call(bounded, data)) return VALID;
-    const { built, counted } = splitAtBudget(raw.errors ?? []);
+    const errors = raw.errors ?? [];
+    const quick = quickIssues(errors, data, sites ??= quickSites(table, messages), table, maxErrors);
+    if (quick !== void 0) return { valid: false, errors: quick };
+    const { built, counted } = splitAtBudget(errors);
     return { valid: false, errors: withCounted(mapErrors(built, data, table, messages, maxErrors), counted) };
   };
   return (data, options) => {

@@ -160,13 +160,13 @@ const pathKey = (path: readonly (string | number)[]) => path.map((p) => (typeof 
 // instancePath) and, for a `type` or `required` error, one map lookup.
 
 /** A schema location's answer once computed: what the document path is followed by, code and message. */
-interface Answer {
+export interface Answer {
   readonly code: string;
   readonly message: string;
   readonly suffix: readonly (string | number)[];
 }
 
-interface Site {
+export interface Site {
   readonly keyword: string;
   /** Never reported: `if` wrappers, errors inside contains / not / if, the null branch of a nullable. */
   readonly noise: boolean;
@@ -186,7 +186,7 @@ const FIXED = new Set(["enum", "const", "pattern", "format", "minLength", "maxLe
 const NULL_BRANCH = /\/(?:oneOf|anyOf)\/\d+\/type$/;
 const sitesByTable = new WeakMap<ErrorTable, WeakMap<MessageTemplates, Map<string, Site>>>();
 
-function sitesOf(table: ErrorTable, messages: MessageTemplates): Map<string, Site> {
+export function sitesOf(table: ErrorTable, messages: MessageTemplates): Map<string, Site> {
   let byMessages = sitesByTable.get(table);
   if (byMessages === undefined) sitesByTable.set(table, (byMessages = new WeakMap()));
   let sites = byMessages.get(messages);
@@ -194,7 +194,7 @@ function sitesOf(table: ErrorTable, messages: MessageTemplates): Map<string, Sit
   return sites;
 }
 
-function newSite(e: AjvError, table: ErrorTable): Site {
+export function newSite(e: AjvError, table: ErrorTable): Site {
   const found = applicators(e.schemaPath);
   let noise = e.keyword === "if" || (e.keyword === "type" && e.params.type === "null" && NULL_BRANCH.test(e.schemaPath));
   const unionPrefixes: string[] = [];
@@ -220,14 +220,21 @@ const pointers = new Map<string, Pointer>();
 const pointersByBase = new Map<string, Map<string, Pointer>>();
 
 /** The pointer of an error, by its instancePath's two parts where the generated code gives them. */
+/** The base looked up last, and its map: the errors of one call of a compiled function share their base. */
+let lastBase: string | undefined;
+let lastByAt: Map<string, Pointer> | undefined;
+
 function pointerOfError(e: AjvError): Pointer {
   const { base, at } = e;
   if (base === undefined || at === undefined) return pointerOf(e.instancePath);
-  let byAt = pointersByBase.get(base);
+  let byAt = base === lastBase ? lastByAt : pointersByBase.get(base);
   if (byAt === undefined) {
     if (pointersByBase.size >= POINTERS_MAX) pointersByBase.clear();
     pointersByBase.set(base, (byAt = new Map()));
   }
+  // A pointer depends on base + at alone, so a map dropped by the clear above is still right to read.
+  lastBase = base;
+  lastByAt = byAt;
   let pointer = byAt.get(at);
   if (pointer === undefined) byAt.set(at, (pointer = pointerOf(base + at)));
   return pointer;
@@ -258,9 +265,9 @@ function pointerOf(instancePath: string): Pointer {
  * an array); with `needValue`, `walked` is set to the value found there.
  */
 let walked: unknown;
-function documentPath(data: unknown, e: AjvError, needValue: boolean): (string | number)[] {
+export function documentPath(data: unknown, e: AjvError, needValue: boolean): (string | number)[] {
   const { segments, indices, plain } = pointerOfError(e);
-  if (plain && !needValue) return segments.slice();
+  if (plain && !needValue) return copyOf(segments);
   const path: (string | number)[] = [];
   let value = data;
   for (let i = 0; i < segments.length; i++) {
@@ -275,6 +282,20 @@ function documentPath(data: unknown, e: AjvError, needValue: boolean): (string |
   }
   walked = value;
   return path;
+}
+
+/** A fresh copy of a short path: an array literal of known length is cheaper for V8 than `slice`. */
+function copyOf(segments: readonly string[]): (string | number)[] {
+  switch (segments.length) {
+    case 1:
+      return [segments[0]!];
+    case 2:
+      return [segments[0]!, segments[1]!];
+    case 3:
+      return [segments[0]!, segments[1]!, segments[2]!];
+    default:
+      return segments.slice();
+  }
 }
 
 function answer(e: AjvError, data: unknown, path: Path, table: ErrorTable, messages: MessageTemplates): Answer {
@@ -374,7 +395,7 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
 }
 
 /** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
-function sameIssue(out: readonly ValidationIssue[], code: string, path: readonly (string | number)[], index: Map<string, number> | undefined): number {
+export function sameIssue(out: readonly ValidationIssue[], code: string, path: readonly (string | number)[], index: Map<string, number> | undefined): number {
   if (index !== undefined) return index.get(`${pathKey(path)} ${code}`) ?? -1;
   next: for (let i = 0; i < out.length; i++) {
     const other = out[i]!;

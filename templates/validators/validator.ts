@@ -1,6 +1,7 @@
 // Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
 import { countedBeyondCut, mapErrors, tooManyErrors } from "./map-errors.js";
 import { OVER_BUDGET, type AjvError, type ErrorTable, type KeyLink, type KeyShapes, type MessageTemplates, type RawValidate, type ValidateContext, type ValidateOptions, type ValidationIssue, type ValidationResult, type Validator } from "./types.js";
+import { quickIssues, quickSites } from "./quick-map.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
 
 const VALID: ValidationResult = Object.freeze({ valid: true });
@@ -36,12 +37,22 @@ function withCounted(issues: ValidationIssue[], counted: number): ValidationIssu
  * valid document it answers alone; only an invalid one is re-run to collect every error.
  */
 export function createValidator(raw: RawValidate, table: ErrorTable, messages: MessageTemplates, first?: RawValidate, keys?: { root: KeyLink; shapes: KeyShapes }): Validator {
+  let sites: ReturnType<typeof quickSites> | undefined; // the error locations of this table, on the first invalid document
+  // The context of a call without options, reused: the generated code is synchronous and calls nothing
+  // that validates again, so no two calls share it at once; its budget is set afresh before every run.
+  const plainBounded = { $errorBudget: 0 };
   const check = (data: unknown, context: ValidateOptions, maxErrors: number): ValidationResult => {
     if (first !== undefined && first.call(context, data)) return VALID;
     const budget = errorBudget(maxErrors);
-    const bounded: ValidateContext = budget === Infinity ? context : { ...context, $errorBudget: budget };
+    let bounded: ValidateContext;
+    if (budget === Infinity) bounded = context;
+    else if (context === DEFAULT_OPTIONS) bounded = ((plainBounded.$errorBudget = budget), plainBounded);
+    else bounded = { ...context, $errorBudget: budget };
     if (raw.call(bounded, data)) return VALID;
-    const { built, counted } = splitAtBudget(raw.errors ?? []);
+    const errors = raw.errors ?? [];
+    const quick = quickIssues(errors, data, (sites ??= quickSites(table, messages)), table, maxErrors);
+    if (quick !== undefined) return { valid: false, errors: quick };
+    const { built, counted } = splitAtBudget(errors);
     return { valid: false, errors: withCounted(mapErrors(built, data, table, messages, maxErrors), counted) };
   };
   return (data: unknown, options?: ValidateOptions): ValidationResult => {

@@ -26,9 +26,10 @@ export function toBytes(value: RawBody): Uint8Array {
 const HEX_DIGITS = "0123456789abcdef";
 const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => HEX_DIGITS[i >> 4]! + HEX_DIGITS[i & 15]!);
 
-export function toHex(bytes: Uint8Array): string {
+/** Hex of `bytes`, or of its first `length` bytes. */
+export function toHex(bytes: Uint8Array, length = bytes.length): string {
   let out = "";
-  for (let i = 0; i < bytes.length; i++) out += BYTE_HEX[bytes[i]!]!;
+  for (let i = 0; i < length; i++) out += BYTE_HEX[bytes[i]!]!;
   return out;
 }
 

@@ -15,7 +15,7 @@
  */
 import { WebhookVerificationError, type WebhookPayloadIssue } from "./errors.js";
 import { DUPLICATE_HEADER, readSignatureHeaders, type HeaderValue, type SignatureHeaders, type WebhookHeaders } from "./headers.js";
-import { deliveryKey, type ReplayStore } from "./replay.js";
+import { replayKeys, type ReplayStore } from "./replay.js";
 import {
   assertSecret,
   digestsEqual,
@@ -82,10 +82,10 @@ type JsonObject = Record<string, unknown>;
 interface Authenticated {
   readonly version: SignatureVersion;
   readonly payload: JsonObject;
-  /** Identifies the delivery for the replay store (`deliveryKey`): see `headerFormReplayKey`. */
-  readonly replayKey: string;
+  /** Identify the delivery for the replay store (`replayKeys`, one per signing key): see `headerFormReplayKeys`. */
+  readonly replayKeys: readonly string[];
   /** The key verispec 0.1 used: signature version + the digest computed with the matching key. */
-  readonly legacyKey: string;
+  readonly legacyKey: () => string; // built only when asked for (legacyReplayKeys)
 }
 
 export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>> {
@@ -104,8 +104,14 @@ export async function verifyWebhookWith<V5, V4>(context: VerifyContext, input: V
   // the service's specification, section 6.4 — last, so only deliveries that passed every other check are remembered.
   const store = input.replayStore ?? context.defaultReplayStore;
   const ttlMs = Math.max(1, 2 * toleranceMs);
-  let fresh = await store.addIfAbsent(authenticated.replayKey, ttlMs);
-  if (input.legacyReplayKeys === true) fresh = (await store.addIfAbsent(authenticated.legacyKey, ttlMs)) && fresh;
+  // Every key is recorded, and any one already there makes a replay (replay.ts says why that is one identity).
+  let fresh = true;
+  for (const key of authenticated.replayKeys) {
+    const added = store.addIfAbsent(key, ttlMs);
+    // A store that answers at once (the memory store) is not awaited: one turn of the microtask queue less.
+    fresh = (typeof added === "boolean" ? added : await added) && fresh;
+  }
+  if (input.legacyReplayKeys === true) fresh = (await store.addIfAbsent(authenticated.legacyKey(), ttlMs)) && fresh;
   if (!fresh) throw new WebhookVerificationError("replayed", "this delivery was already accepted");
   return { version: authenticated.version, payload: payload as V5 | V4 };
 }
@@ -120,12 +126,14 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
   const version = signatureVersion(headers);
   // One conversion to bytes for every digest of this body (an ArrayBuffer or a string arrives as is).
   const body = toBytes(input.rawBody);
+  // Version 2's HMACs, computed in the order of `secrets` up to the matching one, also make the replay keys.
+  const hmacs: Uint8Array[] = [];
   const legacyKey =
     version === "2"
-      ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"))
-      : checkV1(secrets, body, v1Digests(headers));
+      ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"), hmacs)
+      : constant(checkV1(secrets, body, v1Digests(headers)));
   const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
-  return { version, payload, replayKey: headerFormReplayKey(body, payload), legacyKey };
+  return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }
 
 /**
@@ -135,8 +143,8 @@ function authenticate(input: VerifyWebhookInput, secrets: readonly SigningSecret
  * its headers stripped (accepted through `allowBodySignature`) is a replay, and the reverse. Any other
  * body is identified by its bytes: no re-serialisation on the common path.
  */
-function headerFormReplayKey(rawBody: Uint8Array, payload: JsonObject): string {
-  return Object.hasOwn(payload, "signature") ? deliveryKey(unsignedText(payload)) : deliveryKey(rawBody);
+function headerFormReplayKeys(secrets: readonly SigningSecret[], rawBody: Uint8Array, payload: JsonObject, hmacs: readonly Uint8Array[]): string[] {
+  return Object.hasOwn(payload, "signature") ? replayKeys(secrets, unsignedText(payload)) : replayKeys(secrets, rawBody, hmacs);
 }
 
 /** The payload without its top-level `signature`, as compact JSON (key order as received). */
@@ -188,11 +196,15 @@ function v1Digests(headers: SignatureHeaders): V1Expected {
   };
 }
 
-/** Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. */
-function checkV2(secrets: readonly SigningSecret[], body: Uint8Array, expected: Uint8Array): string {
+/**
+ * Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. Each
+ * digest computed is appended to `hmacs` (in the order of `secrets`).
+ */
+function checkV2(secrets: readonly SigningSecret[], body: Uint8Array, expected: Uint8Array, hmacs: Uint8Array[]): () => string {
   for (const secret of secrets) {
     const digest = hmacSha256(secret, body);
-    if (digestsEqual(digest, expected)) return `2:${toHex(digest)}`;
+    hmacs.push(digest);
+    if (digestsEqual(digest, expected)) return () => `2:${toHex(digest)}`;
   }
   throw mismatch();
 }
@@ -207,6 +219,8 @@ function checkV1(secrets: readonly SigningSecret[], body: RawBody, expected: V1E
   }
   throw mismatch();
 }
+
+const constant = (value: string) => () => value;
 
 function mismatch(): WebhookVerificationError {
   return new WebhookVerificationError("signature_mismatch", "the signature does not match the body with any configured signing key");
@@ -246,7 +260,7 @@ export function verifyBodySignature(rawBody: RawBody, secrets: readonly SigningS
   const signed = unsignedText(parsed);
   const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
   // The signed text: the same delivery sent with headers (with or without its signature object) has the same key.
-  return { version: "1", payload: unsigned, replayKey: deliveryKey(signed), legacyKey };
+  return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey: constant(legacyKey) };
 }
 
 function stringOrEmpty(value: unknown): string {

@@ -11,6 +11,7 @@ import { schemaIds } from "../../generated/validators/index.js";
 import type { SchemaId } from "../../generated/validators/index.js";
 import { dropPlaceholderErrors, pascalId } from "../../generator/emit/validators/index.js";
 import { mapErrors, toIssue } from "../../templates/validators/map-errors.js";
+import { quickIssues, quickSites } from "../../templates/validators/quick-map.js";
 import { filterNoise, groupIssues } from "./reference-pipeline.js";
 import type { AjvError, RawValidate } from "../../templates/validators/types.js";
 import { propertyRuns } from "../support/runs.js";
@@ -64,6 +65,41 @@ describe("mapErrors (the hot path) answers as the reference pipeline", () => {
       }),
       { numRuns: propertyRuns(3_000), seed: 20260102 },
     );
+  });
+
+  it("the one-pass path (quickIssues) answers as mapErrors whenever it answers, on every fixture and hostile input", () => {
+    const sites = quickSites(TABLE, MESSAGES);
+    let answered = 0;
+    let declined = 0;
+    const same = (errors: readonly AjvError[], data: unknown, maxErrors: number) => {
+      const quick = quickIssues(errors, data, sites, TABLE, maxErrors);
+      const full = mapErrors(errors, data, TABLE, MESSAGES, maxErrors);
+      if (quick === undefined) return void declined++;
+      answered++;
+      expect(JSON.stringify(quick)).toBe(JSON.stringify(full));
+      expect(JSON.stringify(quick)).toBe(JSON.stringify(reference(errors, data)));
+    };
+    // Three times: first met, then from what mapErrors worked out, then from what both did.
+    for (let round = 0; round < 3; round++) {
+      for (const f of fixtures) {
+        const errors = ajvErrors(f.schema, f.data, f.options?.abnChecksum);
+        if (errors) same(errors, f.data, Infinity);
+      }
+    }
+    fc.assert(
+      fc.property(fc.constantFrom(...fixtures), fc.jsonValue(), fc.nat(), (f, v, n) => {
+        const data = structuredClone(f.data) as Record<string, unknown>;
+        if (data && typeof data === "object" && !Array.isArray(data)) {
+          const keys = Object.keys(data);
+          if (keys.length) data[keys[n % keys.length]!] = v;
+        }
+        const errors = ajvErrors(f.schema, data);
+        if (errors) same(errors, data, (n % 4) + 1); // small maxErrors too: a cut list is never the quick path's
+      }),
+      { numRuns: propertyRuns(2_000), seed: 20261128 },
+    );
+    expect(answered).toBeGreaterThan(50); // the path is taken...
+    expect(declined).toBeGreaterThan(10); // ...and declined where it must be
   });
 
   it("groups and de-duplicates past the linear-scan size, with array indices as numbers", () => {

@@ -388,13 +388,52 @@ describe("replay (seed: 6.4)", () => {
     }
   });
 
-  it("different bytes are different deliveries; the key is a body digest, not the secret", async () => {
+  it("different bytes are different deliveries; the key is a keyed body digest, never the secret or a whole signature", async () => {
     const keys: string[] = [];
     const spy: ReplayStore = { addIfAbsent: (key) => (keys.push(key), true) };
-    await verify({ ...signed("2", v5Body(NOW)), replayStore: spy });
+    const first = signed("2", v5Body(NOW));
+    await verify({ ...first, replayStore: spy });
     await verify({ ...signed("2", v5Body(NOW, { trace: "trace-2" })), replayStore: spy });
-    expect(keys).toEqual([expect.stringMatching(/^d:[0-9a-f]{64}$/), expect.stringMatching(/^d:[0-9a-f]{64}$/)]);
+    expect(keys).toEqual([expect.stringMatching(/^h:[0-9a-f]{32}$/), expect.stringMatching(/^h:[0-9a-f]{32}$/)]);
     expect(keys[0]).not.toBe(keys[1]);
+    const signature = Object.values(first.headers).find((v) => v.startsWith("sha256="))!.slice("sha256=".length);
+    expect(keys[0]).toBe(`h:${signature.slice(0, 32)}`); // the first half of the HMAC version 2 computed anyway
+    expect(keys.join()).not.toContain(signature);
+    expect(keys.join()).not.toContain(SECRET);
+  });
+
+  it("one key per configured signing key; every one recorded, whichever key signed", async () => {
+    const keys: string[] = [];
+    const spy: ReplayStore = { addIfAbsent: (key) => (keys.push(key), true) };
+    const body = v5Body(NOW);
+    await verify({ ...signed("2", body, vectors.oldSecret), secret: [SECRET, vectors.oldSecret], replayStore: spy });
+    await verify({ ...signed("1", body, SECRET), secret: [SECRET, vectors.oldSecret], replayStore: spy });
+    expect(keys).toHaveLength(4);
+    expect(new Set(keys).size).toBe(2);
+    expect(keys.slice(2)).toEqual(keys.slice(0, 2));
+  });
+
+  it("a replay is refused across rotation steps: the configurations [old], [new, old], [new] share the store", async () => {
+    const body = v5Body(NOW);
+    const steps: Array<[string[], string]> = [
+      [[vectors.oldSecret], vectors.oldSecret],
+      [[SECRET, vectors.oldSecret], vectors.oldSecret],
+      [[SECRET, vectors.oldSecret], SECRET],
+      [[SECRET], SECRET],
+    ];
+    // Accepted at one step, replayed at every later one (each signed by a key both configurations hold, or
+    // re-signed by the service with the new key while the old one is still configured).
+    for (let first = 0; first < steps.length; first++) {
+      for (let later = first + 1; later < steps.length; later++) {
+        const [firstSecrets, firstKey] = steps[first]!;
+        const [laterSecrets, laterKey] = steps[later]!;
+        if (!laterSecrets.includes(firstKey) && !firstSecrets.includes(laterKey)) continue; // no key in common: not one receiver's history
+        const store = new MemoryReplayStore();
+        await verify({ ...signed("2", body, firstKey), secret: firstSecrets, replayStore: store });
+        await expectReason(verify({ ...signed("2", body, laterKey), secret: laterSecrets, replayStore: store }), "replayed");
+        await expectReason(verify({ ...signed("1", body, laterKey), secret: laterSecrets, replayStore: store }), "replayed");
+      }
+    }
   });
 
   it("legacyReplayKeys: a delivery recorded under verispec 0.1's key (by an older instance) is a replay", async () => {

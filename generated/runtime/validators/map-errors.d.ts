@@ -22,6 +22,28 @@ export declare function applicators(schemaPath: string): readonly {
 }[];
 /** One Ajv error as one service issue (before grouping and de-duplication). */
 export declare function toIssue(e: AjvError, data: unknown, table: ErrorTable, messages: MessageTemplates): ValidationIssue;
+/** A schema location's answer once computed: what the document path is followed by, code and message. */
+export interface Answer {
+    readonly code: string;
+    readonly message: string;
+    readonly suffix: readonly (string | number)[];
+}
+export interface Site {
+    readonly keyword: string;
+    /** Never reported: `if` wrappers, errors inside contains / not / if, the null branch of a nullable. */
+    readonly noise: boolean;
+    /** The oneOf/anyOf locations this one lies inside (errors inside a failed union are dropped). */
+    readonly unionPrefixes: readonly string[];
+    readonly isUnion: boolean;
+    readonly hasOverride: boolean;
+    /** Fixed keywords: one answer. */
+    fixed: Answer | undefined;
+    /** `required` by missing key, `type` by received type. */
+    readonly byParam: Map<string, Answer>;
+}
+export declare function sitesOf(table: ErrorTable, messages: MessageTemplates): Map<string, Site>;
+export declare function newSite(e: AjvError, table: ErrorTable): Site;
+export declare function documentPath(data: unknown, e: AjvError, needValue: boolean): (string | number)[];
 /** The last item when issues were cut at `maxErrors`: verispec's own, never sent by the service. */
 export declare const TOO_MANY_ERRORS = "too_many_errors";
 /** The last item of a cut list: how many issues were counted and not listed. */
@@ -34,4 +56,6 @@ export declare function countedBeyondCut(issues: readonly ValidationIssue[]): nu
  * one last item `{ code: "too_many_errors", message: "... and N more errors", path: [] }`.
  */
 export declare function mapErrors(errors: readonly AjvError[], data: unknown, table: ErrorTable, messages: MessageTemplates, maxErrors?: number): ValidationIssue[];
+/** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
+export declare function sameIssue(out: readonly ValidationIssue[], code: string, path: readonly (string | number)[], index: Map<string, number> | undefined): number;
 export {};

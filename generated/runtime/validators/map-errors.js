@@ -148,7 +148,7 @@ const LINEAR_MAX = 16;
 const FIXED = new Set(["enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "discriminator", "contains", "oneOf", "anyOf", "not"]);
 const NULL_BRANCH = /\/(?:oneOf|anyOf)\/\d+\/type$/;
 const sitesByTable = new WeakMap();
-function sitesOf(table, messages) {
+export function sitesOf(table, messages) {
     let byMessages = sitesByTable.get(table);
     if (byMessages === undefined)
         sitesByTable.set(table, (byMessages = new WeakMap()));
@@ -157,7 +157,7 @@ function sitesOf(table, messages) {
         byMessages.set(messages, (sites = new Map()));
     return sites;
 }
-function newSite(e, table) {
+export function newSite(e, table) {
     const found = applicators(e.schemaPath);
     let noise = e.keyword === "if" || (e.keyword === "type" && e.params.type === "null" && NULL_BRANCH.test(e.schemaPath));
     const unionPrefixes = [];
@@ -174,16 +174,22 @@ const POINTERS_MAX = 4096;
 const pointers = new Map();
 const pointersByBase = new Map();
 /** The pointer of an error, by its instancePath's two parts where the generated code gives them. */
+/** The base looked up last, and its map: the errors of one call of a compiled function share their base. */
+let lastBase;
+let lastByAt;
 function pointerOfError(e) {
     const { base, at } = e;
     if (base === undefined || at === undefined)
         return pointerOf(e.instancePath);
-    let byAt = pointersByBase.get(base);
+    let byAt = base === lastBase ? lastByAt : pointersByBase.get(base);
     if (byAt === undefined) {
         if (pointersByBase.size >= POINTERS_MAX)
             pointersByBase.clear();
         pointersByBase.set(base, (byAt = new Map()));
     }
+    // A pointer depends on base + at alone, so a map dropped by the clear above is still right to read.
+    lastBase = base;
+    lastByAt = byAt;
     let pointer = byAt.get(at);
     if (pointer === undefined)
         byAt.set(at, (pointer = pointerOf(base + at)));
@@ -216,10 +222,10 @@ function pointerOf(instancePath) {
  * an array); with `needValue`, `walked` is set to the value found there.
  */
 let walked;
-function documentPath(data, e, needValue) {
+export function documentPath(data, e, needValue) {
     const { segments, indices, plain } = pointerOfError(e);
     if (plain && !needValue)
-        return segments.slice();
+        return copyOf(segments);
     const path = [];
     let value = data;
     for (let i = 0; i < segments.length; i++) {
@@ -235,6 +241,19 @@ function documentPath(data, e, needValue) {
     }
     walked = value;
     return path;
+}
+/** A fresh copy of a short path: an array literal of known length is cheaper for V8 than `slice`. */
+function copyOf(segments) {
+    switch (segments.length) {
+        case 1:
+            return [segments[0]];
+        case 2:
+            return [segments[0], segments[1]];
+        case 3:
+            return [segments[0], segments[1], segments[2]];
+        default:
+            return segments.slice();
+    }
 }
 function answer(e, data, path, table, messages) {
     const issue = toIssue(e, data, table, messages);
@@ -347,7 +366,7 @@ export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     return out;
 }
 /** The index in `out` of an issue with this code and path (groupIssues' key: one issue per path and code), or -1. */
-function sameIssue(out, code, path, index) {
+export function sameIssue(out, code, path, index) {
     if (index !== undefined)
         return index.get(`${pathKey(path)} ${code}`) ?? -1;
     next: for (let i = 0; i < out.length; i++) {

@@ -2,6 +2,7 @@
 // Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
 import { countedBeyondCut, mapErrors, tooManyErrors } from "./map-errors.js";
 import { OVER_BUDGET } from "./types.js";
+import { quickIssues, quickSites } from "./quick-map.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
 const VALID = Object.freeze({ valid: true });
 const DEFAULT_OPTIONS = Object.freeze({});
@@ -34,14 +35,28 @@ function withCounted(issues, counted) {
  * valid document it answers alone; only an invalid one is re-run to collect every error.
  */
 export function createValidator(raw, table, messages, first, keys) {
+    let sites; // the error locations of this table, on the first invalid document
+    // The context of a call without options, reused: the generated code is synchronous and calls nothing
+    // that validates again, so no two calls share it at once; its budget is set afresh before every run.
+    const plainBounded = { $errorBudget: 0 };
     const check = (data, context, maxErrors) => {
         if (first !== undefined && first.call(context, data))
             return VALID;
         const budget = errorBudget(maxErrors);
-        const bounded = budget === Infinity ? context : { ...context, $errorBudget: budget };
+        let bounded;
+        if (budget === Infinity)
+            bounded = context;
+        else if (context === DEFAULT_OPTIONS)
+            bounded = ((plainBounded.$errorBudget = budget), plainBounded);
+        else
+            bounded = { ...context, $errorBudget: budget };
         if (raw.call(bounded, data))
             return VALID;
-        const { built, counted } = splitAtBudget(raw.errors ?? []);
+        const errors = raw.errors ?? [];
+        const quick = quickIssues(errors, data, (sites ??= quickSites(table, messages)), table, maxErrors);
+        if (quick !== undefined)
+            return { valid: false, errors: quick };
+        const { built, counted } = splitAtBudget(errors);
         return { valid: false, errors: withCounted(mapErrors(built, data, table, messages, maxErrors), counted) };
     };
     return (data, options) => {

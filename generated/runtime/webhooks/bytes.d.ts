@@ -2,7 +2,8 @@
 /** The exact bytes received: a string is taken as UTF-8. */
 export type RawBody = string | Uint8Array | ArrayBuffer;
 export declare function toBytes(value: RawBody): Uint8Array;
-export declare function toHex(bytes: Uint8Array): string;
+/** Hex of `bytes`, or of its first `length` bytes. */
+export declare function toHex(bytes: Uint8Array, length?: number): string;
 /** The bytes of an even-length hex string, or undefined at the first character that is not a hex digit. */
 export declare function fromHex(hex: string): Uint8Array | undefined;
 /**

@@ -22,9 +22,10 @@ export function toBytes(value) {
 }
 const HEX_DIGITS = "0123456789abcdef";
 const BYTE_HEX = Array.from({ length: 256 }, (_, i) => HEX_DIGITS[i >> 4] + HEX_DIGITS[i & 15]);
-export function toHex(bytes) {
+/** Hex of `bytes`, or of its first `length` bytes. */
+export function toHex(bytes, length = bytes.length) {
     let out = "";
-    for (let i = 0; i < bytes.length; i++)
+    for (let i = 0; i < length; i++)
         out += BYTE_HEX[bytes[i]];
     return out;
 }

@@ -5,18 +5,34 @@
  * `verifyWebhook` passes a TTL of twice the tolerance: a delivery accepted at time t has a timestamp
  * within t ± tolerance, so after t + 2 × tolerance a replay fails the timestamp check anyway.
  */
-import { sha256Hex, toBytes } from "./bytes.js";
+import { hmacSha256, toBytes, toHex } from "./bytes.js";
+/** Bytes of HMAC-SHA256 a replay key keeps: 128 bits, and never a whole signature a store could hand out. */
+const REPLAY_DIGEST_BYTES = 16;
 /**
- * The replay key: identifies the delivery, not its signature. "d:" + hex SHA-256 of the signed bytes,
- * so the same bytes are one delivery whatever signature version (1 or 2) or signing key (old or new,
- * during a rotation) signed them, and whatever the header spelling. The service's specification does
- * not say where a delivery id would be carried, so the bytes are the identity: a re-delivery has the
- * same bytes. An older payload that embeds its `signature` object is identified by the text without
- * it, whether headers or the body carried the signature (`verify.ts`). A shared store sees only the
- * digest, never the body.
+ * The replay keys of one delivery: "h:" + hex of the first 16 bytes of HMAC-SHA256 of the signed bytes,
+ * under each configured signing key (one key, one entry; two during a rotation). A delivery is a replay
+ * when any of its keys is already in the store, and all are recorded. Since a delivery verifies only
+ * with a key in the configuration, a replay verifies with a key of both the first configuration and the
+ * one it meets, and that key's entry was recorded: the same bytes are one delivery whatever signature
+ * version (1 or 2) or signing key signed them, and across instances and rotations, as long as
+ * consecutive configurations share a key (they must, for the old deliveries to verify at all). The
+ * service's specification does not say where a delivery id would be carried, so the bytes are the
+ * identity: a re-delivery has the same bytes. An older payload that embeds its `signature` object is
+ * identified by the text without it, whether headers or the body carried the signature (`verify.ts`).
+ *
+ * Why keyed, not a plain SHA-256 of the bytes (verispec before issue 41): version 2 has already
+ * computed HMAC-SHA256 of the body with the first key, so the common delivery (one key, version 2)
+ * hashes its body once instead of twice. A shared store sees only keyed digests: it cannot confirm a
+ * guessed body, and it never holds a presentable signature (16 of the 32 bytes).
+ *
+ * `known[i]`, when given, is HMAC-SHA256 of `signedBytes` under `secrets[i]`, already computed.
  */
-export function deliveryKey(signedBytes) {
-    return `d:${sha256Hex(toBytes(signedBytes))}`;
+export function replayKeys(secrets, signedBytes, known = []) {
+    const bytes = toBytes(signedBytes);
+    const keys = new Array(secrets.length);
+    for (let i = 0; i < secrets.length; i++)
+        keys[i] = `h:${toHex(known[i] ?? hmacSha256(secrets[i], bytes), REPLAY_DIGEST_BYTES)}`;
+    return keys;
 }
 /**
  * In-process store, bounded in memory. Size `maxEntries` above your peak deliveries per

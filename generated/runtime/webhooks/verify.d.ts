@@ -65,10 +65,10 @@ type JsonObject = Record<string, unknown>;
 interface Authenticated {
     readonly version: SignatureVersion;
     readonly payload: JsonObject;
-    /** Identifies the delivery for the replay store (`deliveryKey`): see `headerFormReplayKey`. */
-    readonly replayKey: string;
+    /** Identify the delivery for the replay store (`replayKeys`, one per signing key): see `headerFormReplayKeys`. */
+    readonly replayKeys: readonly string[];
     /** The key verispec 0.1 used: signature version + the digest computed with the matching key. */
-    readonly legacyKey: string;
+    readonly legacyKey: () => string;
 }
 export declare function verifyWebhookWith<V5, V4>(context: VerifyContext, input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>>;
 /**

@@ -16,7 +16,7 @@
  */
 import { WebhookVerificationError } from "./errors.js";
 import { DUPLICATE_HEADER, readSignatureHeaders } from "./headers.js";
-import { deliveryKey } from "./replay.js";
+import { replayKeys } from "./replay.js";
 import { assertSecret, digestsEqual, hmacSha256, keccakDigest, parseDigest, sha3Digest, toBytes, toHex, V1_KECCAK_PREFIX, V1_SHA_PREFIX, V2_PREFIX, } from "./signature.js";
 import { isV5Payload, payloadTimestampMs, withinTolerance } from "./timestamp.js";
 export async function verifyWebhookWith(context, input) {
@@ -34,9 +34,15 @@ export async function verifyWebhookWith(context, input) {
     // the service's specification, section 6.4 — last, so only deliveries that passed every other check are remembered.
     const store = input.replayStore ?? context.defaultReplayStore;
     const ttlMs = Math.max(1, 2 * toleranceMs);
-    let fresh = await store.addIfAbsent(authenticated.replayKey, ttlMs);
+    // Every key is recorded, and any one already there makes a replay (replay.ts says why that is one identity).
+    let fresh = true;
+    for (const key of authenticated.replayKeys) {
+        const added = store.addIfAbsent(key, ttlMs);
+        // A store that answers at once (the memory store) is not awaited: one turn of the microtask queue less.
+        fresh = (typeof added === "boolean" ? added : await added) && fresh;
+    }
     if (input.legacyReplayKeys === true)
-        fresh = (await store.addIfAbsent(authenticated.legacyKey, ttlMs)) && fresh;
+        fresh = (await store.addIfAbsent(authenticated.legacyKey(), ttlMs)) && fresh;
     if (!fresh)
         throw new WebhookVerificationError("replayed", "this delivery was already accepted");
     return { version: authenticated.version, payload: payload };
@@ -52,11 +58,13 @@ function authenticate(input, secrets) {
     const version = signatureVersion(headers);
     // One conversion to bytes for every digest of this body (an ArrayBuffer or a string arrives as is).
     const body = toBytes(input.rawBody);
+    // Version 2's HMACs, computed in the order of `secrets` up to the matching one, also make the replay keys.
+    const hmacs = [];
     const legacyKey = version === "2"
-        ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"))
-        : checkV1(secrets, body, v1Digests(headers));
+        ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"), hmacs)
+        : constant(checkV1(secrets, body, v1Digests(headers)));
     const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
-    return { version, payload, replayKey: headerFormReplayKey(body, payload), legacyKey };
+    return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }
 /**
  * One delivery has one replay identity whatever carried its signature. An older payload can embed its
@@ -65,8 +73,8 @@ function authenticate(input, secrets) {
  * its headers stripped (accepted through `allowBodySignature`) is a replay, and the reverse. Any other
  * body is identified by its bytes: no re-serialisation on the common path.
  */
-function headerFormReplayKey(rawBody, payload) {
-    return Object.hasOwn(payload, "signature") ? deliveryKey(unsignedText(payload)) : deliveryKey(rawBody);
+function headerFormReplayKeys(secrets, rawBody, payload, hmacs) {
+    return Object.hasOwn(payload, "signature") ? replayKeys(secrets, unsignedText(payload)) : replayKeys(secrets, rawBody, hmacs);
 }
 /** The payload without its top-level `signature`, as compact JSON (key order as received). */
 function unsignedText(payload) {
@@ -109,12 +117,16 @@ function v1Digests(headers) {
         keccak: headers.keccak === undefined ? undefined : expectDigest(headers.keccak, V1_KECCAK_PREFIX, "X-Svc-Signature-KECCAK"),
     };
 }
-/** Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. */
-function checkV2(secrets, body, expected) {
+/**
+ * Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. Each
+ * digest computed is appended to `hmacs` (in the order of `secrets`).
+ */
+function checkV2(secrets, body, expected, hmacs) {
     for (const secret of secrets) {
         const digest = hmacSha256(secret, body);
+        hmacs.push(digest);
         if (digestsEqual(digest, expected))
-            return `2:${toHex(digest)}`;
+            return () => `2:${toHex(digest)}`;
     }
     throw mismatch();
 }
@@ -130,6 +142,7 @@ function checkV1(secrets, body, expected) {
     }
     throw mismatch();
 }
+const constant = (value) => () => value;
 function mismatch() {
     return new WebhookVerificationError("signature_mismatch", "the signature does not match the body with any configured signing key");
 }
@@ -167,7 +180,7 @@ export function verifyBodySignature(rawBody, secrets) {
     const signed = unsignedText(parsed);
     const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
     // The signed text: the same delivery sent with headers (with or without its signature object) has the same key.
-    return { version: "1", payload: unsigned, replayKey: deliveryKey(signed), legacyKey };
+    return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey: constant(legacyKey) };
 }
 function stringOrEmpty(value) {
     return typeof value === "string" ? value : "";
