@@ -171,7 +171,9 @@ export function outboxBatch(rows: readonly (readonly unknown[])[], signatureVers
 
 /**
  * Outbox rows, one per receiver of each webhook, as SQL appended to a statement: the tenant is parameter
- * `tenantAt`, an OutboxBatch follows it. `behind`: the trace may have rows queued already (a change, not a
+ * `tenantAt`, an OutboxBatch follows it. Returns each row's id, delivery_id, url and state only: the rest
+ * of a QueuedRow is the caller's own (tenant, signature version, no tries yet), and every column returned
+ * is cloned from the database thread (store/pglite-worker.ts) for every create. `behind`: the trace may have rows queued already (a change, not a
  * new verification), so a row's next_at is not before theirs (it goes after them; see recordOutcomes).
  */
 export const OUTBOX_INSERT = (tenantAt: number, behind = false, at = tenantAt + 1) =>
@@ -179,7 +181,7 @@ export const OUTBOX_INSERT = (tenantAt: number, behind = false, at = tenantAt + 
      SELECT $${tenantAt}::text, w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END,
        ${behind ? `GREATEST($${at + 7}::bigint, (SELECT max(q.next_at) FROM outbox q WHERE q.tenant = $${tenantAt}::text AND q.trace = w.trace AND q.url = w.url AND q.state = 'queued'))` : `$${at + 7}`}, $${at + 7}
        FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)
-     RETURNING id, tenant, delivery_id, url, signature_version, tries, state`;
+     RETURNING id, delivery_id, url, state`;
 
 /** The body of a trace's latest first delivery (not a re-send), or undefined. */
 export async function latestWebhookBody(sql: Sql, tenant: string, trace: string): Promise<string | undefined> {

@@ -14,7 +14,8 @@ const batch = (o: OutboxWrite): OutboxBatch => outboxBatch(o.rows, o.signatureVe
 function sqlOps(sql: Sql, tenant: string): StoreOps {
   return {
     userIdOf: (trace) => userIdOf(sql, tenant, trace),
-    insertVerifications: (items, outbox) => insertVerifications(sql, tenant, items, batch(outbox)),
+    insertVerifications: async (items, outbox) =>
+      (await insertVerifications(sql, tenant, items, batch(outbox))).map((r) => ({ ...r, tenant, signature_version: outbox.signatureVersion, tries: 0 })),
     updateVerification: (next, trigger, outbox) => updateVerification(sql, tenant, next, trigger, outbox ? batch(outbox) : undefined),
     lockLatestResubmittable: (userId) => lockLatestResubmittable(sql, tenant, userId),
     childrenOf: (trace) => childrenOf(sql, tenant, trace),
