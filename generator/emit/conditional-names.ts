@@ -55,8 +55,9 @@ function withNamedAlternatives(schema: JsonSchema): JsonSchema {
 /** Every conditional and unnamed alternative of the schemas with its two cases named (see above). */
 export function withNamedConditionalCases(schemas: Readonly<Record<string, JsonSchema>>): Record<string, JsonSchema> {
   const walk = (v: unknown, key?: string): unknown => {
+    if (DATA_KEYWORDS.has(key ?? "")) return v;
     if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (!v || typeof v !== "object" || DATA_KEYWORDS.has(key ?? "")) return v;
+    if (!v || typeof v !== "object") return v;
     const out = withNamedAlternatives(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)])) as JsonSchema);
     const condition = out.if as JsonSchema | undefined;
     const names = condition && typeof condition === "object" && condition.title === undefined ? conditionalCaseNames(condition) : undefined;
