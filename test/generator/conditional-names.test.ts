@@ -25,7 +25,7 @@ describe("conditional case names", () => {
       oneOf: [{ properties: { a: {} }, required: ["a"] }, { title: "kept", required: ["b"] }, { $ref: "#/x" }],
       examples: [{ if: { properties: { type: { const: "no" } } } }],
     };
-    const named = withNamedConditionalCases({ s: schema }).s as typeof schema & { allOf: Record<string, { title?: string }>[]; oneOf: { title?: string }[] };
+    const named = withNamedConditionalCases({ s: schema }).s as unknown as { allOf: Record<string, { title?: string }>[]; oneOf: { title?: string }[]; examples: unknown };
     expect(named.allOf[0]!.if!.title).toBe("type trust");
     expect(named.allOf[0]!.else!.title).toBe("type other than trust");
     expect(named.oneOf.map((m) => m.title)).toEqual(["with a", "kept", undefined]);
