@@ -1,4 +1,4 @@
-// Issue 27: an independent Python runner (templates/conformance/run_conformance.py, shipped in the package
+// Issue 27: an independent Python runner (generated/conformance/run_conformance.py from templates/, in the package
 // (issue 36): standard library + jsonschema, its own Keccak-256) agrees with every conformance vector it
 // can decide: the verdict of every request case against generated/schemas/, and the verdict and reason of
 // every webhook case and replay step. Without jsonschema it still decides what the standard library can.
@@ -10,7 +10,7 @@ import { ROOT, run } from "../outputs/helpers.js";
 import { needPython } from "../support/services.js";
 
 const python = needPython(["jsonschema"], "apt-get install -y python3-jsonschema");
-const SCRIPT = join(ROOT, "templates", "conformance", "run_conformance.py");
+const SCRIPT = join(ROOT, "generated", "conformance", "run_conformance.py");
 
 interface Part {
   total: number;

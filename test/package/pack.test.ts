@@ -55,7 +55,7 @@ describe("npm pack", () => {
   it("ships the built entry points, the schemas and the OpenAPI document, and no tests", () => {
     const files = packed.files.map((f) => f.path);
     const d = "dist/generated/";
-    for (const f of ["dist/templates/sandbox/api.js", "dist/templates/sandbox/api.d.ts", `${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "templates/conformance/run_conformance.py", "package.json", "README.md"])
+    for (const f of ["dist/templates/sandbox/api.js", "dist/templates/sandbox/api.d.ts", `${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "generated/conformance/run_conformance.py", "package.json", "README.md"])
       expect(files, f).toContain(f);
     expect(files.filter((f) => f.startsWith("test/") || /\.test\.[jt]s$/.test(f) || f.startsWith("generator/"))).toEqual([]);
   });
@@ -486,9 +486,11 @@ export async function go(raw: string, headers: Record<string, string>): Promise<
   }, 240_000);
 
   it.skipIf(!python.found)("the Python conformance runner from the tarball agrees with the package's vectors and with the project's own", () => {
-    const runner = join(project, "node_modules", "verispec", "templates", "conformance", "run_conformance.py");
-    for (const args of [[], ["--root", app]]) {
-      const r = spawnSync(python.path, [runner, "--json", ...args], { cwd: app, encoding: "utf8" });
+    // The package's copy, and the copy `generate` wrote into the project's own generated/conformance/:
+    // each reads the generated/ it sits in.
+    for (const [runner, own] of [[join(project, "node_modules", "verispec", "generated", "conformance", "run_conformance.py"), false], [join(app, "generated", "conformance", "run_conformance.py"), true]] as const) {
+      const args = own ? ["--root", app] : [];
+      const r = spawnSync(python.path, [runner, "--json"], { cwd: project, encoding: "utf8" });
       expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
       const report = JSON.parse(r.stdout) as Record<"requests" | "webhooks", { total: number; agreed: number; skipped: number; disagreed: string[] }>;
       const cases = (JSON.parse(readFileSync(join(args.length ? app : join(project, "node_modules", "verispec"), "generated", "conformance", "requests.json"), "utf8")) as { cases: unknown[] }).cases.length;
