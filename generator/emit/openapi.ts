@@ -5,6 +5,7 @@ import { stringify } from "yaml";
 import type { Endpoint, Model } from "../model/types.js";
 import { BANNER, jsonText, sortedObject, type OutputFile } from "./output.js";
 import { dashedNote, statusDiagramSvg, transitionLines, unplacedStatuses } from "./diagram.js";
+import { withNamedConditionalCases } from "./conditional-names.js";
 import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } from "./schema-builder.js";
 
 const COMPONENTS = "#/components/schemas/";
@@ -196,7 +197,7 @@ export function withOpenConditionalBranches(schemas: Readonly<Record<string, Jso
 }
 
 export function buildOpenApi(model: Model): OpenAPIObject {
-  const schemas = withOpenConditionalBranches(withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema]))));
+  const schemas = withNamedConditionalCases(withOpenConditionalBranches(withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])))));
   const paths: Record<string, PathItemObject> = {};
   for (const e of model.endpoints) {
     if (e.path === null) continue; // section 4.4 of the service's specification: the follow-up request's path is not shown

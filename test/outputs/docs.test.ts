@@ -1,6 +1,7 @@
 // Issue 6, part 4: the reference page. `verispec docs` builds a self-contained Redoc page; headless
 // Chromium opens it from disk and shows every operation, every webhook, the status tables and the
-// "not shown" notes, while no request leaves the machine.
+// "not shown" notes, while no request leaves the machine. Issue 36: it reads on a phone (390 px) and on
+// a desktop (1400 px), and the cases of a request are named by what they show.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,6 +105,27 @@ async function textShowing(expected: string): Promise<string> {
   return page.evaluate(() => document.body.innerText);
 }
 
+/** Opens an operation from Redoc's sidebar, which links it as #/<tag>/<operationId in lower case>. */
+async function openOperation(op: Op): Promise<void> {
+  const link = page.locator(`a[href="#/${op.tag}/${op.operationId.toLowerCase()}"]`).first();
+  if ((await link.count()) === 0) await page.locator(`a[href="/${op.tag}"]`).first().click();
+  await link.click();
+}
+
+/** The titles openapi.json gives the cases of its conditionals (`if` and `else`). */
+function conditionalNames(): string[] {
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== "object") return;
+    const o = v as Json;
+    for (const k of ["if", "else"]) if (typeof o[k]?.title === "string") out.add(o[k].title);
+    Object.values(o).forEach(walk);
+  };
+  walk(doc.components.schemas);
+  return [...out];
+}
+
 describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () => {
   it("builds generated/docs/index.html with Redoc inline, offline by construction", () => {
     expect(built.stderr).toBe("");
@@ -173,10 +195,7 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
     expect(ops.filter((o) => o.kind === "webhook").length).toBe(2);
     const missing: string[] = [];
     for (const op of ops) {
-      // Redoc's sidebar links each operation as #/<tag>/<operationId in lower case>.
-      const link = page.locator(`a[href="#/${op.tag}/${op.operationId.toLowerCase()}"]`).first();
-      if ((await link.count()) === 0) await page.locator(`a[href="/${op.tag}"]`).first().click();
-      await link.click();
+      await openOperation(op);
       const text = normalize(await textShowing(op.lead));
       const shown = [op.summary, op.lead, ...(op.kind === "operation" ? [`${op.method.toUpperCase()} ${op.path}`] : [])];
       for (const s of shown) if (!text.includes(s)) missing.push(`${op.kind} ${op.operationId}: ${s}`);
@@ -184,6 +203,92 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
     }
     expect(missing).toEqual([]);
   }, 180_000);
+
+  it("names every case of a request by what it shows, never 'case 1' / 'case 2' or 'object (2)'", async () => {
+    const names = conditionalNames();
+    expect(names).toContain("type individual");
+    expect(names).toContain("type other than individual");
+    const shown = new Set<string>();
+    const record = async (operationId: string) => {
+      const text = normalize(await page.evaluate(() => document.body.innerText));
+      expect(text, operationId).not.toMatch(/\bcase \d\b|\bobject \(\d+\)/);
+      for (const m of text.matchAll(/One of: ((?:\S+ ){1,12}?)(?:\+|−|Show|POST|GET)/g)) shown.add(m[1]!.trim());
+    };
+    for (const op of operations().filter((o) => o.kind === "operation")) {
+      await openOperation(op);
+      await textShowing(op.lead);
+      await record(op.operationId);
+      // Nested cases (a stakeholder's fields by its type) show once their property is expanded.
+      const expand = page.getByRole("button", { name: "Expand all" });
+      for (let i = 0; i < 8 && (await expand.count()) > 0; i++) await expand.first().click();
+      await record(op.operationId);
+    }
+    const all = [...shown].join(" | ");
+    expect(all).toContain("with trace with userId");
+    expect(all).toMatch(/\btype (individual|privateCompany|publicCompany|governmentBody)\b/);
+  }, 180_000);
+
+  it("on a phone (390 px): no sideways scroll, the guides bar folded behind its button, the status diagram at its own size in a box that scrolls", async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await phone.route(/^(?!file:|data:|about:|blob:)/, (route) => route.abort());
+    const p = await phone.newPage();
+    try {
+      await p.goto(pageUrl);
+      await p.getByRole("heading", { name: doc.info.title }).first().waitFor({ timeout: 60_000 });
+      expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      const nav = p.locator(".verispec-site-nav");
+      const button = nav.locator("label.verispec-nav-button");
+      const guides = nav.getByRole("link", { name: "Your own spec" });
+      expect(await button.isVisible()).toBe(true);
+      expect(await guides.isVisible()).toBe(false);
+      expect((await nav.boundingBox())!.height).toBeLessThan(60);
+      await button.click();
+      expect(await guides.isVisible()).toBe(true);
+      expect(await nav.getByRole("link", { name: "API reference" }).isVisible()).toBe(true);
+      await button.click();
+      expect(await guides.isVisible()).toBe(false);
+
+      const img = p.locator('img[alt="Status life cycle"]').first();
+      await img.scrollIntoViewIfNeeded();
+      const shown = await img.evaluate((el: HTMLImageElement) => {
+        const box = el.parentElement!;
+        const r = box.getBoundingClientRect();
+        return { width: Math.round(el.getBoundingClientRect().width), natural: el.naturalWidth, scrolls: box.scrollWidth > box.clientWidth, overflowX: getComputedStyle(box).overflowX, boxRight: r.right };
+      });
+      expect(shown.natural).toBeGreaterThan(390);
+      expect(shown.width).toBe(shown.natural);
+      expect(shown.scrolls).toBe(true);
+      expect(shown.overflowX).toBe("auto");
+      expect(shown.boxRight).toBeLessThanOrEqual(390);
+      expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await p.screenshot({ path: join(ARTIFACTS, "docs-390.png") });
+    } finally {
+      await phone.close();
+    }
+  }, 120_000);
+
+  it("on a desktop (1400 px): the guides bar open, no button, the status diagram fits its column", async () => {
+    const wide = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await wide.route(/^(?!file:|data:|about:|blob:)/, (route) => route.abort());
+    const p = await wide.newPage();
+    try {
+      await p.goto(pageUrl);
+      await p.getByRole("heading", { name: doc.info.title }).first().waitFor({ timeout: 60_000 });
+      expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
+      const nav = p.locator(".verispec-site-nav");
+      expect(await nav.locator("label.verispec-nav-button").isVisible()).toBe(false);
+      expect(await nav.getByRole("link", { name: "Your own spec" }).isVisible()).toBe(true);
+      const img = p.locator('img[alt="Status life cycle"]').first();
+      await img.scrollIntoViewIfNeeded();
+      const shown = await img.evaluate((el: HTMLImageElement) => ({ width: el.getBoundingClientRect().width, column: el.parentElement!.clientWidth, scrolls: el.parentElement!.scrollWidth > el.parentElement!.clientWidth }));
+      expect(shown.width).toBeGreaterThan(0);
+      expect(shown.width).toBeLessThanOrEqual(shown.column + 1);
+      expect(shown.scrolls).toBe(false);
+    } finally {
+      await wide.close();
+    }
+  }, 120_000);
 
   it("makes no request that leaves the machine", () => {
     expect(requests.length).toBeGreaterThan(0);

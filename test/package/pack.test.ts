@@ -8,6 +8,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listFiles } from "../../generator/write.js";
 import { lowerNameLimit } from "../generator/helpers.js";
+import { needFound, needPython } from "../support/services.js";
+
+const python = needPython(["jsonschema"], "apt-get install -y python3-jsonschema");
+/** TypeScript 7 (the native compiler, @typescript/native-preview's `tsgo`), when its binary runs here. */
+const TSGO = new URL("../../node_modules/@typescript/native-preview/bin/tsgo", import.meta.url).pathname;
+const tsgo = needFound("tsgo (TypeScript 7, @typescript/native-preview)", spawnSync(process.execPath, [TSGO, "--version"], { encoding: "utf8" }).status === 0 ? TSGO : undefined, "npm ci installs it; its native binary must run on this platform");
 
 const root = new URL("../../", import.meta.url).pathname;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -49,7 +55,7 @@ describe("npm pack", () => {
   it("ships the built entry points, the schemas and the OpenAPI document, and no tests", () => {
     const files = packed.files.map((f) => f.path);
     const d = "dist/generated/";
-    for (const f of ["dist/templates/sandbox/api.js", "dist/templates/sandbox/api.d.ts", `${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "package.json", "README.md"])
+    for (const f of ["dist/templates/sandbox/api.js", "dist/templates/sandbox/api.d.ts", `${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "generated/conformance/run_conformance.py", "package.json", "README.md"])
       expect(files, f).toContain(f);
     expect(files.filter((f) => f.startsWith("test/") || /\.test\.[jt]s$/.test(f) || f.startsWith("generator/"))).toEqual([]);
   });
@@ -390,6 +396,27 @@ export async function go(raw: string, headers: Record<string, string>): Promise<
       expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, stdout: "", stderr: "" });
       expect(readFileSync(join(app, "generated", "types.d.ts"), "utf8")).toContain("/** Fewer than 100 characters. */\n    name?: string;");
     }, 180_000);
+
+    // TypeScript 7 includes no @types package it is not told of, and the output needs none: the same
+    // program, `types: []`, no @types/node anywhere it could look.
+    it.skipIf(!tsgo.found)(`TypeScript 7 (tsgo, module ${mode}) and TypeScript 5.9 type-check it without @types/node`, () => {
+      const sub = join(app, `ts-${mode}`);
+      const config = JSON.parse(readFileSync(join(sub, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+      const { typeRoots: _, ...bare } = config.compilerOptions;
+      writeFileSync(join(sub, "tsconfig.bare.json"), JSON.stringify({ ...config, compilerOptions: { ...bare, types: [] } }));
+      for (const compiler of [tsgo.path, join(root, "node_modules/typescript/bin/tsc")]) {
+        for (const project of ["tsconfig.json", "tsconfig.bare.json"]) {
+          const r = spawnSync(process.execPath, [compiler, "-p", project], { cwd: sub, encoding: "utf8" });
+          expect({ compiler, project, status: r.status, stdout: r.stdout }).toEqual({ compiler, project, status: 0, stdout: "" });
+        }
+      }
+      // The check is real: a wrong country fails under tsgo as under tsc.
+      writeFileSync(join(sub, "wrong.ts"), `import type { v5 } from "${mode === "nodenext" ? "../generated/index.js" : "../generated"}";\nexport const w: v5.VerificationCreateRequest = { country: "XX", website: "https://example.com" };\n`);
+      writeFileSync(join(sub, "tsconfig.wrong.json"), JSON.stringify({ compilerOptions: { ...bare, types: [] }, include: ["wrong.ts"] }));
+      const wrong = spawnSync(process.execPath, [tsgo.path, "-p", "tsconfig.wrong.json"], { cwd: sub, encoding: "utf8" });
+      expect(wrong.status).not.toBe(0);
+      expect(wrong.stdout).toContain("wrong.ts");
+    }, 180_000);
   }
 
   it("esbuild tree-shakes it: the client leaves the validators to a chunk loaded on demand, one schema's module is a fraction of all (sizes printed)", async () => {
@@ -417,5 +444,59 @@ export async function go(raw: string, headers: Record<string, string>): Promise<
     expect(chunks).toBeGreaterThan(0); // ...in a chunk of their own
     expect(texts.one).toContain(message);
     expect(sizes.one! * 3).toBeLessThan(sizes.all!); // one schema's module does not pull in the others
+  }, 120_000);
+
+  // The validators' index marks every top-level call pure: an app that imports one validator from it
+  // carries that one only, through Vite (Rollup's tree-shaking, here Rolldown) as through esbuild.
+  it("Vite tree-shakes it: one validator imported from the index carries only its own checks (sizes printed)", async () => {
+    const { build } = await import("vite");
+    const { build: esbuild } = await import("esbuild");
+    const entries = {
+      oneFromIndex: `import { validateV5VerificationCreateRequest } from "./generated/validators/index.js";\nexport const check = validateV5VerificationCreateRequest;\n`,
+      oneModule: `import { validateV5VerificationCreateRequest } from "./generated/validators/v5.VerificationCreateRequest.js";\nexport const check = validateV5VerificationCreateRequest;\n`,
+      all: `import { validate } from "./generated/validators/index.js";\nexport { validate };\n`,
+      client: `import { createClient } from "./generated/index.js";\nexport const client = createClient({ baseUrl: "https://api.example.test", serviceUid: "u", secret: "s" });\n`,
+    };
+    const vite: Record<string, string> = {};
+    const viteEntry: Record<string, number> = {};
+    const viaEsbuild: Record<string, number> = {};
+    for (const [name, code] of Object.entries(entries)) {
+      const file = join(app, `vite-${name}.js`);
+      writeFileSync(file, code);
+      const out = (await build({ root: app, configFile: false, logLevel: "silent", build: { write: false, minify: true, lib: { entry: file, formats: ["es"], fileName: name }, rollupOptions: { external: [/^node:/] } } })) as { output: { type: string; code?: string; isEntry?: boolean }[] }[] | { output: { type: string; code?: string; isEntry?: boolean }[] };
+      const chunks = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output).filter((c) => c.type === "chunk");
+      vite[name] = chunks.map((c) => c.code ?? "").join("\n");
+      viteEntry[name] = chunks.filter((c) => c.isEntry).reduce((n, c) => n + (c.code ?? "").length, 0);
+      const e = await esbuild({ entryPoints: [file], absWorkingDir: app, bundle: true, format: "esm", platform: "node", minify: true, write: false, logLevel: "silent" });
+      viaEsbuild[name] = e.outputFiles[0]!.contents.length;
+    }
+    const size = (n: string) => vite[n]!.length;
+    process.stdout.write(`vite 8, minified, a project's own output: one validator from the index ${size("oneFromIndex")} B, from its own module ${size("oneModule")} B, every validator ${size("all")} B, client entry ${viteEntry.client} B (${size("client")} B with the validators' lazy chunk); esbuild: one from the index ${viaEsbuild.oneFromIndex} B, every validator ${viaEsbuild.all} B\n`);
+    const own = "Name must be less than 100 characters.";
+    // A word only other schemas' compiled checks hold (the older interface's watchlist entries), not the
+    // shared error table every validator imports.
+    const other = "watchlist";
+    expect(vite.oneFromIndex).toContain(own);
+    expect(vite.all).toContain(other);
+    expect(vite.oneFromIndex).not.toContain(other);
+    expect(size("oneFromIndex") * 3).toBeLessThan(size("all"));
+    expect(size("oneFromIndex")).toBeLessThan(size("oneModule") * 1.1);
+    expect(viaEsbuild.oneFromIndex! * 3).toBeLessThan(viaEsbuild.all!);
+    expect(viteEntry.client! * 10).toBeLessThan(size("all"));
+  }, 240_000);
+
+  it.skipIf(!python.found)("the Python conformance runner from the tarball agrees with the package's vectors and with the project's own", () => {
+    // The package's copy, and the copy `generate` wrote into the project's own generated/conformance/:
+    // each reads the generated/ it sits in.
+    for (const [runner, own] of [[join(project, "node_modules", "verispec", "generated", "conformance", "run_conformance.py"), false], [join(app, "generated", "conformance", "run_conformance.py"), true]] as const) {
+      const args = own ? ["--root", app] : [];
+      const r = spawnSync(python.path, [runner, "--json"], { cwd: project, encoding: "utf8" });
+      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+      const report = JSON.parse(r.stdout) as Record<"requests" | "webhooks", { total: number; agreed: number; skipped: number; disagreed: string[] }>;
+      const cases = (JSON.parse(readFileSync(join(args.length ? app : join(project, "node_modules", "verispec"), "generated", "conformance", "requests.json"), "utf8")) as { cases: unknown[] }).cases.length;
+      expect(report.requests).toEqual({ total: cases, agreed: cases, skipped: 0, disagreed: [] });
+      expect(report.webhooks.disagreed).toEqual([]);
+      expect(report.webhooks.agreed).toBeGreaterThan(50);
+    }
   }, 120_000);
 });

@@ -5,12 +5,17 @@
 // README's text: free ports instead of 4010 and 3000, so that the test never meets another program's port.
 // npm reads its usual cache first (prefer-offline); the tarball's dependencies are those `npm ci` fetched.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { docSection } from "../support/docs.js";
+import { needFound } from "../support/services.js";
+
+/** TypeScript 7 (the native compiler, @typescript/native-preview's `tsgo`), when its binary runs here. */
+const TSGO = new URL("../../node_modules/@typescript/native-preview/bin/tsgo", import.meta.url).pathname;
+const tsgo = needFound("tsgo (TypeScript 7, @typescript/native-preview)", spawnSync(process.execPath, [TSGO, "--version"], { encoding: "utf8" }).status === 0 ? TSGO : undefined, "npm ci installs it; its native binary must run on this platform");
 
 const root = new URL("../../", import.meta.url).pathname;
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
@@ -19,10 +24,10 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** The tour as one bash script: its ```sh blocks in order, each `<!-- tour-file: name -->` block written to that file. */
+/** The tour as one bash script: its ```sh blocks in order, each `<!-- tour-file: name -->` block (js, ts, jsonc) written to that file. */
 export function tourScript(section: string): string {
   const parts: string[] = [];
-  for (const m of section.matchAll(/(?:<!-- tour-file: (\S+) -->\n)?```(sh|js)\n([\s\S]*?)```/g)) {
+  for (const m of section.matchAll(/(?:<!-- tour-file: (\S+) -->\n)?```(sh|js|ts|jsonc)\n([\s\S]*?)```/g)) {
     const [, file, lang, code] = m;
     if (file) parts.push(`cat > ${file} <<'VERISPEC_TOUR_EOF'\n${code}VERISPEC_TOUR_EOF`);
     else if (lang === "sh") parts.push(code!.trimEnd());
@@ -150,19 +155,16 @@ describe("the README's tour", () => {
     // The types: TypeScript cannot state a string's length, so a typed 150-character literal compiles (the
     // types carry the limit in their documentation) and the validator is what refuses it; what the types
     // can state, a country outside the spec's list, tsc refuses.
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["typed.ts"] }));
-    writeFileSync(
-      join(dir, "typed.ts"),
-      `import type { v5 } from "./generated/index.js";
-import { validate } from "./generated/validators/index.js";
-const tooLong: v5.VerificationCreateRequest = { type: "individual", subType: "data", country: "AUS", name: "${"x".repeat(150)}", website: "https://example.com" };
-export const verdict: boolean = validate("v5.VerificationCreateRequest", tooLong).valid;
-// @ts-expect-error not a country of the spec's list
-export const nowhere: v5.VerificationCreateRequest = { country: "XYZ", website: "https://example.com" };
-`,
-    );
-    const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
-    expect({ status: tsc.status, stdout: tsc.stdout }).toEqual({ status: 0, stdout: "" });
+    // The README's tsconfig.json and typed.ts, after "Change the spec": TypeScript 5.9 and, where its
+    // native binary runs, TypeScript 7 (tsgo) accept them with "types": [] and no @types/node in the project.
+    const typed = spawnSync("bash", ["-c", tourScript(docSection("typed"))], { cwd: dir, env, encoding: "utf8" });
+    expect({ status: typed.status, stderr: typed.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(readFileSync(join(dir, "tsconfig.json"), "utf8")).toContain('"types": []');
+    expect(existsSync(join(dir, "node_modules", "@types", "node"))).toBe(false);
+    for (const compiler of [join(root, "node_modules/typescript/bin/tsc"), ...(tsgo.found ? [tsgo.path] : [])]) {
+      const tsc = spawnSync(process.execPath, [compiler, "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+      expect({ compiler, status: tsc.status, stdout: tsc.stdout }).toEqual({ compiler, status: 0, stdout: "" });
+    }
     expect(readFileSync(join(dir, "generated", "types.d.ts"), "utf8")).toContain("/** Fewer than 100 characters. */\n    name?: string;");
 
     // The sandbox serves ./spec: its start line names the same hash, and it answers the new limit.

@@ -81,8 +81,15 @@ export function renderGuides(sources: readonly GuideSource[], repository: string
   });
 }
 
-/** The navigation bar: the reference, then every guide; the current page is marked. */
+/**
+ * The navigation bar: the reference, then every guide; the current page is marked. On a narrow screen
+ * the list folds behind a button (a checkbox and its label: no script, so the guide pages' policy holds).
+ */
 export function siteNav(guides: readonly Pick<Guide, "page" | "title">[], current: string): string {
   const link = (page: string, title: string) => `<li><a href="${esc(page)}"${page === current ? ' aria-current="page"' : ""}>${esc(title)}</a></li>`;
-  return `<nav class="verispec-site-nav" aria-label="Documentation"><ul>${link(REFERENCE_PAGE, "API reference")}${guides.map((g) => link(g.page, g.title)).join("")}</ul></nav>`;
+  const toggle = `<input type="checkbox" id="${NAV_TOGGLE}" class="${NAV_TOGGLE}"><label for="${NAV_TOGGLE}" class="verispec-nav-button">Guides and reference (${guides.length + 1} pages)</label>`;
+  return `<nav class="verispec-site-nav" aria-label="Documentation">${toggle}<ul>${link(REFERENCE_PAGE, "API reference")}${guides.map((g) => link(g.page, g.title)).join("")}</ul></nav>`;
 }
+
+/** The id of the checkbox that opens the folded navigation bar. */
+export const NAV_TOGGLE = "verispec-nav-toggle";
