@@ -239,7 +239,7 @@ class ConformRun {
   private answerChecks(id: string, operation: string, a: Answer): void {
     const e = this.endpoint(operation);
     if (!e) return;
-    this.results.push(...answerChecks(e, id, a));
+    this.results.push(...answerChecks(e, this.model.bodyMediaType, id, a));
     const schema = e.responses[String(a.status)] ?? (a.status >= 400 && e.auth === "basic" ? e.errorBody : undefined);
     if (schema && this.rt.schemaOf) this.results.push(...presenceChecks(this.rt.schemaOf, id, operation, schema, a.json));
   }

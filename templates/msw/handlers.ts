@@ -70,8 +70,6 @@ class MockClock extends SandboxClock {
   }
 }
 
-const JSON_TYPE = "application/json; charset=utf-8";
-
 /** The user name of a Basic header (what an envelope's serviceUid echoes), and the pair; undefined when it is not one. */
 function basicPair(header: string | null): { serviceUid: string; secret: string } | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
@@ -160,7 +158,7 @@ function bodyReader(spec: SandboxBinding["spec"]) {
   const maxBytes = choice<number>(spec, "requestSize", "maxBodyBytes");
   const readJson = async (request: Request): Promise<Record<string, unknown>> => {
     const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.notJsonType);
+    if (type !== spec.bodyMediaType) throw new HttpError(415, "unsupported_media_type", rules.notJsonType);
     const raw = await request.text();
     if (new TextEncoder().encode(raw).length > maxBytes) throw new HttpError(413, "payload_too_large", choice<string>(spec, "requestSize", "message").replace("{limit}", String(maxBytes)));
     let value: unknown;
@@ -182,7 +180,7 @@ function bodyReader(spec: SandboxBinding["spec"]) {
 
 /** The answers, as server.ts shapes them: the v5 envelope, and each interface's error body. */
 function answers(spec: SandboxBinding["spec"], clock: SandboxClock, newId: () => string) {
-  const send = (status: number, body: string, headers: Record<string, string> = {}) => new HttpResponse(body, { status, headers: { "Content-Type": JSON_TYPE, "Cache-Control": "no-store", ...headers } });
+  const send = (status: number, body: string, headers: Record<string, string> = {}) => new HttpResponse(body, { status, headers: { "Content-Type": `${spec.bodyMediaType}; charset=utf-8`, "Cache-Control": "no-store", ...headers } });
   const envelope = (sentUid: string | undefined, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) => ({
     timestamp: new Date(clock.now()).toISOString(), ...(sentUid !== undefined ? { serviceUid: sentUid } : {}), trace: fields.trace ?? newId(), path, pathParams: fields.pathParams ?? {},
     statusCode, message: fields.message, help: null, status: statusCode < 400 ? "success" : "error", data: fields.data ?? null, error: fields.error ?? null,

@@ -26,6 +26,8 @@ export interface DispatcherOptions {
   /** The signature headers of a body, with the signing secret of the tenant whose webhook it is. */
   readonly sign: (version: "1" | "2", body: string, tenant: string) => Record<string, string>;
   readonly deliveryIdHeader: string;
+  /** The Content-Type of a delivery: the spec's body media type (section 4, endpoints.yaml bodies). */
+  readonly mediaType: string;
   readonly timeoutMs: number;
   readonly delaysMs: readonly number[];
   /** How often to look for due rows when nothing wakes the dispatcher. */
@@ -222,7 +224,7 @@ export class Dispatcher {
     let error: string | null = null;
     try {
       statusCode = await this.post(String(row.url), body, {
-        "Content-Type": "application/json",
+        "Content-Type": this.o.mediaType,
         ...this.o.sign(String(row.signature_version) as "1" | "2", body, String(row.tenant)),
         [this.o.deliveryIdHeader]: String(row.delivery_id),
       });

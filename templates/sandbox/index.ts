@@ -217,6 +217,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     db,
     sign: signer(o.binding, tenants),
     deliveryIdHeader: choice<string>(o.binding.spec, "deliveryId", "header"),
+    mediaType: o.binding.spec.bodyMediaType,
     timeoutMs: o.deliveryTimeoutMs,
     delaysMs: o.retryDelaysMs,
     log: (line) => logger.event("warn", line),

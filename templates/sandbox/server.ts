@@ -74,6 +74,8 @@ export function credentialChecker(expected: Credentials) {
 
 /** The request-body refusals (spec/sandbox.yaml: requestSize, requestBody). */
 interface BodyRules {
+  /** The media type of every JSON body (the service's specification, section 4: endpoints.yaml bodies). */
+  readonly mediaType: string;
   readonly limit: number;
   readonly tooLarge: string;
   readonly maxDepth: number;
@@ -115,7 +117,7 @@ function mediaType(req: IncomingMessage): string {
 }
 
 async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
-  if (mediaType(req) !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
+  if (mediaType(req) !== rules.mediaType) throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
   // Measured chunk by chunk as it arrives (body-shape.ts): a hostile shape is refused before the rest is read or anything is parsed.
   const scanner = new ShapeScanner({ ...rules.arrays, maxDepth: rules.maxDepth });
   const raw = (await readBody(req, rules, (chunk) => refuseShape(scanner.feed(chunk), rules))).toString("utf8");
@@ -172,6 +174,7 @@ class SandboxHttp implements HttpKit {
     this.log = o.log ?? ((line: string) => void process.stderr.write(`verispec sandbox: ${line}\n`));
     this.auth = { status: choice<number>(spec, "authFailure", "httpStatus"), code: choice<string>(spec, "authFailure", "code"), message: choice<string>(spec, "authFailure", "message") };
     this.bodyRules = {
+      mediaType: spec.bodyMediaType,
       limit: o.maxBodyBytes,
       tooLarge: choice<string>(spec, "requestSize", "message").replace("{limit}", String(o.maxBodyBytes)),
       maxDepth: choice<number>(spec, "requestBody", "maxDepth"),
@@ -194,9 +197,9 @@ class SandboxHttp implements HttpKit {
 
   // ---- the kit the handlers use ----
 
-  send(res: ServerResponse, status: number, body: string, type = "application/json", extra: Record<string, string> = {}): void {
+  send(res: ServerResponse, status: number, body: string, type = this.spec.bodyMediaType, extra: Record<string, string> = {}): void {
     const page = type.startsWith("text/html") ? pageSecurityHeaders(body) : {};
-    res.writeHead(status, { "Content-Type": type === "application/json" ? "application/json; charset=utf-8" : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...page, ...extra });
+    res.writeHead(status, { "Content-Type": type === this.spec.bodyMediaType ? `${type}; charset=utf-8` : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...page, ...extra });
     res.end(body);
   }
 
@@ -351,9 +354,9 @@ class SandboxHttp implements HttpKit {
       const known = Object.hasOwn(this.spec.errors, type);
       const error = type === "validation_error" ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };
       const top = type === "validation_error" ? this.spec.errors[type]!.message ?? message : message;
-      return this.send(res, status, JSON.stringify(this.envelope(ctx, path, status, { message: top, error, ...extra })), "application/json", headers);
+      return this.send(res, status, JSON.stringify(this.envelope(ctx, path, status, { message: top, error, ...extra })), this.spec.bodyMediaType, headers);
     }
-    return this.send(res, status, JSON.stringify({ status: "error", statusCode: status, type, message, details }), "application/json", headers);
+    return this.send(res, status, JSON.stringify({ status: "error", statusCode: status, type, message, details }), this.spec.bodyMediaType, headers);
   }
 
   /** A refusal the handling foresaw (ServiceError, HttpError), in the shape of the path's interface. */

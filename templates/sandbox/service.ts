@@ -131,6 +131,11 @@ export class SandboxService {
     return transitionRow(this.b.rules, id);
   }
 
+  /** The entity type of an individual (the binding's individualType). */
+  private get individual(): string {
+    return this.b.spec.individualType;
+  }
+
   private get pending(): string {
     return this.row("submit").to[0]!;
   }
@@ -200,7 +205,7 @@ export class SandboxService {
       submissionStatus: v.submissionStatus,
       ...(stakeholders.length ? { stakeholders: stakeholders.map((s, i) => this.olderStakeholderItem(v, obj(s), i, children)) } : {}),
       ...olderResults(this.b, v),
-      ...(v.verificationStatus === "info" ? { requestedActions: this.requestedActions(v, stakeholders) } : {}),
+      ...(v.verificationStatus === this.row("followUp").from ? { requestedActions: this.requestedActions(v, stakeholders) } : {}),
     };
   }
 
@@ -209,8 +214,8 @@ export class SandboxService {
     const child = children.find((c) => c.trace === trace);
     const f = obj(s.fields);
     const name = olderPersonName(f) || str(f.name) || `stakeholder ${i + 1}`;
-    const own = child ?? { trace, type: s.type === "individual" ? "individual" : String(s.type ?? ""), name, verificationStatus: v.verificationStatus, submissionStatus: v.submissionStatus, updatedAt: v.updatedAt, submissionId: s.type === "individual" ? olderStakeholderSubmissionId(v, i) : trace };
-    const { inWatchLists, outOfWatchLists, idvRiskScore, verificationScore } = olderResults(this.b, { ...own, type: "individual" });
+    const own = child ?? { trace, type: String(s.type ?? ""), name, verificationStatus: v.verificationStatus, submissionStatus: v.submissionStatus, updatedAt: v.updatedAt, submissionId: s.type === this.individual ? olderStakeholderSubmissionId(v, i) : trace };
+    const { inWatchLists, outOfWatchLists, idvRiskScore, verificationScore } = olderResults(this.b, { ...own, type: this.individual });
     return {
       id: trace, submissionId: own.submissionId, trace, verificationUuid: trace, name, role: str(s.role) ?? "", submissionStatus: own.submissionStatus, timestamp: own.updatedAt,
       verificationScore, verificationStatus: own.verificationStatus, idvRiskScore, inWatchLists, outOfWatchLists,
@@ -223,7 +228,7 @@ export class SandboxService {
     const role = stakeholders.map((s) => str(obj(s).role)).find((r) => r);
     return [
       { type: "document", id: `${v.trace}-document-1`, extractType: ask.extractType },
-      ...(role ? [{ type: "individual", role, id: `${v.trace}-individual-1`, fields: {} }] : []),
+      ...(role ? [{ type: this.individual, role, id: `${v.trace}-individual-1`, fields: {} }] : []),
     ];
   }
 
@@ -236,8 +241,8 @@ export class SandboxService {
     }
     const unsigned = this.olderPayload(v, parentUserId, children);
     const headers = this.b.signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: this.options.signingSecret });
-    const value = (suffix: string) => Object.entries(headers).find(([k]) => k.toLowerCase().endsWith(suffix))?.[1] ?? "";
-    const payload = { ...unsigned, signature: { version: "1", sha256: value("-sha"), keccak256: value("-keccak") } };
+    const { sha, keccak } = this.b.rules.signatures.v1;
+    const payload = { ...unsigned, signature: { version: "1", sha256: headers[sha.name] ?? "", keccak256: headers[keccak.name] ?? "" } };
     this.checkPayload(this.b.spec.payloadSchemas.older, payload);
     return { format: "older", text: JSON.stringify(payload) };
   }
@@ -327,7 +332,7 @@ export class SandboxService {
   private async createV5InTransaction(body: Record<string, unknown>): Promise<{ trace: string; error?: ServiceError; grouped?: true }> {
     const now = this.clock.now();
     const userId = str(body.userId) ?? null;
-    const resubmittable = body.type === "individual" && body.subType === "data";
+    const resubmittable = evaluateCondition(this.b.rules, { ref: this.b.spec.resubmittable.condition }, body);
     const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
     const submit = this.row("submit").trigger;
     const v = this.newVerification("v5", {
@@ -341,7 +346,7 @@ export class SandboxService {
     }
     return this.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
-        const existing = await tx.lockLatestResubmittable(userId);
+        const existing = await tx.lockLatestResubmittable(userId, this.b.spec.resubmittable.fields);
         if (existing) {
           const resubmitted = await this.resubmit(tx, existing, body);
           if (resubmitted) return resubmitted;
@@ -351,10 +356,10 @@ export class SandboxService {
       const children = stakeholders.flatMap((s) => {
         const shape = obj(s);
         const entity = shape.entity ? obj(shape.entity) : shape;
-        if (entity.type !== "individual") return [];
+        if (entity.type !== this.individual) return [];
         const roles = Array.isArray(shape.roles) ? shape.roles.filter((r): r is string => typeof r === "string") : str(shape.role) ? [shape.role as string] : [];
         const child = this.newVerification("v5", {
-          parentTrace: v.trace, roles, type: "individual", subType: str(entity.subType) ?? null, name: str(entity[this.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
+          parentTrace: v.trace, roles, type: this.individual, subType: str(entity.subType) ?? null, name: str(entity[this.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
           country: str(entity.country) ?? null, request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
         }, now);
         return [{ v: child, trigger: submit }];
@@ -432,7 +437,7 @@ export class SandboxService {
   private olderName(body: Record<string, unknown>): { name: string; testText: string | undefined } {
     const fields = obj(body.fields);
     const tv = this.b.spec.testValues.fields;
-    if (body.type === "individual") {
+    if (body.type === this.individual) {
       return { name: olderPersonName(fields), testText: str(fields[tv.olderIndividual]) };
     }
     return { name: str(fields.name) ?? String(body.type), testText: str(fields[tv.olderEntity]) };
@@ -458,15 +463,15 @@ export class SandboxService {
 
   /** The verifications of an older entity's individual stakeholders in the entity's current attempt (traces: olderStakeholderTrace). */
   private olderStakeholders(entity: Verification, body: Record<string, unknown>): { v: Verification; trigger: string }[] {
-    if (body.type === "individual" || !Array.isArray(body.stakeholders)) return [];
+    if (body.type === this.individual || !Array.isArray(body.stakeholders)) return [];
     const submit = this.row("submit").trigger;
     return body.stakeholders.flatMap((s, i) => {
       const shape = obj(s);
-      if (shape.type !== "individual") return [];
-      const person = { type: "individual", role: shape.role, fields: obj(shape.fields) };
+      if (shape.type !== this.individual) return [];
+      const person = { type: this.individual, role: shape.role, fields: obj(shape.fields) };
       const { name, testText } = this.olderName(person);
       const child = this.newVerification("older", {
-        trace: olderStakeholderTrace(entity, i), submissionId: olderStakeholderSubmissionId(entity, i), parentTrace: entity.trace, roles: str(shape.role) ? [shape.role as string] : [], type: "individual", name,
+        trace: olderStakeholderTrace(entity, i), submissionId: olderStakeholderSubmissionId(entity, i), parentTrace: entity.trace, roles: str(shape.role) ? [shape.role as string] : [], type: this.individual, name,
         country: str(person.fields.country) ?? null, request: person, outcome: testText ?? "",
       }, this.clock.now());
       return [{ v: child, trigger: submit }];
@@ -482,7 +487,7 @@ export class SandboxService {
       country: str(fields.country) ?? null, request: this.storable(body), outcome: testText ?? "",
     }, this.clock.now());
     // Entities: submissionId is the trace (the service's specification, section 6.3).
-    return body.type === "individual" ? v : { ...v, submissionId: v.trace };
+    return body.type === this.individual ? v : { ...v, submissionId: v.trace };
   }
 
   /** POST /getVerificationStatus: the latest webhook content, by trace or userId (the service's specification, section 4.3). */
@@ -498,7 +503,7 @@ export class SandboxService {
     const text = await this.db.transaction(async (tx) => {
       const v = await tx.lockVerification(verificationUuid, "older");
       if (!v) throw this.notFound("verificationUuid", { verificationUuid });
-      if (v.verificationStatus !== row.from) throw new ServiceError(409, "conflict", `The verification is ${v.verificationStatus}; requested actions are answered only in status ${row.from}.`);
+      if (v.verificationStatus !== row.from) throw this.conflict("followUpOnlyFrom", { status: v.verificationStatus, from: String(row.from) });
       return (await this.change(tx, v, { verificationStatus: target, dueAt: this.dueAt(this.clock.now()), outcome: this.b.spec.testValues.default }, row.trigger)).text;
     });
     this.onChange();
@@ -540,14 +545,14 @@ export class SandboxService {
       if (!found) throw this.notFound("trace", { trace });
       let v = found;
       if (opts.maxAttempts !== undefined) v = { ...v, maxAttempts: opts.maxAttempts };
-      if (!Object.hasOwn(this.b.rules.statuses, to)) throw new ServiceError(409, "conflict", `Unknown verificationStatus ${JSON.stringify(to)}; the statuses are ${Object.keys(this.b.rules.statuses).join(", ")}.`);
+      if (!Object.hasOwn(this.b.rules.statuses, to)) throw this.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(this.b.rules.statuses).join(", ") });
       if (v.api === "older" && !this.b.spec.olderVerificationStatuses.includes(to)) {
-        throw new ServiceError(409, "conflict", `The older payload has no status ${to} (it carries ${this.b.spec.olderVerificationStatuses.join(", ")}).`);
+        throw this.conflict("notInOlderPayload", { to, statuses: this.b.spec.olderVerificationStatuses.join(", ") });
       }
       const subject = subjectOf(v);
       const rows2 = findTransitions(this.b.rules, v.verificationStatus, to, subject).filter((r) => (opts.trigger ? r.id === opts.trigger : !r.to.includes("any")));
       const row = rows2.find((r) => !r.error) ?? rows2[0];
-      if (!row) throw new ServiceError(409, "conflict", this.whyNot(v, to, opts.trigger));
+      if (!row) throw this.conflict(...this.whyNot(v, to, opts.trigger));
       const patch = { ...this.effects(row, v), verificationStatus: to, dueAt: to === this.pending ? this.dueAt(this.clock.now()) : null };
       return (await this.change(tx, v, patch, row.trigger)).v;
     });
@@ -555,18 +560,28 @@ export class SandboxService {
     return result;
   }
 
-  private whyNot(v: Verification, to: string, trigger: string | undefined): string {
+  /** Why no row of the table takes `v` to `to`: a message key of controlApi.messages and its values. */
+  private whyNot(v: Verification, to: string, trigger: string | undefined): [key: string, values: Record<string, string | number>] {
     const subject = subjectOf(v);
     const onlyWhen = this.b.rules.statuses[to]?.onlyWhen;
-    if (onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject)) return `The status ${to} applies only when ${onlyWhen} holds, and it does not for this verification.`;
+    if (onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject)) return ["onlyWhenFails", { to, condition: onlyWhen }];
     const unconditioned = findTransitions(this.b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
+    const from = v.verificationStatus;
     if (unconditioned.length) {
       const r = unconditioned[0]!;
-      return `The transition ${v.verificationStatus} → ${to} (${r.id}) needs ${r.condition ?? "its condition"}, which does not hold (attempt ${v.attempt}, maxAttempts ${v.maxAttempts ?? "absent"}, submissionStatus ${v.submissionStatus}).`;
+      const words = (key: string) => choiceMessage(this.b.spec, "controlApi", key);
+      return ["conditionFails", {
+        from, to, id: String(r.id), condition: r.condition ?? words("conditionUnnamed"),
+        attempt: v.attempt, maxAttempts: v.maxAttempts ?? words("maxAttemptsAbsent"), submissionStatus: v.submissionStatus,
+      }];
     }
-    return trigger
-      ? `The transition ${trigger} does not go from ${v.verificationStatus} to ${to}.`
-      : `The transition table has no row from ${v.verificationStatus} to ${to}; pass "trigger": "compliance" for an automated compliance check or portal edit, which may change any status.`;
+    return trigger ? ["triggerElsewhere", { trigger, from, to }] : ["noRow", { from, to }];
+  }
+
+  /** The control API's refusal of a status change (spec/sandbox.yaml controlApi: its conflict status and code, the message of `key`). */
+  private conflict(key: string, values: Readonly<Record<string, string | number>>): ServiceError {
+    const { httpStatus, code } = choice<{ httpStatus: number; code: string }>(this.b.spec, "controlApi", "conflict");
+    return new ServiceError(httpStatus, code, choiceMessage(this.b.spec, "controlApi", key, values));
   }
 
   async setClockOffset(offset: number): Promise<void> {
@@ -606,12 +621,19 @@ export class SandboxService {
     return text.replace(/\{([a-z]+)\}/g, (all, name: string) => (Object.hasOwn(values, name) ? String(values[name]) : all));
   }
 
+  /** A refusal of the hosted form: its status and code (hostedForm.refusals) and message (hostedForm.messages). */
+  private formRefusal(key: string, values: Readonly<Record<string, string | number>>): ServiceError {
+    const refusal = choice<Record<string, { httpStatus: number; code: string }>>(this.b.spec, "hostedForm", "refusals")[key];
+    if (refusal === undefined) throw new Error(`sandbox binding: choices.hostedForm.refusals.${key} is missing (regenerate with 'verispec generate')`);
+    return new ServiceError(refusal.httpStatus, refusal.code, this.formMessage(key, values));
+  }
+
   /** Opening the form: lifetime, opens without saving, attempts (limits.yaml). */
   async openForm(id: string): Promise<{ request: Record<string, unknown>; reduced: boolean; trace: string | null }> {
     const { limits } = this.b.spec;
     return this.db.transaction(async (tx) => {
       const { row, age } = await this.usableForm(tx, id);
-      if (Number(row.opens_since_save) >= limits.formOpens) throw new ServiceError(403, "form_open_limit", this.formMessage("openLimit", { count: limits.formOpens }));
+      if (Number(row.opens_since_save) >= limits.formOpens) throw this.formRefusal("openLimit", { count: limits.formOpens });
       await tx.countFormOpening(id);
       return { request: JSON.parse(String(row.request)) as Record<string, unknown>, reduced: age > limits.prefilledDataReducedAfterMinutes * 60_000, trace: (row.trace as string | null) ?? null };
     });
@@ -623,8 +645,8 @@ export class SandboxService {
     const row = await tx.lockForm(id);
     if (!row) throw this.notFound("form");
     const age = this.clock.now() - Number(row.created_at);
-    if (age > limits.formLifetimeDays * 86_400_000) throw new ServiceError(410, "form_expired", this.formMessage("expired", { days: limits.formLifetimeDays }));
-    if (Number(row.attempts) >= limits.formAttempts) throw new ServiceError(403, "form_attempts_used", this.formMessage("attemptsUsed", { count: limits.formAttempts }));
+    if (age > limits.formLifetimeDays * 86_400_000) throw this.formRefusal("expired", { days: limits.formLifetimeDays });
+    if (Number(row.attempts) >= limits.formAttempts) throw this.formRefusal("attemptsUsed", { count: limits.formAttempts });
     return { row, age };
   }
 
@@ -652,7 +674,7 @@ export class SandboxService {
       const existing = await tx.lockVerification(id);
       // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
       if (existing && !findTransitions(this.b.rules, existing.verificationStatus, retry.to[0]!, subjectOf(existing)).some((r) => r.id === retry.id)) {
-        throw new ServiceError(409, "conflict", this.formMessage("notRetryable", { status: existing.verificationStatus }));
+        throw this.formRefusal("notRetryable", { status: existing.verificationStatus });
       }
       await tx.saveFormAttempt(id, id, request);
       let entity: Verification;

@@ -76,7 +76,7 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
       state().history.push(historyOf(next, trigger));
       if (outbox) enqueue(outbox);
     },
-    lockLatestResubmittable: async (userId) => newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === "individual" && v.subType === "data")[0],
+    lockLatestResubmittable: async (userId, kind) => newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === kind.type && v.subType === kind.subType)[0],
     childrenOf: async (trace) => newest((v) => v.parentTrace === trace).reverse(),
     findVerification: async (trace) => state().verifications.get(trace),
     lockVerification: async (trace, api?: Api) => {

@@ -2,7 +2,7 @@
 // folder for one tenant (sqlStore), or the verifications kept in memory (memory.ts: the mock handlers of
 // verispec/msw, which run the same behaviour without a database). No SQL and no Node built-in here.
 import type { Row } from "./sql.js";
-import type { Api, Verification } from "./verifications.js";
+import type { Api, ResubmittableKind, Verification } from "./verifications.js";
 
 /** One webhook row to store: [deliveryId, trace, url (null: no receiver), format, body, timestamp]. */
 export type OutboxRowInput = readonly [string, string, string | null, string, string, number];
@@ -19,7 +19,7 @@ export interface StoreOps {
   /** New verifications, their history rows and their webhooks; the outbox rows written (id, tenant, delivery_id, url, signature_version, tries, state). */
   insertVerifications(items: readonly { v: Verification; trigger: string }[], outbox: OutboxWrite): Promise<Row[]>;
   updateVerification(next: Verification, trigger: string, outbox: OutboxWrite | undefined): Promise<void>;
-  lockLatestResubmittable(userId: string): Promise<Verification | undefined>;
+  lockLatestResubmittable(userId: string, kind: ResubmittableKind): Promise<Verification | undefined>;
   childrenOf(trace: string): Promise<Verification[]>;
   findVerification(trace: string): Promise<Verification | undefined>;
   lockVerification(trace: string, api?: Api): Promise<Verification | undefined>;

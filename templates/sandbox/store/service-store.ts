@@ -16,7 +16,7 @@ function sqlOps(sql: Sql, tenant: string): StoreOps {
     userIdOf: (trace) => userIdOf(sql, tenant, trace),
     insertVerifications: (items, outbox) => insertVerifications(sql, tenant, items, batch(outbox)),
     updateVerification: (next, trigger, outbox) => updateVerification(sql, tenant, next, trigger, outbox ? batch(outbox) : undefined),
-    lockLatestResubmittable: (userId) => lockLatestResubmittable(sql, tenant, userId),
+    lockLatestResubmittable: (userId, kind) => lockLatestResubmittable(sql, tenant, userId, kind),
     childrenOf: (trace) => childrenOf(sql, tenant, trace),
     findVerification: (trace) => findVerification(sql, tenant, trace),
     lockVerification: (trace, api) => lockVerification(sql, tenant, trace, api),
