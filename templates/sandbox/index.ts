@@ -245,7 +245,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     baseUrl: () => address,
     log: (line) => o.log(line),
     debug: o.debug,
-    onClockAdvanced: () => {
+    wakeProcessing: () => {
       process();
       dispatcher.wake();
     },

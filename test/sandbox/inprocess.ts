@@ -81,7 +81,7 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   const handler = createHandler({
     binding, db, accounts: [{ name: DEFAULT_TENANT, service, clock, credentials: CREDENTIALS }], maxBodyBytes: o.maxBodyBytes ?? 10_485_760, requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
     baseUrl: () => address,
-    onClockAdvanced: () => {
+    wakeProcessing: () => {
       if (dispatch) dispatcher.wake();
     },
   });

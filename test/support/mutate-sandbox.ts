@@ -17,7 +17,7 @@ const out = join(root, "test", ".artifacts", "mutation", "sandbox");
 /** The groups, cheapest first; together every mutated file of templates/sandbox/ (test/architecture/mutation-groups.test.ts checks it). */
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   small: ["api", "binding", "bodies", "clock", "results", "routes", "exchange", "browse", "page", "csp", "logging", "metrics", "ops", "retention"],
-  service: ["service"],
+  service: ["service", "service/core", "service/payloads", "service/writes", "service/v5", "service/older", "service/control", "service/forms", "service/reads"],
   server: ["server", "handlers", "body-shape"],
   form: ["form"],
   dispatch: ["dispatcher", "store/outbox"],

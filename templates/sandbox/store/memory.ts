@@ -3,6 +3,7 @@
 // dropped when it throws (as a database rolls back). Each operation answers as its statement does.
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
 import type { Row } from "./sql.js";
+import { toHostedForm } from "./forms.js";
 import type { Api, Verification } from "./verifications.js";
 
 interface HistoryRow {
@@ -93,7 +94,7 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
     insertForm: async (id, request, now) => void state().forms.set(id, { id, request: JSON.stringify(request), created_at: now, opens_since_save: 0, attempts: 0, trace: null }),
     lockForm: async (id) => {
       const f = state().forms.get(id);
-      return f ? { ...f } : undefined;
+      return f ? toHostedForm({ ...f }) : undefined;
     },
     countFormOpening: async (id) => form(id, (f) => ({ opens_since_save: f.opens_since_save + 1 })),
     saveFormAttempt: async (id, trace, request) => form(id, (f) => ({ opens_since_save: 0, attempts: f.attempts + 1, trace, request: JSON.stringify(request) })),

@@ -1,6 +1,7 @@
 // What the sandbox's behaviour (service.ts) reads and writes, as one interface: the SQL statements of this
 // folder for one tenant (sqlStore), or the verifications kept in memory (memory.ts: the mock handlers of
 // verispec/msw, which run the same behaviour without a database). No SQL and no Node built-in here.
+import type { HostedFormRow } from "./forms.js";
 import type { Row } from "./sql.js";
 import type { Api, ResubmittableKind, Verification } from "./verifications.js";
 
@@ -32,7 +33,7 @@ export interface StoreOps {
   latestWebhookBody(trace: string): Promise<string | undefined>;
   insertForm(id: string, request: Record<string, unknown>, now: number): Promise<void>;
   /** The form's row: request (JSON text), created_at, opens_since_save, attempts, trace. */
-  lockForm(id: string): Promise<Row | undefined>;
+  lockForm(id: string): Promise<HostedFormRow | undefined>;
   countFormOpening(id: string): Promise<void>;
   saveFormAttempt(id: string, trace: string, request: Record<string, unknown>): Promise<void>;
   saveClockOffset(offset: number): Promise<void>;
