@@ -18,7 +18,7 @@ const out = join(root, "test", ".artifacts", "mutation", "sandbox");
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   small: ["api", "binding", "bodies", "clock", "results", "routes", "exchange", "browse", "page", "csp", "logging", "metrics", "ops", "retention"],
   service: ["service", "service/core", "service/payloads", "service/writes", "service/v5", "service/older", "service/control", "service/forms", "service/reads"],
-  server: ["server", "handlers", "body-shape"],
+  server: ["server", "handlers", "body-shape", "answers", "http/credentials", "http/request"],
   form: ["form"],
   dispatch: ["dispatcher", "store/outbox"],
   store: ["store/clock", "store/cursor-key", "store/forms", "store/group", "store/memory", "store/pages", "store/port", "store/retention", "store/service-store", "store/sql", "store/verifications"],
