@@ -65,19 +65,4 @@ describe("the measures themselves", () => {
   });
 });
 
-describe("the layout", () => {
-  it("CONTRIBUTING.md's Layout (linked from README.md) names every folder of templates/", () => {
-    const text = readFileSync(join(ROOT, "CONTRIBUTING.md"), "utf8");
-    const layout = text.slice(text.indexOf("## Layout"), text.indexOf("\n## ", text.indexOf("## Layout") + 1));
-    const folders: string[] = [];
-    const walk = (dir: string): void => {
-      for (const e of readdirSync(join(ROOT, "templates", dir), { withFileTypes: true })) {
-        if (e.isDirectory()) folders.push(`${dir}${e.name}/`), walk(`${dir}${e.name}/`);
-      }
-    };
-    walk("");
-    expect(folders.length).toBeGreaterThan(4);
-    expect(folders.filter((f) => !layout.includes(` ${f} `) && !layout.includes(` ${f}\n`))).toEqual([]);
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("[CONTRIBUTING.md](CONTRIBUTING.md) (quick start, layout");
-  });
-});
+// The layout (CONTRIBUTING.md) is checked by layout.test.ts.
