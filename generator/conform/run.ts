@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Endpoint, Model } from "../model/types.js";
 import { canonicalIssues, requestCases, type RequestCase } from "../emit/conformance/requests.js";
 import { lifecycleCases, type LifecycleCase } from "../emit/conformance/lifecycle.js";
-import { basicAuth, BudgetExhausted, Client, ExchangeFailed, type Answer, type Auth } from "./http.js";
+import { basicAuth, BudgetExhausted, type Client, ExchangeFailed, type Answer, type Auth } from "./http.js";
 import type { Receiver } from "./receiver.js";
 import type { CheckResult } from "./report.js";
 import type { Runtime } from "./runtime.js";

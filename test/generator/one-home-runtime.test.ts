@@ -18,7 +18,7 @@ import { createWebhookKit } from "../../templates/webhooks/index.js";
 import { ROOT, scratchSpec, type ScratchSpec } from "./helpers.js";
 
 /** What this file checks: the fact, where spec/ holds it, and the literal that must not appear in templates/. */
-export const RUNTIME_FACTS = [
+const RUNTIME_FACTS = [
   { fact: "the v2 digest prefix", home: "webhooks.yaml signatures.2 X-Svc-Signature.prefix", literal: "sha256=" },
   { fact: "the v1 SHA3-256 digest prefix", home: "webhooks.yaml signatures.1 X-Svc-Signature-SHA.prefix", literal: "svc_sec_sha256_" },
   { fact: "the v1 Keccak-256 digest prefix", home: "webhooks.yaml signatures.1 X-Svc-Signature-KECCAK.prefix", literal: "svc_sec_keccak256_" },

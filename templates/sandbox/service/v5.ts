@@ -4,7 +4,7 @@ import { evaluateCondition } from "../../lifecycle/index.js";
 import { resultsFor } from "../results.js";
 import type { StoreOps } from "../store/port.js";
 import type { Verification } from "../store/verifications.js";
-import { type Body, obj, type ServiceCore, ServiceError, str, subjectOf } from "./core.js";
+import { type Body, obj, type ServiceCore, type ServiceError, str, subjectOf } from "./core.js";
 import type { Insert, Writes } from "./writes.js";
 
 type Created = { trace: string; error?: ServiceError; grouped?: true };
