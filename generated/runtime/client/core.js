@@ -66,8 +66,8 @@ export function createClientCore(options, constants, loadValidate) {
         const url = options.baseUrl.replace(/\/+$/, "") + buildPath(op.path ?? input.path, input.pathParams);
         // Headers.set: the client's values replace the caller's whatever their letter case.
         const headers = new Headers(options.headers);
-        headers.set("Accept", "application/json");
-        headers.set("Content-Type", "application/json");
+        headers.set("Accept", constants.mediaType);
+        headers.set("Content-Type", constants.mediaType);
         let body = input.body;
         if (op.auth == "basic")
             headers.set("Authorization", "Basic " + token);
