@@ -151,7 +151,7 @@ function infoDescription(model: Model): string {
  * of the discriminator property. Returns new objects; the definitions are not changed.
  */
 export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonSchema>>): Record<string, JsonSchema> {
-  const valueOf = (ref: unknown, property: string): string | undefined => {
+  const discriminatorValueOf = (ref: unknown, property: string): string | undefined => {
     if (typeof ref !== "string" || !ref.startsWith(COMPONENTS)) return undefined;
     const target = schemas[ref.slice(COMPONENTS.length)];
     const p = (target?.properties as Record<string, JsonSchema> | undefined)?.[property];
@@ -166,7 +166,7 @@ export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonS
     const d = out.discriminator as JsonSchema | undefined;
     const members = out.oneOf as JsonSchema[] | undefined;
     if (d && !d.mapping && typeof d.propertyName === "string" && members?.length) {
-      const pairs = members.map((m) => [valueOf(m.$ref, d.propertyName as string), m.$ref] as const);
+      const pairs = members.map((m) => [discriminatorValueOf(m.$ref, d.propertyName as string), m.$ref] as const);
       if (pairs.every(([value]) => value !== undefined)) out.discriminator = { ...d, mapping: Object.fromEntries(pairs) };
     }
     return out;

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { choice, type SandboxBinding } from "./binding.js";
 import { SandboxClock } from "./clock.js";
 import { Dispatcher } from "./dispatcher.js";
-import { textLogger, type SandboxLogger } from "./logging.js";
+import { type SandboxLogger } from "./logging.js";
 import { createMetrics, loadPromClient, type SandboxMetrics } from "./metrics.js";
 import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";

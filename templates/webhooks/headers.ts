@@ -72,10 +72,10 @@ function readFromRecord(names: LowerNames, record: Readonly<Record<string, unkno
     if (!Object.hasOwn(record, key)) continue;
     if (key.length < names.shortest || (names.firstChar >= 0 && (key.charCodeAt(0) | 0x20) !== names.firstChar)) continue;
     const name = lowerCase(key);
-    if (name === names.v2) v2 = merge(v2, valueOf(record[key]));
-    else if (name === names.version) version = merge(version, valueOf(record[key]));
-    else if (name === names.sha) sha = merge(sha, valueOf(record[key]));
-    else if (name === names.keccak) keccak = merge(keccak, valueOf(record[key]));
+    if (name === names.v2) v2 = merge(v2, headerValueOf(record[key]));
+    else if (name === names.version) version = merge(version, headerValueOf(record[key]));
+    else if (name === names.sha) sha = merge(sha, headerValueOf(record[key]));
+    else if (name === names.keccak) keccak = merge(keccak, headerValueOf(record[key]));
   }
   return { version, v2, sha, keccak };
 }
@@ -91,7 +91,7 @@ function lowerCase(key: string): string {
   return name;
 }
 
-function valueOf(raw: unknown): HeaderValue {
+function headerValueOf(raw: unknown): HeaderValue {
   if (Array.isArray(raw)) {
     let result: HeaderValue;
     for (const item of raw) result = merge(result, clean(item));

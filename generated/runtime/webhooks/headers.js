@@ -40,13 +40,13 @@ function readFromRecord(names, record) {
             continue;
         const name = lowerCase(key);
         if (name === names.v2)
-            v2 = merge(v2, valueOf(record[key]));
+            v2 = merge(v2, headerValueOf(record[key]));
         else if (name === names.version)
-            version = merge(version, valueOf(record[key]));
+            version = merge(version, headerValueOf(record[key]));
         else if (name === names.sha)
-            sha = merge(sha, valueOf(record[key]));
+            sha = merge(sha, headerValueOf(record[key]));
         else if (name === names.keccak)
-            keccak = merge(keccak, valueOf(record[key]));
+            keccak = merge(keccak, headerValueOf(record[key]));
     }
     return { version, v2, sha, keccak };
 }
@@ -61,7 +61,7 @@ function lowerCase(key) {
     }
     return name;
 }
-function valueOf(raw) {
+function headerValueOf(raw) {
     if (Array.isArray(raw)) {
         let result;
         for (const item of raw)
