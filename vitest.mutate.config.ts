@@ -18,6 +18,40 @@ class SlowSandboxFilesLast extends BaseSequencer {
   }
 }
 
+/** The suites Stryker runs; `npm run mutate:sandbox` sets VERISPEC_MUTATE_SANDBOX=1 and keeps the sandbox's only. */
+const INCLUDE = [
+  "test/client/core.test.ts",
+  "test/client/hardening.test.ts",
+  "test/client/util.test.ts",
+  "test/client/generated-client.test.ts",
+  "test/webhooks/*.test.ts",
+  "test/validators/*.test.ts",
+  "test/generator/write*.test.ts",
+  // The sandbox in-process (the other test/sandbox files start it as a child process).
+  "test/sandbox/http.test.ts",
+  "test/sandbox/service.test.ts",
+  "test/sandbox/dispatcher.test.ts",
+  "test/sandbox/index.test.ts",
+  "test/sandbox/units.test.ts",
+  "test/sandbox/group.test.ts",
+  "test/sandbox/handover.test.ts",
+  "test/sandbox/robust.test.ts",
+  "test/sandbox/browse.test.ts",
+  "test/sandbox/form.test.ts",
+  "test/sandbox/form-units.test.ts",
+  "test/sandbox/results.test.ts",
+  "test/sandbox/ops-units.test.ts",
+  "test/sandbox/routes.test.ts",
+  "test/sandbox/server-units.test.ts",
+  "test/sandbox/retention-units.test.ts",
+  "test/sandbox/tenants.test.ts",
+  // startSandbox() of verispec/sandbox (api.ts), and the PGlite template and its opening (store/template.ts, store/pglite-open.ts).
+  "test/sandbox/api.test.ts",
+  "test/sandbox/index-units.test.ts",
+  "test/sandbox/template.test.ts",
+  "test/sandbox/template-units.test.ts",
+];
+
 export default defineConfig({
   plugins: [
     {
@@ -32,37 +66,7 @@ export default defineConfig({
     },
   ],
   test: {
-    include: [
-      "test/client/core.test.ts",
-      "test/client/hardening.test.ts",
-      "test/client/util.test.ts",
-      "test/client/generated-client.test.ts",
-      "test/webhooks/*.test.ts",
-      "test/validators/*.test.ts",
-      "test/generator/write*.test.ts",
-      // The sandbox in-process (the other test/sandbox files start it as a child process).
-      "test/sandbox/http.test.ts",
-      "test/sandbox/service.test.ts",
-      "test/sandbox/dispatcher.test.ts",
-      "test/sandbox/index.test.ts",
-      "test/sandbox/units.test.ts",
-      "test/sandbox/group.test.ts",
-      "test/sandbox/handover.test.ts",
-      "test/sandbox/robust.test.ts",
-      "test/sandbox/browse.test.ts",
-      "test/sandbox/form.test.ts",
-      "test/sandbox/form-units.test.ts",
-      "test/sandbox/results.test.ts",
-      "test/sandbox/ops-units.test.ts",
-      "test/sandbox/routes.test.ts",
-      "test/sandbox/server-units.test.ts",
-      "test/sandbox/retention-units.test.ts",
-      "test/sandbox/tenants.test.ts",
-      // startSandbox() of verispec/sandbox (api.ts), and the PGlite template and its opening (store/template.ts, store/pglite-open.ts).
-      "test/sandbox/api.test.ts",
-      "test/sandbox/index-units.test.ts",
-      "test/sandbox/template.test.ts",
-    ],
+    include: process.env.VERISPEC_MUTATE_SANDBOX === "1" ? INCLUDE.filter((f) => f.startsWith("test/sandbox/")) : INCLUDE,
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
     exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
     globalSetup: ["test/sandbox/pglite-template.ts"],

@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "ab5733587146e98d";
+  readonly specHash: "0dbb4e00d0414d90";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -94,8 +94,8 @@ export declare const sandboxSpec: {
     };
     readonly requestSize: {
       readonly answers: "Maximum document and request size: not shown.";
-      readonly choice: "Request bodies over 10 MiB (change with --max-body) are refused 413 in the interface's error shape before they are read in full. Why 10 MiB: a verification carries its documents inside it as base64 Data URIs, 4/3 of the files' size, so this admits about 7.5 MiB of files (three 2.5 MiB scans, say) with room for the JSON around them; more than a request plausibly needs, little enough that one request cannot hold the sandbox's memory.";
-      readonly maxBodyBytes: 10485760;
+      readonly choice: "Request bodies over 1 MiB (change with --max-body) are refused 413 in the interface's error shape before they are read in full. Why 1 MiB: a body the sandbox stores costs it many times its size while it is stored (the embedded database copies it several times and keeps the memory it took): at 1 MiB one request stays within 64 MB of the sandbox's memory, where 2 MiB took up to 98 MB and 10 MiB about 300 MB (docs/security.md). A verification carries its documents inside it as base64 Data URIs, 4/3 of the files' size, so this admits about 750 KiB of files with room for the JSON around them: enough for the small sample documents a test sends. A sandbox that must take larger documents is started with a larger --max-body.";
+      readonly maxBodyBytes: 1048576;
       readonly message: "The request body is larger than {limit} bytes.";
     };
     readonly requestArrays: {

@@ -86,7 +86,7 @@ a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox
                                   only POST /_sandbox/verifications/:trace/status moves it
   --requested-actions-path <p>    path of the follow-up request for requested actions (default
                                   /requestedActions; the specification does not show the path)
-  --max-body <bytes>              largest request body (default 10485760; larger: 413)
+  --max-body <bytes>              largest request body (default 1048576; larger: 413)
   --delivery-timeout-ms <n>       a webhook delivery without an answer in n ms is retried (default 5000)
   --retry-delays <ms,...>         delays between delivery retries (default 1000,5000,30000,120000,600000)
   --reset-clock                   set the stored sandbox clock back to real time before starting
@@ -137,7 +137,8 @@ export const CONFORM_USAGE = `Usage: verispec conform <base-url> [--format text|
                         [--receive-on <host:port>] [--webhook-wait-ms <n>] [--timeout-ms <n>]
                         [--max-body-bytes <n>] [--requested-actions-path <path>] [--allow-http] [--spec <dir>]
        verispec conform --proxy <listen host:port> <upstream-url> [--receive-on <host:port>]
-                        [--duration <seconds>] [--format text|json|junit] [--allow-http] [--spec <dir>]
+                        [--duration <seconds>] [--format text|json|junit] [--requested-actions-path <path>]
+                        [--allow-http] [--spec <dir>]
 
 Checks a server that claims to be the service, black-box, against the spec: the conformance vectors of
 every operation (valid payloads answered 200 with a body valid against the response schema; invalid ones

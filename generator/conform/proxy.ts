@@ -28,6 +28,12 @@ export interface ProxyOptions {
   /** Bodies past this are forwarded whole but not judged. */
   readonly maxBodyBytes: number;
   readonly maxDepth: number;
+  /** Where the upstream serves the follow-up request (its path is not shown in the service's specification). */
+  readonly requestedActionsPath?: string;
+  /** Called with the credentials each request carries, before its exchange is judged (to redact them from findings). */
+  readonly onCredentials?: (secrets: readonly string[]) => void;
+  /** Applied to an answer's text before it is judged: a finding quotes only part of an answer, so redact first. */
+  readonly redact?: (text: string) => string;
 }
 
 export interface RunningProxy {
@@ -79,12 +85,15 @@ interface Seen {
 export class ExchangeJudge {
   private readonly seen: Seen = { states: new Map(), traceOfUser: new Map() };
   private readonly validation: Model["errorTypes"][number];
-  constructor(private readonly model: Model, private readonly rt: Runtime) {
+  private readonly endpoints: readonly Endpoint[];
+  constructor(private readonly model: Model, private readonly rt: Runtime, requestedActionsPath?: string) {
     this.validation = model.errorTypes.find((e) => e.type === "validation_error")!;
+    // An endpoint whose path is not shown is judged where the user says it is served.
+    this.endpoints = model.endpoints.map((e) => (e.path === null && e.operationId === "submitRequestedActions" && requestedActionsPath ? { ...e, path: requestedActionsPath } : e));
   }
 
   judge(x: Exchange, maxDepth: number): CheckResult[] {
-    const route = routeOf(this.model.endpoints, x.method, x.path);
+    const route = routeOf(this.endpoints, x.method, x.path);
     if (!route) return [];
     const { e, params } = route;
     const id = `proxy:${x.n}:${e.operationId}`;
@@ -115,10 +124,14 @@ export class ExchangeJudge {
     if (predicted.length === 0) {
       // Success is HTTP 200 (the service's specification, section 4); a 422 for a valid payload is the server's error.
       if (a.status === v.httpStatus) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `no ${v.httpStatus} for a payload the validators find valid`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
-      if (a.status >= 200 && a.status < 300 && e.responses[String(a.status)] === undefined) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${Object.keys(e.responses).join(" or ")} for a valid payload`, got: `HTTP ${a.status}` }];
+      // Where the specification shows no answer at all (the follow-up request), any 2xx is the service's to choose.
+      const shown = Object.keys(e.responses);
+      if (shown.length > 0 && a.status >= 200 && a.status < 300 && e.responses[String(a.status)] === undefined) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${shown.join(" or ")} for a valid payload`, got: `HTTP ${a.status}` }];
       return [];
     }
-    if (a.status !== v.httpStatus) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${v.httpStatus} ${v.type} for an invalid payload`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
+    // Another refusal (credentials, size, content type) may come first: the specification does not show the order.
+    if (a.status >= 400 && a.status < 500 && a.status !== v.httpStatus) return [];
+    if (a.status !== v.httpStatus) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${v.httpStatus} ${v.type} (or another refusal) for an invalid payload`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
     const body = isObj(a.json) ? a.json : {};
     const details = e.auth === "basic" ? (isObj(body["error"]) ? body["error"]["details"] : undefined) : body["details"];
     if (e.auth !== "basic" && !Array.isArray(details)) return [];
@@ -166,8 +179,32 @@ export class ExchangeJudge {
     if (!expected) return [];
     const ok = a.status === expected.httpStatus;
     const what = `HTTP ${expected.httpStatus} ${expected.type} for a resubmission of a verification last seen ${state["verificationStatus"]}/${state["submissionStatus"]} at ${this.model.attempts.field} ${brief(attempt)} of ${brief(cap)} (the service's specification, section 7)`;
-    return [ok ? { id: `${id}#resubmission`, operation: e.operationId, outcome: "held", expected: what } : { id: `${id}#resubmission`, operation: e.operationId, outcome: "failed", expected: what, got: `HTTP ${a.status}: ${brief(a.text, 160)}` }];
+    if (ok) return [{ id: `${id}#resubmission`, operation: e.operationId, outcome: "held", expected: what }];
+    // A pending verification may have been processed since the proxy last saw it (the service decides when):
+    // another answer is then only a warning. At the cap the status stays until a resubmission.
+    const stale = expected === conflict;
+    return [{ id: `${id}#resubmission`, operation: e.operationId, outcome: stale ? "warned" : "failed", expected: what, got: `HTTP ${a.status}${stale ? " (the verification may have left pending since it was last seen through GET)" : ""}: ${brief(a.text, 160)}` }];
   }
+}
+
+/** The secrets a request carries: its Authorization header's credentials (and their password) and a body's metadata_secretKey. */
+export function credentialsIn(authorization: string | undefined, body: Buffer | undefined): string[] {
+  const out: string[] = [];
+  const m = /^\s*(\w+)\s+(\S+)\s*$/.exec(authorization ?? "");
+  if (m) {
+    out.push(m[2]!);
+    const decoded = m[1]!.toLowerCase() === "basic" ? Buffer.from(m[2]!, "base64").toString("utf8") : "";
+    if (decoded.includes(":")) out.push(decoded, decoded.slice(decoded.indexOf(":") + 1));
+  }
+  const key = body && body.length < 1 << 20 ? /"metadata_secretKey"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(body.toString("utf8"))?.[1] : undefined;
+  if (key !== undefined) {
+    try {
+      out.push(JSON.parse(key) as string);
+    } catch {
+      // not a JSON string: nothing the service would take as a key
+    }
+  }
+  return out.filter((x) => x.length > 0);
 }
 
 /** Reads a stream whole, keeping at most `max` bytes (undefined past it: forwarded, not judged). */
@@ -188,16 +225,16 @@ function collect(stream: IncomingMessage, max: number, onChunk?: (c: Buffer) => 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"]);
 
 export async function startJudgingProxy(o: ProxyOptions): Promise<RunningProxy> {
-  const judge = new ExchangeJudge(o.model, o.rt);
+  const judge = new ExchangeJudge(o.model, o.rt, o.requestedActionsPath);
   const https = o.upstream.protocol === "https:";
   const agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const prefix = o.upstream.pathname.replace(/\/$/, "");
   let n = 0;
   const forward = async (req: IncomingMessage, res: ServerResponse) => {
     const number = ++n;
-    const body = await collect(req, o.maxBodyBytes);
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    let sent: Promise<Buffer | undefined> = Promise.resolve(undefined);
     const up = (https ? httpsRequest : httpRequest)({ protocol: o.upstream.protocol, hostname: o.upstream.hostname, port: o.upstream.port, method: req.method, path: `${prefix}${req.url ?? "/"}`, headers, agent });
     up.on("response", async (ures) => {
       const raw: string[] = [];
@@ -205,11 +242,13 @@ export async function startJudgingProxy(o: ProxyOptions): Promise<RunningProxy> 
       res.writeHead(ures.statusCode ?? 502, ures.statusMessage, raw);
       const answer = await collect(ures, o.maxBodyBytes, (c) => res.write(c)).catch(() => undefined);
       res.end();
-      const text = answer?.toString("utf8") ?? "";
+      const body = await sent.catch(() => undefined);
+      o.onCredentials?.(credentialsIn(req.headers.authorization, body));
+      const text = o.redact ? o.redact(answer?.toString("utf8") ?? "") : (answer?.toString("utf8") ?? "");
       setImmediate(() => {
         const path = (req.url ?? "/").split("?")[0]!;
         const contentType = ures.headers["content-type"];
-        const judged: Judged = { status: ures.statusCode ?? 0, contentType, text, json: parseJson(answer, o.maxDepth) };
+        const judged: Judged = { status: ures.statusCode ?? 0, contentType, text, json: parseJson(answer && Buffer.from(text, "utf8"), o.maxDepth) };
         for (const r of judge.judge({ n: number, method: req.method ?? "GET", path, requestBody: body, answer: judged }, o.maxDepth)) o.onResult(r);
       });
     });
@@ -218,7 +257,9 @@ export async function startJudgingProxy(o: ProxyOptions): Promise<RunningProxy> 
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end("verispec conform --proxy: the upstream gave no answer\n");
       else res.destroy();
     });
-    up.end(body);
+    // The request goes up as it arrives (whole, whatever its size); only what fits the bound is judged.
+    sent = collect(req, o.maxBodyBytes, (c) => up.write(c));
+    await sent.then(() => up.end(), () => up.destroy());
   };
   const server: Server = createServer((req, res) => void forward(req, res).catch(() => (res.headersSent ? res.destroy() : res.writeHead(502).end())));
   await new Promise<void>((resolve, reject) => {

@@ -136,6 +136,8 @@ const DEVIATIONS: [string, Deviation, RegExp, RegExp][] = [
   ["a server that accepts malformed credentials on /v5", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/malformed$/, /^HTTP 200/],
   ["a server that accepts a wrong metadata_secretKey on the older interface", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:verify\/wrong-secret$/, /^HTTP 200/],
   ["a server that accepts missing metadata_* credentials", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:verify\/missing$/, /^HTTP 200/],
+  ["a server that accepts a malformed metadata_secretKey (a number)", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:verify\/malformed$/, /^HTTP 200/],
+  ["a server that answers a GET made with a wrong secret", { request: anyCredentials(CREDENTIALS.serviceUid, CREDENTIALS.secret) }, /^auth:v5\/get\/wrong-secret$/, /^HTTP 200/],
   ["a JSON answer sent as text/plain", { answer: (m, p, a) => (isCreate(m, p) ? { ...a, headers: { ...a.headers, "content-type": "text/plain" } } : a) }, /^vector:v5\..*#content-type$/, /Content-Type text\/plain/],
   ["the envelope's statusCode 400 in an HTTP 422", { answer: (m, p, a) => (isCreate(m, p) && a.status === 422 ? editJson(a, (b) => (b.statusCode = 400)) : a) }, /^vector:v5\..*#status-code$/, /statusCode 400 in an HTTP 422/],
   ["an older error answered as text/plain Bad Request", { answer: (m, p, a) => (p === "/verify" && a.status === 422 ? { ...a, headers: { ...a.headers, "content-type": "text/plain" }, body: "Bad Request" } : a) }, /^vector:v4\..*#error-json$/, /Bad Request/],

@@ -131,10 +131,15 @@ describe("bounded answers: a failed check naming the bound, never an exception",
   it.each(cases)("%s", async (_name, handler, args, says) => {
     const deep = "[".repeat(100_000) + "]".repeat(100_000);
     const url = await serve((req, res) => (_name.startsWith("100,000") ? res.writeHead(200, { "content-type": "application/json" }).end(deep) : handler(req, res)));
-    for (const format of ["json", "text"]) {
+    for (const format of ["json", "text", "junit"]) {
       const r = await conform([url, ...FAST, "--format", format, ...args]);
       expect(r.code).toBe(1);
       expect(r.stdout + r.stderr).not.toMatch(STACK);
+      for (const out of [r.stdout, r.stderr]) expect(out).not.toContain(SECRET);
+      if (format === "junit") {
+        expect(r.stdout).toMatch(/^<\?xml[\s\S]*tests="\d+" failures="5"[\s\S]*<system-err>stopped early: stopped after 5 exchanges[\s\S]*<\/testsuites>\n$/);
+        continue;
+      }
       if (format === "text") {
         expect(r.stdout).toMatch(/\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks, 0 held, 5 failed/);
         continue;

@@ -105,6 +105,41 @@ describe("the typed client through the proxy in front of the sandbox: no finding
   });
 });
 
+describe("what the proxy cannot know is not judged as a failure", () => {
+  it("a request over the judging bound goes up whole; a refusal other than 422 for an invalid payload is not judged; a 475 expected from a stale GET is a warning", async () => {
+    const seen: number[] = [];
+    const sink: Server = createServer((req, res) => {
+      let n = 0;
+      req.on("data", (c: Buffer) => (n += c.length));
+      req.on("end", () => (seen.push(n), res.writeHead(401, { "content-type": "application/json" }).end("{}")));
+    });
+    await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
+    const got: CheckResult[] = [];
+    const small = await startJudgingProxy({ host: "127.0.0.1", port: 0, upstream: new URL(`http://127.0.0.1:${(sink.address() as AddressInfo).port}`), model: modelFromSpec(`${ROOT}spec`), rt: await loadRuntime(), onResult: (r) => got.push(r), maxBodyBytes: 1024, maxDepth: 256 });
+    const big = JSON.stringify({ ...v5Individual("Big Body"), industry: "x".repeat(10_000) });
+    expect((await fetch(`${small.url}/v5/verifications`, { method: "POST", body: big, headers: { "content-type": "application/json" } })).status).toBe(401);
+    const invalid = JSON.stringify({ ...v5Individual("A"), website: "" });
+    expect((await fetch(`${small.url}/v5/verifications`, { method: "POST", body: invalid, headers: { "content-type": "application/json" } })).status).toBe(401);
+    await settle();
+    await small.close();
+    sink.closeAllConnections();
+    await new Promise((r) => sink.close(r));
+    expect(seen).toEqual([Buffer.byteLength(big), Buffer.byteLength(invalid)]);
+    expect(got.filter((r) => r.id.endsWith("#status"))).toEqual([]);
+    expect(got).toContainEqual(expect.objectContaining({ id: "client:2:createVerification#request", outcome: "warned" }));
+
+    // Rejected through the control API, unseen by the proxy: the resubmission's 200 is only warned about.
+    const c = client();
+    const { trace } = await c.v5.createVerification(v5Individual("Stale Person", "proxy-stale"));
+    await c.v5.getVerification(trace!);
+    await reject(trace!);
+    await c.v5.createVerification(v5Individual("Stale Person", "proxy-stale"));
+    await settle();
+    expect(failed()).toEqual([]);
+    expect(results).toContainEqual(expect.objectContaining({ id: expect.stringMatching(/#resubmission$/), outcome: "warned", got: expect.stringMatching(/^HTTP 200 \(the verification may have left pending since it was last seen through GET\)/) }));
+  }, 60_000);
+});
+
 const createPath = "/v5/verifications";
 const isCreate = (m: string, p: string) => m === "POST" && p === createPath;
 
@@ -185,6 +220,41 @@ describe("verispec conform --proxy, the command", () => {
     for (const out of [stdout, stderr]) {
       expect(out).not.toContain(CREDENTIALS.secret);
       expect(out).not.toContain(SIGNING_SECRET);
+    }
+  }, 60_000);
+});
+
+describe("verispec conform --proxy in front of a server that echoes the request: no secret in any format", () => {
+  it("the credentials the client sends (HTTP Basic, metadata_secretKey) are redacted, none given in the environment", async () => {
+    const secret = 'proxy-echo-secret/7+é"x<y>';
+    const echo: Server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => res.writeHead(422, { "content-type": "application/json" }).end(JSON.stringify({ statusCode: 400, message: body, auth: req.headers.authorization, encoded: encodeURIComponent(body), error: { type: "validation_error", details: [{ message: body, code: "custom", path: [] }] } })));
+    });
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
+    const upstream = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    const token = Buffer.from(`echo-uid:${secret}`).toString("base64");
+    const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), token, secret.replace(/[<>"&]/g, (c) => `&${{ "<": "lt", ">": "gt", '"': "quot", "&": "amp" }[c]};`)];
+    try {
+      for (const format of ["text", "json", "junit"]) {
+        let [stdout, stderr] = ["", ""];
+        const running = main(["conform", "--proxy", "127.0.0.1:0", upstream, "--duration", "1", "--format", format], { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd: ROOT, stdin: async () => "" });
+        const url = await new Promise<string>((resolve) => {
+          const t = setInterval(() => {
+            const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+            if (m) resolve((clearInterval(t), m[1]!));
+          }, 10);
+        });
+        await createClient({ baseUrl: url, serviceUid: "echo-uid", secret, retry: false }).v5.createVerification(v5Individual("Echo Person")).catch(() => {});
+        await fetch(`${url}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata_version: "4", metadata_serviceUid: "echo-uid", metadata_secretKey: secret, type: "individual", fields: {} }) });
+        expect(await running).toBe(1);
+        for (const out of [stdout, stderr]) for (const f of forms) expect(out, `${format}: ${f}`).not.toContain(f);
+        expect(stdout + stderr).toContain("[redacted]");
+      }
+    } finally {
+      echo.closeAllConnections();
+      await new Promise((r) => echo.close(r));
     }
   }, 60_000);
 });

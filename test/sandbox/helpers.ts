@@ -17,7 +17,10 @@ export const SIGNING_SECRET = "sandbox-test-signing-key-0123456789";
 export const READY = /^(?:verispec sandbox listening on (http:\/\/127\.0\.0\.1:\d+)|\{.*"event":"listening","url":"(http:\/\/127\.0\.0\.1:\d+)"\})$/m;
 
 export interface Sandbox {
+  /** Where clients go: the sandbox, or the judging proxy in front of it (test/conform/through-proxy.ts). */
   readonly url: string;
+  /** The sandbox's own address, when a proxy is in front of it. */
+  readonly servedUrl?: string;
   readonly child: ChildProcess;
   stdout: string;
   stderr: string;
@@ -68,7 +71,8 @@ export async function startSandbox(args: readonly string[], env: Record<string, 
       return exited;
     },
   } as Sandbox;
-  return sandbox;
+  const through = process.env.VERISPEC_TEST_THROUGH_PROXY;
+  return through ? (await import("../conform/through-proxy.js")).behindProxy(sandbox, through) : sandbox;
 }
 
 export interface Delivery {

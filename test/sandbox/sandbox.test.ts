@@ -23,7 +23,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   sandbox = await startSandbox(["--db", "memory", "--processing-ms", "manual", "--webhook-url", receiver.url, "--retry-delays", "100,100"]);
   client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, fetch: checkingFetch(seen), retry: false });
-}, 60_000);
+}, 180_000); // a start from the sources, and a judging proxy in front when VERISPEC_TEST_THROUGH_PROXY is set
 
 afterAll(async () => {
   const code = await sandbox?.stop("SIGTERM");
@@ -36,7 +36,7 @@ describe("verispec sandbox: the command", () => {
     // The spec it serves is named first; then exactly one ready line, the one scripts wait for.
     const lines = sandbox.stdout.split("\n");
     expect(lines[0]).toMatch(/^verispec sandbox serving .+ \(specVersion .+\)$/);
-    expect(lines.filter((line) => line.includes("listening on"))).toEqual([`verispec sandbox listening on ${sandbox.url}`]);
+    expect(lines.filter((line) => line.includes("listening on"))).toEqual([`verispec sandbox listening on ${sandbox.servedUrl ?? sandbox.url}`]);
     for (const secret of [CREDENTIALS.secret, SIGNING_SECRET]) {
       expect(sandbox.stdout).not.toContain(secret);
       expect(sandbox.stderr).not.toContain(secret);
@@ -249,7 +249,7 @@ describe("413 with a small --max-body", () => {
     } finally {
       expect(await small.stop("SIGINT")).toBe(0);
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("the hosted form of /idform (seed 4.2, 8), with the clock advanced", () => {
@@ -263,7 +263,7 @@ describe("the hosted form of /idform (seed 4.2, 8), with the clock advanced", ()
   it("answers { source, serviceLink, verificationUuid, status }, serves a prefilled form, allows 10 opens without saving", async () => {
     const form = await idForm();
     expect(form).toMatchObject({ status: "success", source: "verispec-sandbox" });
-    expect(form.serviceLink).toBe(`${sandbox.url}/_form/${form.verificationUuid}`);
+    expect(form.serviceLink).toBe(`${sandbox.servedUrl ?? sandbox.url}/_form/${form.verificationUuid}`);
     for (let i = 1; i <= 10; i++) {
       const page = await fetch(form.serviceLink);
       expect(page.status).toBe(200);

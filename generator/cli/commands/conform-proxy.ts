@@ -32,6 +32,8 @@ export async function conformProxy({ io, dirs, positionals, values }: CommandCal
   const format = parseFormat(s("format"));
   const listen = parseReceiveOn(s("proxy")!, "--proxy");
   const upstream = parseBaseUrl(positionals[0]!, values["allow-http"] === true);
+  const requestedActionsPath = s("requested-actions-path");
+  if (requestedActionsPath !== undefined && !requestedActionsPath.startsWith("/")) throw new UsageError("--requested-actions-path starts with /");
   const duration = s("duration");
   if (duration !== undefined && !/^[0-9]+$/.test(duration)) throw new UsageError("--duration takes whole seconds");
   const receiveOn = s("receive-on") === undefined ? undefined : parseReceiveOn(s("receive-on")!);
@@ -39,7 +41,14 @@ export async function conformProxy({ io, dirs, positionals, values }: CommandCal
   if (receiveOn && !signingSecret) throw new UsageError(`--receive-on needs the webhook signing key in ${ENV.signingSecret}`);
   const secrets = [io.env[ENV.secret], signingSecret].filter((x): x is string => !!x);
   const basic = io.env[ENV.serviceUid] && io.env[ENV.secret] ? Buffer.from(`${io.env[ENV.serviceUid]}:${io.env[ENV.secret]}`).toString("base64") : undefined;
-  const redact = redactor([...secrets, ...(basic ? [basic] : [])]);
+  // The credentials the traffic carries join the environment's: a finding never prints what a client sent.
+  const known = new Set([...secrets, ...(basic ? [basic] : [])]);
+  let redact = redactor([...known]);
+  const onCredentials = (found: readonly string[]) => {
+    if (found.every((x) => known.has(x))) return;
+    found.forEach((x) => known.add(x));
+    redact = redactor([...known]);
+  };
   const model = modelFromSpec(dirs.spec);
   const rt = await loadRuntime();
   const results: CheckResult[] = [];
@@ -58,7 +67,7 @@ export async function conformProxy({ io, dirs, positionals, values }: CommandCal
   const started = performance.now();
   let proxy: RunningProxy;
   try {
-    proxy = await startJudgingProxy({ host: listen.host, port: listen.port, upstream, model, rt, onResult, maxBodyBytes: DEFAULT_BOUNDS.maxBodyBytes, maxDepth: DEFAULT_BOUNDS.maxDepth });
+    proxy = await startJudgingProxy({ host: listen.host, port: listen.port, upstream, model, rt, onResult, onCredentials, redact: (text) => redact(text), requestedActionsPath, maxBodyBytes: DEFAULT_BOUNDS.maxBodyBytes, maxDepth: DEFAULT_BOUNDS.maxDepth });
   } catch (e) {
     await receiver?.close();
     throw new UsageError(`--proxy ${listen.host}:${listen.port}: cannot listen (${(e as { code?: string }).code ?? "error"})`);

@@ -156,8 +156,9 @@ export function extractTemplate(tar: Buffer, dir: string): void {
 }
 
 /** The WAL segment after `segment` (24 hex digits: timeline, log, segment; 1 MB segments: 4096 a log). */
-function nextSegment(segment: string): string {
-  const n = BigInt(`0x${segment.slice(8)}`) + 1n;
+export function nextSegment(segment: string): string {
+  // The segment number is log * 4096 + segment (Postgres's XLogFileName), not the 16 digits read as one number.
+  const n = BigInt(`0x${segment.slice(8, 16)}`) * 4096n + BigInt(`0x${segment.slice(16)}`) + 1n;
   const log = n / 4096n;
   const seg = n % 4096n;
   return `${segment.slice(0, 8)}${log.toString(16).toUpperCase().padStart(8, "0")}${seg.toString(16).toUpperCase().padStart(8, "0")}`;
