@@ -21,7 +21,7 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   service: ["service", "service/core", "service/payloads", "service/writes", "service/v5", "service/older", "service/control", "service/forms", "service/reads"],
   server: ["server", "handlers", "body-shape", "answers", "http/credentials", "http/request"],
   form: ["form"],
-  dispatch: ["dispatcher", "store/outbox"],
+  dispatch: ["dispatcher", "deliveries", "store/outbox"],
   store: ["store/clock", "store/cursor-key", "store/forms", "store/group", "store/memory", "store/pages", "store/port", "store/retention", "store/service-store", "store/sql", "store/verifications"],
   start: ["index", "store/index", "store/migrations", "store/pglite", "store/pglite-open", "store/template"],
 };

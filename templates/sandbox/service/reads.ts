@@ -1,7 +1,7 @@
 // What the control API and the page read (their pages of verifications and deliveries) and the manual
 // re-send, over the SQL store of one tenant: the handlers reach the store only through here.
 import { deliveriesPage, verificationsPage, type Browse } from "../browse.js";
-import { describeDeliveries, resend } from "../dispatcher.js";
+import { describeDeliveries, resend } from "../deliveries.js";
 import { formTenant } from "../store/forms.js";
 import { outboxRowsOfTraces } from "../store/outbox.js";
 import type { Db } from "../store/sql.js";
