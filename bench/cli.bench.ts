@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, distIsCurrent } from "../generator/build.js";
-import { signWebhook } from "../templates/webhooks/index.js";
+import { signWebhook } from "../generated/webhooks.js";
 import { benchPayload } from "./webhooks.bench.js";
 
 const ROOT = join(import.meta.dirname, "..");

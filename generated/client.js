@@ -53,9 +53,10 @@ export const operations = {
     "responseSchema": "v5.VerificationGetResponse"
   }
 };
-/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9) and the error type of each HTTP status (the service's specification, section 7). */
+/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4) and the error type of each HTTP status (the service's specification, section 7). */
 export const specConstants = {
   "olderVersion": "4",
+  "mediaType": "application/json",
   "errorTypesByStatus": {
     "422": "validation_error",
     "474": "too_many_attempts",

@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "b05fab8ffa025fb3";
+  readonly specHash: "0dbb4e00d0414d90";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -131,6 +131,19 @@ export declare const sandboxSpec: {
         readonly maxAttempts: "maxAttempts must be an integer from 1 to {max}.";
         readonly trigger: "trigger must be a transition id.";
         readonly advanceMs: "advanceMs must be an integer from 0 to {max}: the sandbox clock runs at most 100 years ahead of real time.";
+        readonly followUpOnlyFrom: "The verification is {status}; requested actions are answered only in status {from}.";
+        readonly unknownStatus: "Unknown verificationStatus {quoted}; the statuses are {statuses}.";
+        readonly notInOlderPayload: "The older payload has no status {to} (it carries {statuses}).";
+        readonly onlyWhenFails: "The status {to} applies only when {condition} holds, and it does not for this verification.";
+        readonly conditionFails: "The transition {from} → {to} ({id}) needs {condition}, which does not hold (attempt {attempt}, maxAttempts {maxAttempts}, submissionStatus {submissionStatus}).";
+        readonly conditionUnnamed: "its condition";
+        readonly maxAttemptsAbsent: "absent";
+        readonly triggerElsewhere: "The transition {trigger} does not go from {from} to {to}.";
+        readonly noRow: "The transition table has no row from {from} to {to}; pass \"trigger\": \"compliance\" for an automated compliance check or portal edit, which may change any status.";
+      };
+      readonly conflict: {
+        readonly httpStatus: 409;
+        readonly code: "conflict";
       };
     };
     readonly storedRequest: {
@@ -217,6 +230,24 @@ export declare const sandboxSpec: {
         readonly openLimit: "This form was opened {count} times without being saved, the most allowed.";
         readonly attemptsUsed: "This form was used for {count} verification attempts, the most allowed.";
         readonly notRetryable: "The verification is {status}; a new attempt is possible only after a rejection.";
+      };
+      readonly refusals: {
+        readonly expired: {
+          readonly httpStatus: 410;
+          readonly code: "form_expired";
+        };
+        readonly openLimit: {
+          readonly httpStatus: 403;
+          readonly code: "form_open_limit";
+        };
+        readonly attemptsUsed: {
+          readonly httpStatus: 403;
+          readonly code: "form_attempts_used";
+        };
+        readonly notRetryable: {
+          readonly httpStatus: 409;
+          readonly code: "conflict";
+        };
       };
     };
   };
@@ -584,6 +615,15 @@ export declare const sandboxSpec: {
   readonly silentStatuses: readonly [
     "new"
   ];
+  readonly resubmittable: {
+    readonly condition: "resubmittable";
+    readonly fields: {
+      readonly type: "individual";
+      readonly subType: "data";
+    };
+  };
+  readonly individualType: "individual";
+  readonly bodyMediaType: "application/json";
   readonly createdMessage: "Verification created successfully";
 };
 /** Everything the sandbox runtime is bound to: the spec data, the validators and the webhook kit. */

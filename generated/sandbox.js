@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "b05fab8ffa025fb3",
+  "specHash": "0dbb4e00d0414d90",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -130,7 +130,20 @@ export const sandboxSpec = {
         "verificationStatus": "verificationStatus (a string) is required.",
         "maxAttempts": "maxAttempts must be an integer from 1 to {max}.",
         "trigger": "trigger must be a transition id.",
-        "advanceMs": "advanceMs must be an integer from 0 to {max}: the sandbox clock runs at most 100 years ahead of real time."
+        "advanceMs": "advanceMs must be an integer from 0 to {max}: the sandbox clock runs at most 100 years ahead of real time.",
+        "followUpOnlyFrom": "The verification is {status}; requested actions are answered only in status {from}.",
+        "unknownStatus": "Unknown verificationStatus {quoted}; the statuses are {statuses}.",
+        "notInOlderPayload": "The older payload has no status {to} (it carries {statuses}).",
+        "onlyWhenFails": "The status {to} applies only when {condition} holds, and it does not for this verification.",
+        "conditionFails": "The transition {from} → {to} ({id}) needs {condition}, which does not hold (attempt {attempt}, maxAttempts {maxAttempts}, submissionStatus {submissionStatus}).",
+        "conditionUnnamed": "its condition",
+        "maxAttemptsAbsent": "absent",
+        "triggerElsewhere": "The transition {trigger} does not go from {from} to {to}.",
+        "noRow": "The transition table has no row from {from} to {to}; pass \"trigger\": \"compliance\" for an automated compliance check or portal edit, which may change any status."
+      },
+      "conflict": {
+        "httpStatus": 409,
+        "code": "conflict"
       }
     },
     "storedRequest": {
@@ -217,6 +230,24 @@ export const sandboxSpec = {
         "openLimit": "This form was opened {count} times without being saved, the most allowed.",
         "attemptsUsed": "This form was used for {count} verification attempts, the most allowed.",
         "notRetryable": "The verification is {status}; a new attempt is possible only after a rejection."
+      },
+      "refusals": {
+        "expired": {
+          "httpStatus": 410,
+          "code": "form_expired"
+        },
+        "openLimit": {
+          "httpStatus": 403,
+          "code": "form_open_limit"
+        },
+        "attemptsUsed": {
+          "httpStatus": 403,
+          "code": "form_attempts_used"
+        },
+        "notRetryable": {
+          "httpStatus": 409,
+          "code": "conflict"
+        }
       }
     }
   },
@@ -584,6 +615,15 @@ export const sandboxSpec = {
   "silentStatuses": [
     "new"
   ],
+  "resubmittable": {
+    "condition": "resubmittable",
+    "fields": {
+      "type": "individual",
+      "subType": "data"
+    }
+  },
+  "individualType": "individual",
+  "bodyMediaType": "application/json",
   "createdMessage": "Verification created successfully"
 };
 /** Everything the sandbox runtime is bound to: the spec data, the validators and the webhook kit. */

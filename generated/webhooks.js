@@ -5,6 +5,23 @@ import { createWebhookKit } from "./runtime/webhooks/index.js";
 /** Statuses, receiver outcomes, transitions and the timestamp tolerance, from the spec YAML. */
 export const webhookRules = {
   "toleranceMs": 300000,
+  "signatures": {
+    "versionHeader": "X-Svc-Signature-version",
+    "v2": {
+      "name": "X-Svc-Signature",
+      "prefix": "sha256="
+    },
+    "v1": {
+      "sha": {
+        "name": "X-Svc-Signature-SHA",
+        "prefix": "svc_sec_sha256_"
+      },
+      "keccak": {
+        "name": "X-Svc-Signature-KECCAK",
+        "prefix": "svc_sec_keccak256_"
+      }
+    }
+  },
   "statuses": {
     "new": {
       "meaning": "Defined; webhooks for it are currently not sent.",
@@ -83,6 +100,18 @@ export const webhookRules = {
     "isEntity": {
       "field": "type",
       "notEquals": "individual"
+    },
+    "resubmittable": {
+      "all": [
+        {
+          "field": "type",
+          "equals": "individual"
+        },
+        {
+          "field": "subType",
+          "equals": "data"
+        }
+      ]
     }
   },
   "transitions": [

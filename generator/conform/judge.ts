@@ -2,7 +2,6 @@
 // its Content-Type, a v5 envelope's statusCode equal to the HTTP status, an older error body that is JSON,
 // the body against its schema, and the presence of its fields (the schema's `required`: a failed check;
 // its `x-presence-not-shown`: a warning).
-import { JSON_MEDIA } from "../emit/openapi.js";
 import type { Endpoint } from "../model/types.js";
 import type { CheckResult } from "./report.js";
 import type { Runtime } from "./runtime.js";
@@ -25,11 +24,12 @@ export interface Judged {
 const result = (id: string, operation: string, ok: boolean, expected: string, got: string): CheckResult =>
   ok ? { id, operation, outcome: "held", expected } : { id, operation, outcome: "failed", expected, got };
 
-export const isJsonMedia = (contentType: string | undefined) => contentType?.split(";")[0]!.trim().toLowerCase() === JSON_MEDIA;
+/** Whether a Content-Type is `mediaType` (endpoints.yaml bodies), parameters aside. */
+export const isMediaType = (contentType: string | undefined, mediaType: string) => contentType?.split(";")[0]!.trim().toLowerCase() === mediaType;
 
 /** The checks every answer of a spec operation gets, whatever its status. */
-export function answerChecks(e: Endpoint, id: string, a: Judged): CheckResult[] {
-  const out = [result(`${id}#content-type`, e.operationId, isJsonMedia(a.contentType), `Content-Type ${JSON_MEDIA} (the service's specification, section 4: all bodies are JSON)`, a.contentType === undefined ? "no Content-Type" : `Content-Type ${a.contentType}`)];
+export function answerChecks(e: Endpoint, mediaType: string, id: string, a: Judged): CheckResult[] {
+  const out = [result(`${id}#content-type`, e.operationId, isMediaType(a.contentType, mediaType), `Content-Type ${mediaType} (the service's specification, section 4: all bodies are JSON)`, a.contentType === undefined ? "no Content-Type" : `Content-Type ${a.contentType}`)];
   if (e.auth === "basic" && isObj(a.json) && "statusCode" in a.json) {
     out.push(result(`${id}#status-code`, e.operationId, a.json["statusCode"] === a.status, `the envelope's statusCode equal to the HTTP status (${a.status})`, `statusCode ${brief(a.json["statusCode"])} in an HTTP ${a.status} answer`));
   }

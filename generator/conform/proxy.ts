@@ -103,7 +103,7 @@ export class ExchangeJudge {
     if (e.request && sent === undefined) out.push({ id: `client:${x.n}:${e.operationId}#request`, operation: "client", outcome: "warned", expected: "a JSON request body (the service's specification, section 4)", got: "a body that is not JSON" });
     if (predicted?.length) out.push({ id: `client:${x.n}:${e.operationId}#request`, operation: "client", outcome: "warned", expected: `a request valid against ${e.request}`, got: `the service should answer ${this.validation.httpStatus} ${this.validation.type}: ${brief(predicted, 300)}` });
     out.push(...this.statusChecks(id, e, x.answer, predicted));
-    out.push(...answerChecks(e, id, x.answer));
+    out.push(...answerChecks(e, this.model.bodyMediaType, id, x.answer));
     const schema = x.answer.status === 200 ? e.responses["200"] : x.answer.status >= 400 && e.auth === "basic" ? e.errorBody : undefined;
     if (schema && x.answer.json !== undefined) out.push(schemaResult(this.rt, `${id}#body`, e.operationId, schema, x.answer.json));
     if (schema && this.rt.schemaOf) out.push(...presenceChecks(this.rt.schemaOf, id, e.operationId, schema, x.answer.json));

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Endpoint, Model } from "../model/types.js";
 import { canonicalIssues, requestCases, type RequestCase } from "../emit/conformance/requests.js";
 import { lifecycleCases, type LifecycleCase } from "../emit/conformance/lifecycle.js";
-import { basicAuth, BudgetExhausted, Client, ExchangeFailed, type Answer, type Auth } from "./http.js";
+import { basicAuth, BudgetExhausted, type Client, ExchangeFailed, type Answer, type Auth } from "./http.js";
 import type { Receiver } from "./receiver.js";
 import type { CheckResult } from "./report.js";
 import type { Runtime } from "./runtime.js";
@@ -239,7 +239,7 @@ class ConformRun {
   private answerChecks(id: string, operation: string, a: Answer): void {
     const e = this.endpoint(operation);
     if (!e) return;
-    this.results.push(...answerChecks(e, id, a));
+    this.results.push(...answerChecks(e, this.model.bodyMediaType, id, a));
     const schema = e.responses[String(a.status)] ?? (a.status >= 400 && e.auth === "basic" ? e.errorBody : undefined);
     if (schema && this.rt.schemaOf) this.results.push(...presenceChecks(this.rt.schemaOf, id, operation, schema, a.json));
   }

@@ -3,11 +3,10 @@
 // signature version header (never inferred here), a status the life cycle sends no webhook for, which v1
 // digest failed, and, per trace, an order that never goes back (section 6.1).
 import type { Model } from "../model/types.js";
-import { JSON_MEDIA } from "../emit/openapi.js";
 import { digestsEqual, keccakDigest, parseDigest, sha3Digest } from "../../templates/webhooks/signature.js";
 import type { Received, Receiver } from "./receiver.js";
 import type { CheckResult } from "./report.js";
-import { presenceChecks } from "./judge.js";
+import { isMediaType, presenceChecks } from "./judge.js";
 import type { Runtime } from "./runtime.js";
 
 export interface WebhookChecks {
@@ -60,7 +59,7 @@ export async function checkDelivery(model: Model, rt: Runtime, secret: string, d
   const id = `webhook:delivery-${n}`;
   const push = (what: string, ok: boolean, expected: string, got: string) => results.push(ok ? { id: `${id}#${what}`, operation: OP, outcome: "held", expected } : { id: `${id}#${what}`, operation: OP, outcome: "failed", expected, got });
   const type = header(d, "content-type");
-  push("content-type", type?.split(";")[0]!.trim().toLowerCase() === JSON_MEDIA, `Content-Type ${JSON_MEDIA} (a webhook's payload is JSON, the service's specification, section 6)`, type === undefined ? "no Content-Type" : `Content-Type ${type}`);
+  push("content-type", isMediaType(type, model.bodyMediaType), `Content-Type ${model.bodyMediaType} (a webhook's payload is JSON, the service's specification, section 6)`, type === undefined ? "no Content-Type" : `Content-Type ${type}`);
   const vh = versionHeader(model);
   if (vh !== undefined) push("version-header", header(d, vh) !== undefined, `a ${vh} header (the service's specification, section 6.4)`, `no ${vh} header`);
   const body = parsed(d.body);

@@ -122,6 +122,7 @@ export function clientFiles(model: Model): OutputFile[] {
   const table = operationTable(model);
   const constants = {
     olderVersion: model.versions.metadataVersion,
+    mediaType: model.bodyMediaType,
     errorTypesByStatus: Object.fromEntries([...model.errorTypes].sort((a, b) => a.httpStatus - b.httpStatus).map((t) => [String(t.httpStatus), t.type])),
   };
   const { iface, impl } = methodLines(model);
@@ -148,7 +149,7 @@ export function clientFiles(model: Model): OutputFile[] {
         dts: `export declare const operations: ${constType(table)};`,
       },
       {
-        doc: ["/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9) and the error type of each HTTP status (the service's specification, section 7). */"],
+        doc: ["/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4) and the error type of each HTTP status (the service's specification, section 7). */"],
         js: `export const specConstants = ${JSON.stringify(constants, null, 2)};`,
         dts: "export declare const specConstants: SpecConstants;",
       },

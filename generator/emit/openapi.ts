@@ -11,7 +11,6 @@ import { buildDefinitions, fieldSchema, type BuildOptions, type JsonSchema } fro
 const COMPONENTS = "#/components/schemas/";
 const options: BuildOptions = { refTo: (id) => `${COMPONENTS}${id}`, target: "openapi" };
 const ref = (id: string) => ({ $ref: `${COMPONENTS}${id}` });
-export const JSON_MEDIA = "application/json";
 
 type Schemas = Readonly<Record<string, JsonSchema>>;
 
@@ -32,7 +31,7 @@ function errorResponses(model: Model, schemas: Schemas, e: Endpoint): Record<str
     }
     out[String(t.httpStatus)] = {
       description: `\`${t.type}\`: ${t.condition}`,
-      content: { [JSON_MEDIA]: { schema: ref(e.errorBody), example: sortedObject(Object.entries(example)) } },
+      content: { [model.bodyMediaType]: { schema: ref(e.errorBody), example: sortedObject(Object.entries(example)) } },
     };
   }
   const shapeNote = e.errorBody.startsWith("v4.") ? " Its exact shape: not shown." : "";
@@ -41,7 +40,7 @@ function errorResponses(model: Model, schemas: Schemas, e: Endpoint): Record<str
   // authentication) are not shown, so `default` says so instead.
   out.default = {
     description: `Any other error: a JSON error body. Errors for failed authentication and their HTTP statuses: not shown.${shapeNote}`,
-    content: { [JSON_MEDIA]: { schema: ref(e.errorBody) } },
+    content: { [model.bodyMediaType]: { schema: ref(e.errorBody) } },
   };
   return out;
 }
@@ -50,7 +49,7 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
   const responses: Record<string, ResponseObject> = {};
   for (const [status, id] of Object.entries(e.responses)) {
     const example = exampleOf(schemas, id);
-    responses[status] = { description: `Success (the service's specification, section ${e.source}).`, content: { [JSON_MEDIA]: { schema: ref(id), ...(example ? { example } : {}) } } };
+    responses[status] = { description: `Success (the service's specification, section ${e.source}).`, content: { [model.bodyMediaType]: { schema: ref(id), ...(example ? { example } : {}) } } };
   }
   Object.assign(responses, errorResponses(model, schemas, e));
   const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (the service's specification, section ${l.source})`);
@@ -72,7 +71,7 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
   };
   if (e.request) {
     const example = exampleOf(schemas, e.request);
-    op.requestBody = { required: true, content: { [JSON_MEDIA]: { schema: ref(e.request), ...(example ? { example } : {}) } } };
+    op.requestBody = { required: true, content: { [model.bodyMediaType]: { schema: ref(e.request), ...(example ? { example } : {}) } } };
   }
   const params: ParameterObject[] = Object.entries(e.pathParams).map(([name, f]) => ({
     name, in: "path", required: true, description: f.description, schema: fieldSchema(f, options), example: "7f0c2a9e-3b8d-4c55-9d1e-2f4b6a8c0d12",
@@ -106,7 +105,7 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
       "x-spec-section": p.source,
       parameters,
       security: [],
-      requestBody: { required: true, content: { [JSON_MEDIA]: { schema: ref(p.schema), ...(example ? { example } : {}) } } },
+      requestBody: { required: true, content: { [model.bodyMediaType]: { schema: ref(p.schema), ...(example ? { example } : {}) } } },
       responses: { "200": { description: "Answer `200 OK` promptly and process the payload asynchronously (the service's specification, section 6.1)." } },
     },
   };
@@ -153,7 +152,7 @@ function infoDescription(model: Model): string {
  * of the discriminator property. Returns new objects; the definitions are not changed.
  */
 export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonSchema>>): Record<string, JsonSchema> {
-  const valueOf = (ref: unknown, property: string): string | undefined => {
+  const discriminatorValueOf = (ref: unknown, property: string): string | undefined => {
     if (typeof ref !== "string" || !ref.startsWith(COMPONENTS)) return undefined;
     const target = schemas[ref.slice(COMPONENTS.length)];
     const p = (target?.properties as Record<string, JsonSchema> | undefined)?.[property];
@@ -168,7 +167,7 @@ export function withDiscriminatorMappings(schemas: Readonly<Record<string, JsonS
     const d = out.discriminator as JsonSchema | undefined;
     const members = out.oneOf as JsonSchema[] | undefined;
     if (d && !d.mapping && typeof d.propertyName === "string" && members?.length) {
-      const pairs = members.map((m) => [valueOf(m.$ref, d.propertyName as string), m.$ref] as const);
+      const pairs = members.map((m) => [discriminatorValueOf(m.$ref, d.propertyName as string), m.$ref] as const);
       if (pairs.every(([value]) => value !== undefined)) out.discriminator = { ...d, mapping: Object.fromEntries(pairs) };
     }
     return out;

@@ -37,6 +37,29 @@ function hostedForms(model: Model) {
   return { kinds: Object.fromEntries(kinds), stakeholderFields: Object.fromEntries(stakeholderFields) };
 }
 
+/**
+ * The kind of verification a v5 create may resubmit (statuses.yaml condition `resubmittable`), as the field
+ * values it requires: the store selects the latest such verification by them.
+ */
+function resubmittableKind(model: Model): { type: string; subType: string } {
+  const { expr } = need(model.conditions["resubmittable"], "statuses.yaml condition resubmittable");
+  const parts = "all" in expr ? expr.all : [expr];
+  const equal = (field: string) => {
+    const test = parts.find((p) => "field" in p && p.field === field && "equals" in p);
+    const value = test && "equals" in test ? test.equals : undefined;
+    if (typeof value !== "string" || parts.length !== 2) throw new Error("sandbox emitter: statuses.yaml condition resubmittable must be `all` of two `equals` tests, on type and subType (the store selects by them)");
+    return value;
+  };
+  return { type: equal("type"), subType: equal("subType") };
+}
+
+/** The entity type of an individual: the value statuses.yaml condition `isEntity` excludes. */
+function individualType(model: Model): string {
+  const { expr } = need(model.conditions["isEntity"], "statuses.yaml condition isEntity");
+  if (!("notEquals" in expr) || expr.field !== "type" || typeof expr.notEquals !== "string") throw new Error("sandbox emitter: statuses.yaml condition isEntity must be `type` notEquals the individual's type");
+  return expr.notEquals;
+}
+
 /** The spec facts the sandbox reads, as one plain JSON value. */
 export function sandboxSpec(model: Model) {
   const limit = (name: string, key: string) => need(model.limits[name]?.numbers[key], `limits.yaml ${name}.${key}`);
@@ -67,6 +90,11 @@ export function sandboxSpec(model: Model) {
     forms: hostedForms(model),
     // Statuses a change into sends no webhook (statuses.yaml sendsWebhook: false).
     silentStatuses: model.verificationStatuses.filter((s) => s.sendsWebhook === false).map((s) => s.value),
+    // Which verifications a v5 create with the same userId resubmits (statuses.yaml conditions.resubmittable).
+    resubmittable: { condition: "resubmittable", fields: resubmittableKind(model) },
+    individualType: individualType(model),
+    // The media type of every body (the service's specification, section 4; endpoints.yaml bodies).
+    bodyMediaType: model.bodyMediaType,
     createdMessage: need(model.shapes["v5.VerificationCreateResponse"]?.properties?.["message"]?.examples?.[0] as string | undefined, "v5.VerificationCreateResponse message example"),
   };
 }

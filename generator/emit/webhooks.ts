@@ -1,13 +1,33 @@
 // Emits generated/webhooks.js and webhooks.d.ts: the webhook runtime (templates/webhooks) bound to the spec's statuses,
 // outcomes, transitions and timestamp tolerance. Only data comes from here; the logic is the template's.
-import type { Model } from "../model/types.js";
+import type { Model, SignatureHeader } from "../model/types.js";
 import type { OutputFile } from "./output.js";
 import { moduleFiles } from "./print.js";
 import { validatorName } from "./names.js";
 
+/** One digest header of a signature version, found by its digest (spec/webhooks.yaml signatures). */
+function digestHeader(model: Model, version: string, digest: SignatureHeader["digest"]): { name: string; prefix: string } {
+  const header = model.signatures.find((s) => s.version === version)?.headers.find((h) => h.digest === digest);
+  if (!header?.prefix) throw new Error(`webhooks.yaml: signature version ${version} needs a ${digest} header with a prefix`);
+  return { name: header.name, prefix: header.prefix };
+}
+
+/** The signature headers' names and prefixes the runtime reads and writes (the service's specification, section 6.4). */
+export function signatureScheme(model: Model) {
+  const current = model.signatures.find((s) => s.version === "2");
+  const versionHeader = current?.headers.find((h) => h.value !== undefined)?.name;
+  if (!versionHeader) throw new Error("webhooks.yaml: signature version 2 needs a version header (one with `value`)");
+  return {
+    versionHeader,
+    v2: digestHeader(model, "2", "hmac-sha256"),
+    v1: { sha: digestHeader(model, "1", "sha3-256"), keccak: digestHeader(model, "1", "keccak-256") },
+  };
+}
+
 export function webhookRules(model: Model) {
   return {
     toleranceMs: model.webhookToleranceMs,
+    signatures: signatureScheme(model),
     statuses: Object.fromEntries(
       model.verificationStatuses.map((s) => [
         s.value,

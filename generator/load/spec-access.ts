@@ -50,4 +50,4 @@ export function letterClass(ranges: readonly string[]): string {
  * `patternParts` (one home for a pattern several rules use). The check and the model builder use the same.
  */
 export const expandPattern = (pattern: string, parts: Readonly<Record<string, string>>): string =>
-  pattern.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(parts, name) ? parts[name]! : whole));
+  pattern.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => (Object.hasOwn(parts, name) ? parts[name]! : whole));

@@ -32,7 +32,10 @@ export function buildWebhooks(ctx: ModelContext, limits: Readonly<Record<string,
   };
 }
 
-export function buildEndpoints(ctx: ModelContext, fields: FieldBuilder): Pick<Model, "servers" | "auth" | "endpoints"> {
+/** The media type of every body (section 4); a spec written before endpoints.yaml `bodies` means JSON, as section 4 says. */
+const SECTION_4_MEDIA_TYPE = "application/json";
+
+export function buildEndpoints(ctx: ModelContext, fields: FieldBuilder): Pick<Model, "servers" | "auth" | "endpoints" | "bodyMediaType"> {
   const file = ctx.file("endpoints.yaml");
   const ep = ctx.root("endpoints.yaml");
   const endpoints: Endpoint[] = Object.entries(ep.endpoints as Record<string, Raw>).map(([operationId, e]) => {
@@ -45,7 +48,7 @@ export function buildEndpoints(ctx: ModelContext, fields: FieldBuilder): Pick<Mo
       responses: e.responses, errors: e.errors ?? [], errorBody: e.errorBody, limits: e.limits ?? [],
     };
   });
-  return { servers: ep.servers, auth: ep.auth, endpoints };
+  return { servers: ep.servers, auth: ep.auth, endpoints, bodyMediaType: (ep.bodies?.mediaType as string | undefined) ?? SECTION_4_MEDIA_TYPE };
 }
 
 export function buildVersions(ctx: ModelContext): Model["versions"] {

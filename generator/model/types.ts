@@ -353,6 +353,8 @@ export interface Model {
   readonly servers: readonly { readonly name: string; readonly source: string; readonly description: string }[];
   readonly auth: Readonly<Record<string, { readonly source: string; readonly description: string }>>;
   readonly endpoints: readonly Endpoint[];
+  /** The media type of every request and response body (section 4, endpoints.yaml `bodies`). */
+  readonly bodyMediaType: string;
   readonly delivery: { readonly source: string; readonly rules: readonly string[] };
   readonly signatures: readonly SignatureScheme[];
   readonly webhookToleranceMs: number;

@@ -4,15 +4,14 @@
 // cycle of templates/lifecycle/, attempts, 474 and 475, the test values of spec/sandbox.yaml) over a store
 // in memory. The HTTP shapes are those of the sandbox's server.ts, on the Fetch API (no Node built-in), so
 // the handlers run under msw/node and in a browser's service worker alike. `msw` is the caller's (a peer).
-import { http, HttpResponse, type HttpHandler } from "msw";
-import type { ValidationIssue } from "../validators/types.js";
-import { choice, choiceMessage, validateWith, type SandboxBinding } from "../sandbox/binding.js";
-import { jsonDepth, nulPaths } from "../sandbox/bodies.js";
+import { http, type HttpHandler } from "msw";
+import { choice, type SandboxBinding } from "../sandbox/binding.js";
 import { SandboxClock } from "../sandbox/clock.js";
 import { HttpError } from "../sandbox/exchange.js";
 import { pathPattern } from "../sandbox/routes.js";
-import { SandboxService, ServiceError, type Verification } from "../sandbox/service.js";
+import { SandboxService, type Verification } from "../sandbox/service.js";
 import { memoryStore } from "../sandbox/store/memory.js";
+import { httpKit, type Handle, type Kit, type MockRoute } from "./kit.js";
 
 export interface MockOptions {
   /** The credentials the handlers accept (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey on the older endpoints). */
@@ -70,39 +69,6 @@ class MockClock extends SandboxClock {
   }
 }
 
-const JSON_TYPE = "application/json; charset=utf-8";
-
-/** The user name of a Basic header (what an envelope's serviceUid echoes), and the pair; undefined when it is not one. */
-function basicPair(header: string | null): { serviceUid: string; secret: string } | undefined {
-  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
-  if (!m) return undefined;
-  let text: string;
-  try {
-    text = new TextDecoder().decode(Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-  const colon = text.indexOf(":");
-  return colon < 0 ? undefined : { serviceUid: text.slice(0, colon), secret: text.slice(colon + 1) };
-}
-
-interface Call {
-  readonly request: Request;
-  readonly path: string;
-  readonly captures: readonly string[];
-  readonly body: Record<string, unknown>;
-  readonly sentUid: string | undefined;
-}
-
-type Handle = (call: Call) => Promise<Response>;
-
-interface MockRoute {
-  readonly method: "GET" | "POST";
-  readonly path: string;
-  readonly auth: "basic" | "body";
-  readonly handle: Handle;
-}
-
 /** The handlers over `binding` (the package's: verispec/msw's `createHandlers`). */
 export function createMockHandlers(binding: SandboxBinding, options: MockOptions = {}): VerispecMock {
   const spec = binding.spec;
@@ -151,134 +117,14 @@ function mockState(s: ReturnType<ReturnType<typeof memoryStore>["state"]>, servi
   return { now: clock.now(), verifications, webhooks };
 }
 
-type Kit = ReturnType<typeof httpKit>;
-
-/** The request bodies, as server.ts reads them: JSON only, within the size and depth limits. */
-function bodyReader(spec: SandboxBinding["spec"]) {
-  const rules = choice<Readonly<Record<"notJsonType" | "notJson" | "notObject" | "tooDeep", string>>>(spec, "requestBody", "messages");
-  const maxDepth = choice<number>(spec, "requestBody", "maxDepth");
-  const maxBytes = choice<number>(spec, "requestSize", "maxBodyBytes");
-  const readJson = async (request: Request): Promise<Record<string, unknown>> => {
-    const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type !== "application/json") throw new HttpError(415, "unsupported_media_type", rules.notJsonType);
-    const raw = await request.text();
-    if (new TextEncoder().encode(raw).length > maxBytes) throw new HttpError(413, "payload_too_large", choice<string>(spec, "requestSize", "message").replace("{limit}", String(maxBytes)));
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new HttpError(400, "bad_request", rules.notJson);
-    }
-    if (jsonDepth(raw) > maxDepth) throw new HttpError(400, "bad_request", rules.tooDeep.replace("{max}", String(maxDepth)));
-    return value as Record<string, unknown>;
-  };
-  const readObject = async (request: Request) => {
-    const body: unknown = await readJson(request);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", rules.notObject);
-    return body as Record<string, unknown>;
-  };
-  return { readJson, readObject };
-}
-
-/** The answers, as server.ts shapes them: the v5 envelope, and each interface's error body. */
-function answers(spec: SandboxBinding["spec"], clock: SandboxClock, newId: () => string) {
-  const send = (status: number, body: string, headers: Record<string, string> = {}) => new HttpResponse(body, { status, headers: { "Content-Type": JSON_TYPE, "Cache-Control": "no-store", ...headers } });
-  const envelope = (sentUid: string | undefined, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown; error?: unknown }) => ({
-    timestamp: new Date(clock.now()).toISOString(), ...(sentUid !== undefined ? { serviceUid: sentUid } : {}), trace: fields.trace ?? newId(), path, pathParams: fields.pathParams ?? {},
-    statusCode, message: fields.message, help: null, status: statusCode < 400 ? "success" : "error", data: fields.data ?? null, error: fields.error ?? null,
-  });
-  const fail = (sentUid: string | undefined, path: string, status: number, type: string, message: string, details: readonly ValidationIssue[], extra: { trace?: string; pathParams?: Record<string, string> }) => {
-    const v5 = path === "/v5" || path.startsWith("/v5/");
-    const basicPath = v5 || path === "/_sandbox" || path.startsWith("/_sandbox/");
-    const headers: Record<string, string> = status === choice<number>(spec, "authFailure", "httpStatus") && basicPath ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
-    if (!v5) return send(status, JSON.stringify({ status: "error", statusCode: status, type, message, details }), headers);
-    const known = Object.hasOwn(spec.errors, type);
-    const error = type === "validation_error" ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };
-    const top = type === "validation_error" ? spec.errors[type]!.message ?? message : message;
-    return send(status, JSON.stringify(envelope(sentUid, path, status, { message: top, error, ...extra })), headers);
-  };
-  return { send, envelope, fail };
-}
-
-/** The request checks: the schema's issues and, beside them, NUL in any text (as the sandbox refuses it). */
-function checks(binding: SandboxBinding) {
-  const spec = binding.spec;
-  const nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
-  const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] => paths.map((path) => ({ message: nul.message, code: nul.code, path }));
-  const invalid = (issues: readonly ValidationIssue[]) => {
-    const e = spec.errors.validation_error!;
-    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
-  };
-  return {
-    validate(schemaId: string, body: unknown): void {
-      const result = validateWith(binding, schemaId, body);
-      const issues = result.valid ? [] : [...result.errors];
-      const seen = new Set(issues.map((i) => JSON.stringify(i.path)));
-      issues.push(...nulIssues(nulPaths(body).filter((p) => !seen.has(JSON.stringify(p)))));
-      if (issues.length) throw invalid(issues);
-    },
-    params(values: Readonly<Record<string, string | undefined>>): void {
-      const bad = Object.entries(values).filter(([, v]) => v?.includes("\0")).map(([k]) => [k]);
-      if (bad.length) throw invalid(nulIssues(bad));
-    },
-  };
-}
-
-/** The HTTP concerns, as server.ts has them: credentials, bodies, validation, the two interfaces' answers and errors. */
-function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => string, credentials: { serviceUid: string; secret: string }) {
-  const spec = binding.spec;
-  const auth = () => new HttpError(choice<number>(spec, "authFailure", "httpStatus"), choice<string>(spec, "authFailure", "code"), choice<string>(spec, "authFailure", "message"));
-  const { readJson, readObject } = bodyReader(spec);
-  const { send, envelope, fail } = answers(spec, clock, newId);
-  const tryDecode = (raw: string) => {
-    try {
-      return decodeURIComponent(raw);
-    } catch {
-      return undefined;
-    }
-  };
-  // A malformed percent-escape is the caller's mistake: the sandbox's 400 (spec/sandbox.yaml requestUrl).
-  const decode = (raw: string) => tryDecode(raw) ?? (() => {
-    throw new HttpError(400, choice<string>(spec, "requestUrl", "code"), choice<string>(spec, "requestUrl", "message"));
-  })();
-  return {
-    spec, envelope, readJson, ...checks(binding),
-    json: (status: number, value: unknown) => send(status, JSON.stringify(value)),
-    text: (status: number, text: string) => send(status, text),
-    /** One request: completes what is due, checks the route's credentials, reads an older body, runs the route; refusals in the interface's shape. */
-    async answer(request: Request, pattern: RegExp, route: MockRoute, service: SandboxService): Promise<Response> {
-      const path = new URL(request.url).pathname;
-      const sent = basicPair(request.headers.get("authorization"));
-      try {
-        await service.processDue();
-        let body: Record<string, unknown> = {};
-        if (route.auth === "basic" && !(sent?.serviceUid === credentials.serviceUid && sent.secret === credentials.secret)) throw auth();
-        if (route.auth === "body") {
-          body = await readObject(request);
-          if (!(body.metadata_serviceUid === credentials.serviceUid && body.metadata_secretKey === credentials.secret)) throw auth();
-        }
-        const captures = (pattern.exec(path)?.slice(1) ?? []).map(decode);
-        return await route.handle({ request, path, captures, body, sentUid: sent?.serviceUid });
-      } catch (e) {
-        if (!(e instanceof ServiceError || e instanceof HttpError)) throw e;
-        const status = e instanceof ServiceError ? e.httpStatus : e.status;
-        const type = e instanceof ServiceError ? e.type : e.code;
-        const trace = (e as { trace?: string }).trace;
-        const raw = route.method === "GET" && route.path.includes("{trace}") ? pattern.exec(path)?.[1] : undefined;
-        const getTrace = raw === undefined ? undefined : tryDecode(raw);
-        return fail(sent?.serviceUid, path, status, type, e.message, e instanceof ServiceError ? e.details : [], { ...(trace ? { trace } : {}), ...(getTrace !== undefined ? { pathParams: { trace: getTrace } } : {}) });
-      }
-    },
-  };
-}
-
 /** The routes: spec/endpoints.yaml's operations (as the sandbox's handlers.ts answers them), and the control API's status and clock. */
 function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: SandboxClock, kit: Kit): MockRoute[] {
   const spec = binding.spec;
   const endpoint = (operationId: string) => spec.endpoints[operationId]!;
   const route = (operationId: string, handle: Handle, path?: string): MockRoute => {
     const e = endpoint(operationId);
-    return { method: e.method as "GET" | "POST", path: path ?? e.path!, auth: e.auth === "body" ? "body" : "basic", handle };
+    const auth = e.auth === "body" ? "body" : "basic";
+    return { method: e.method as "GET" | "POST", path: path ?? e.path!, auth, answer: auth === "basic" ? "v5" : "older", handle };
   };
   const request = (operationId: string) => endpoint(operationId).request!;
   return [
@@ -330,7 +176,7 @@ function controlRoutes(binding: SandboxBinding, service: SandboxService, clock: 
   };
   return [
     {
-      method: "POST", path: "/_sandbox/verifications/{trace}/status", auth: "basic",
+      method: "POST", path: "/_sandbox/verifications/{trace}/status", auth: "basic", answer: "older",
       handle: async (c) => {
         const trace = c.captures[0]!;
         const { verificationStatus: to, maxAttempts, trigger } = await object(c.request);
@@ -344,7 +190,7 @@ function controlRoutes(binding: SandboxBinding, service: SandboxService, clock: 
       },
     },
     {
-      method: "POST", path: "/_sandbox/clock", auth: "basic",
+      method: "POST", path: "/_sandbox/clock", auth: "basic", answer: "older",
       handle: async (c) => {
         const { advanceMs: ms } = await object(c.request);
         const room = choice<number>(spec, "controlApi", "maxClockOffsetMs") - clock.offset;

@@ -37,6 +37,12 @@ export interface SandboxSpec {
   /** Statuses a change into sends no webhook (statuses.yaml `sendsWebhook: false`: `new`). */
   readonly silentStatuses: readonly string[];
   readonly createdMessage: string;
+  /** Which verifications a v5 create with the same userId resubmits: a condition of the rules and the field values it requires (type, subType). */
+  readonly resubmittable: { readonly condition: string; readonly fields: { readonly type: string; readonly subType: string } };
+  /** The entity `type` of an individual (statuses.yaml condition isEntity). */
+  readonly individualType: string;
+  /** The media type of every body (section 4, endpoints.yaml `bodies`). */
+  readonly bodyMediaType: string;
 }
 
 /** One input of the hosted form: a field, its label (the field's title, if it has one), its choices; a document is carried, not typed. */
@@ -86,7 +92,8 @@ export const SANDBOX_NEEDS = {
     requestArrays: ["maxItems", "maxValues", "code", "message", "tooManyValues"],
     formSource: ["source"],
     reducedPrefill: ["keep"],
-    hostedForm: ["labels", "messages"],
+    hostedForm: ["labels", "messages", "refusals"],
+    controlApi: ["maxClockOffsetMs", "maxAttempts", "messages", "conflict"],
     results: ["neutral", "hits"],
     requestedActions: ["document"],
   },

@@ -5,7 +5,7 @@
 // the listing, so a caller learns nothing of the row ids (no gap between them tells of another tenant's
 // rows) and a cursor works only for the tenant and the listing that were given it.
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { describeDeliveries } from "./dispatcher.js";
+import { describeDeliveries } from "./deliveries.js";
 import { loadCursorKey } from "./store/cursor-key.js";
 import type { Db, Row } from "./store/index.js";
 import { outboxPageRows, verificationPageRows } from "./store/pages.js";

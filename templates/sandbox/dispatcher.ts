@@ -16,16 +16,19 @@ import { EventEmitter } from "node:events";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Group } from "./store/group.js";
-import type { Db, Row } from "./store/index.js";
-import { attemptsOf, claimDue, earliestQueued, latestOutboxRows, outboxRowsOfTrace, recordOutcomes, releaseLeases, requeueDelivery, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
+import type { Db, } from "./store/index.js";
+import { claimDue, earliestQueued, recordOutcomes, releaseLeases, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
 
 export type { QueuedRow } from "./store/outbox.js";
+export { describeDeliveries, listDeliveries, resend, type DeliveryAttempt } from "./deliveries.js";
 
 export interface DispatcherOptions {
   readonly db: Db;
   /** The signature headers of a body, with the signing secret of the tenant whose webhook it is. */
   readonly sign: (version: "1" | "2", body: string, tenant: string) => Record<string, string>;
   readonly deliveryIdHeader: string;
+  /** The Content-Type of a delivery: the spec's body media type (section 4, endpoints.yaml bodies). */
+  readonly mediaType: string;
   readonly timeoutMs: number;
   readonly delaysMs: readonly number[];
   /** How often to look for due rows when nothing wakes the dispatcher. */
@@ -41,12 +44,6 @@ export interface DispatcherOptions {
   readonly log?: (line: string) => void;
 }
 
-export interface DeliveryAttempt {
-  readonly at: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-}
 
 /**
  * Deliveries in flight at most: the bound on what one crash can send twice. 64 keeps a receiver on the
@@ -222,7 +219,7 @@ export class Dispatcher {
     let error: string | null = null;
     try {
       statusCode = await this.post(String(row.url), body, {
-        "Content-Type": "application/json",
+        "Content-Type": this.o.mediaType,
         ...this.o.sign(String(row.signature_version) as "1" | "2", body, String(row.tenant)),
         [this.o.deliveryIdHeader]: String(row.delivery_id),
       });
@@ -280,40 +277,4 @@ export class Dispatcher {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
-}
-
-/** Listing for the control API and the page: a tenant's deliveries with their attempts. */
-export async function listDeliveries(db: Db, tenant: string, trace?: string): Promise<Record<string, unknown>[]> {
-  const rows = trace ? await outboxRowsOfTrace(db, tenant, trace) : await latestOutboxRows(db, tenant, 500);
-  return describeDeliveries(db, rows);
-}
-
-/** Outbox rows as the control API shows them, each with its attempts. */
-export async function describeDeliveries(db: Db, rows: readonly Row[]): Promise<Record<string, unknown>[]> {
-  const ids = rows.map((r) => Number(r.id));
-  const attempts = ids.length ? await attemptsOf(db, ids) : [];
-  return rows.map((r) => ({
-    deliveryId: String(r.delivery_id),
-    trace: String(r.trace),
-    url: r.url ?? null,
-    format: String(r.format),
-    signatureVersion: String(r.signature_version),
-    timestamp: Number(r.timestamp),
-    state: String(r.state),
-    tries: Number(r.tries),
-    lastStatus: r.last_status === null ? null : Number(r.last_status),
-    lastError: r.last_error ?? null,
-    resend: r.resend_of !== null,
-    createdAt: Number(r.created_at),
-    deliveredAt: r.delivered_at === null ? null : Number(r.delivered_at),
-    payload: JSON.parse(String(r.body)) as unknown,
-    attempts: attempts
-      .filter((a) => Number(a.outbox_id) === Number(r.id))
-      .map((a): DeliveryAttempt => ({ at: Number(a.at), statusCode: a.status_code === null ? null : Number(a.status_code), error: (a.error as string | null) ?? null, durationMs: Number(a.duration_ms) })),
-  }));
-}
-
-/** The portal's manual re-send (6.1): new outbox rows with the same body, timestamp and deliveryId. */
-export function resend(db: Db, tenant: string, deliveryId: string): Promise<number> {
-  return requeueDelivery(db, tenant, deliveryId, Date.now());
 }

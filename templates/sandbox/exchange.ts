@@ -35,8 +35,8 @@ export interface ServerOptions {
   readonly baseUrl: () => string;
   /** A request's credentials picked this account (its name labels the request's log line). */
   readonly onAccount?: (res: ServerResponse, account: string) => void;
-  /** An account's clock moved: processing and the dispatcher look again. */
-  readonly onClockAdvanced: () => void;
+  /** Processing and the dispatcher look again now: after an account's clock moved, and after a manual re-send queued a delivery. */
+  readonly wakeProcessing: () => void;
   /** Where the one line of an internal error goes (default: stderr). */
   readonly log?: (line: string) => void;
   /** Internal errors log their stack too (`verispec sandbox --debug`). */

@@ -3,15 +3,11 @@
 // is service.ts's. Each handler acts for the account the caller's credentials picked (its service, its
 // clock, its rows); the hosted form, opened without credentials, for the account whose form it is.
 import { choice } from "./binding.js";
-import { deliveriesPage, verificationsPage } from "./browse.js";
-import { describeDeliveries, resend } from "./dispatcher.js";
 import type { Account, Exchange, HttpKit, ServerOptions } from "./exchange.js";
 import { hostedForm } from "./form.js";
 import { sandboxPage } from "./page.js";
 import { ownRoute, specRoute, type Route } from "./routes.js";
-import { toVerification } from "./service.js";
-import { formTenant } from "./store/forms.js";
-import { outboxRowsOfTraces } from "./store/outbox.js";
+import { tenantOfForm } from "./service.js";
 
 /** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
 const PAGE_ROWS = 100;
@@ -39,7 +35,7 @@ export class SandboxHandlers {
    * as the first account's, which finds nothing: the very answer of an unknown id.
    */
   private async formsOf(id: string): Promise<ReturnType<typeof hostedForm>> {
-    const tenant = await formTenant(this.o.db, id);
+    const tenant = await tenantOfForm(this.o.db, id);
     // The form's lifetime is by its account's clock as stored now (another instance may have moved it).
     await this.o.accounts.find((a) => a.name === tenant)?.service.refreshClock();
     return this.forms.get(tenant ?? "") ?? this.forms.get(this.o.accounts[0]!.name)!;
@@ -56,8 +52,8 @@ export class SandboxHandlers {
       specRoute(b, "idForm", this.idForm),
       specRoute(b, "getVerificationStatus", this.verificationStatus),
       specRoute(b, "submitRequestedActions", this.requestedActions, this.o.requestedActionsPath),
-      ownRoute("GET", "/_form/{id}", "none", this.openForm, uuid),
-      ownRoute("POST", "/_form/{id}", "none", this.submitForm, uuid),
+      ownRoute("GET", "/_form/{id}", "none", this.openForm, uuid, "page"),
+      ownRoute("POST", "/_form/{id}", "none", this.submitForm, uuid, "page"),
       ownRoute("GET", "/_sandbox", "basic", this.page),
       ownRoute("GET", "/_sandbox/state", "basic", this.state),
       ownRoute("POST", "/_sandbox/verifications/{trace}/status", "basic", this.setStatus),
@@ -141,19 +137,10 @@ export class SandboxHandlers {
   readonly state: Handler = async (x) => {
     // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.
     const b = this.http.browseOf(x.url, PAGE_ROWS);
-    const { name, service, clock } = this.account(x);
-    const vs = await verificationsPage(this.o.db, name, b);
-    const page = vs.items.map(toVerification);
-    const histories = await service.historiesOf(page.map((v) => v.trace));
-    const verifications = page.map((v) => ({ ...service.detail(v), api: v.api, userId: v.userId, history: histories.get(v.trace) ?? [] }));
-    const deliveries = b.trace || b.userId || b.status || b.cursor ? await this.deliveriesOf(name, vs.items.map((v) => String(v.trace))) : (await deliveriesPage(this.o.db, name, { limit: PAGE_ROWS })).items;
-    this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor: vs.nextCursor, deliveries });
+    const { service, clock } = this.account(x);
+    const { verifications, nextCursor, deliveries } = await service.statePage(b, PAGE_ROWS);
+    this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor, deliveries });
   };
-
-  /** Every delivery of these traces (a page's verifications) of the tenant, newest first. */
-  private async deliveriesOf(tenant: string, traces: readonly string[]) {
-    return traces.length ? describeDeliveries(this.o.db, await outboxRowsOfTraces(this.o.db, tenant, traces, 500)) : [];
-  }
 
   readonly setStatus: Handler = async (x) => {
     const trace = x.captures[0]!;
@@ -181,22 +168,22 @@ export class SandboxHandlers {
       await service.refreshClock();
       throw this.http.refuse("advanceMs", room());
     }
-    this.o.onClockAdvanced();
+    this.o.wakeProcessing();
     this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset });
   };
 
   readonly deliveries: Handler = async (x) => {
-    const p = await deliveriesPage(this.o.db, this.account(x).name, this.http.browseOf(x.url));
+    const p = await this.account(x).service.reads.deliveries(this.http.browseOf(x.url));
     this.json(x, 200, { deliveries: p.items, nextCursor: p.nextCursor });
   };
 
   readonly resend: Handler = async (x) => {
     const deliveryId = x.captures[0]!;
     this.http.params({ deliveryId });
-    const { name, service } = this.account(x);
-    const n = await resend(this.o.db, name, deliveryId);
+    const { service } = this.account(x);
+    const n = await service.reads.resend(deliveryId);
     if (n < 0) throw service.notFound("delivery");
-    this.o.onClockAdvanced();
+    this.o.wakeProcessing();
     this.json(x, 200, { resent: n });
   };
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { choice, type SandboxBinding } from "./binding.js";
 import { SandboxClock } from "./clock.js";
 import { Dispatcher } from "./dispatcher.js";
-import { textLogger, type SandboxLogger } from "./logging.js";
+import { type SandboxLogger } from "./logging.js";
 import { createMetrics, loadPromClient, type SandboxMetrics } from "./metrics.js";
 import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
@@ -217,6 +217,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     db,
     sign: signer(o.binding, tenants),
     deliveryIdHeader: choice<string>(o.binding.spec, "deliveryId", "header"),
+    mediaType: o.binding.spec.bodyMediaType,
     timeoutMs: o.deliveryTimeoutMs,
     delaysMs: o.retryDelaysMs,
     log: (line) => logger.event("warn", line),
@@ -244,7 +245,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     baseUrl: () => address,
     log: (line) => o.log(line),
     debug: o.debug,
-    onClockAdvanced: () => {
+    wakeProcessing: () => {
       process();
       dispatcher.wake();
     },

@@ -47,7 +47,7 @@ export function derivedUuid(trace: string, name: string): string {
 export function olderResults(b: SandboxBinding, v: { readonly trace: string; readonly type: string; readonly name: string; readonly verificationStatus: string }): Json {
   const r = resultsFor(b.spec, v.name);
   return {
-    ...(v.type === "individual" ? { verificationScore: r.verificationScore } : {}),
+    ...(v.type === b.spec.individualType ? { verificationScore: r.verificationScore } : {}),
     ...(processed(b, v.verificationStatus) ? { screeningId: derivedUuid(v.trace, "screening") } : {}),
     inWatchLists: r.inWatchLists,
     outOfWatchLists: [],

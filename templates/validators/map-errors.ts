@@ -3,7 +3,7 @@
 import type { AjvError, ErrorTable, KeywordEntry, Message, MessageTemplates, ValidationIssue } from "./types.js";
 
 type Path = (string | number)[];
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
 
 /** Zod 4's name for the type of a value ("received ..."). */
 export function parsedType(value: unknown): string {

@@ -1,7 +1,9 @@
 /**
  * Header access for the signature headers (the service's specification, section 6.4). Names are case-insensitive; accepted
  * inputs are a fetch `Headers`, Node's `IncomingHttpHeaders` (including array values) or a plain object.
+ * The names are the scheme's (spec/webhooks.yaml signatures, through the generated rules).
  */
+import type { SignatureScheme } from "./signature.js";
 
 /** Anything with a case-insensitive `get`, such as the fetch API's `Headers`. */
 export interface HeaderGetter {
@@ -10,10 +12,32 @@ export interface HeaderGetter {
 
 export type WebhookHeaders = HeaderGetter | Readonly<Record<string, string | readonly string[] | number | undefined>>;
 
-export const HEADER_SIGNATURE_V2 = "x-svc-signature";
-export const HEADER_SIGNATURE_SHA = "x-svc-signature-sha";
-export const HEADER_SIGNATURE_KECCAK = "x-svc-signature-keccak";
-export const HEADER_SIGNATURE_VERSION = "x-svc-signature-version";
+/** The four header names of a scheme, lower-cased, and the shortest of them (other headers are skipped by length). */
+interface LowerNames {
+  readonly version: string;
+  readonly v2: string;
+  readonly sha: string;
+  readonly keccak: string;
+  readonly shortest: number;
+  /** The letter every name starts with, lower-cased, or -1: other headers cost one comparison. */
+  readonly firstChar: number;
+}
+
+const namesOfScheme = new WeakMap<SignatureScheme, LowerNames>();
+function lowerNames(scheme: SignatureScheme): LowerNames {
+  let names = namesOfScheme.get(scheme);
+  if (names === undefined) {
+    const all = [scheme.versionHeader, scheme.v2.name, scheme.v1.sha.name, scheme.v1.keccak.name].map((n) => n.toLowerCase());
+    const first = all[0]!.charCodeAt(0);
+    names = {
+      version: all[0]!, v2: all[1]!, sha: all[2]!, keccak: all[3]!,
+      shortest: Math.min(...all.map((n) => n.length)),
+      firstChar: first >= 0x61 && first <= 0x7a && all.every((n) => n.charCodeAt(0) === first) ? first : -1,
+    };
+    namesOfScheme.set(scheme, names);
+  }
+  return names;
+}
 
 /** A header sent more than once: ambiguous, so the caller refuses it rather than picking one. */
 export const DUPLICATE_HEADER: unique symbol = Symbol("duplicate header");
@@ -26,32 +50,32 @@ export interface SignatureHeaders {
   readonly keccak: HeaderValue;
 }
 
-/** Reads the four signature headers. Empty values count as absent. */
-export function readSignatureHeaders(headers: WebhookHeaders): SignatureHeaders {
+/** Reads the scheme's four signature headers. Empty values count as absent. */
+export function readSignatureHeaders(scheme: SignatureScheme, headers: WebhookHeaders): SignatureHeaders {
+  const names = lowerNames(scheme);
   if (isHeaderGetter(headers)) {
     // Headers joins repeated values with ", ", which then fails the format check.
     return {
-      version: clean(headers.get(HEADER_SIGNATURE_VERSION)),
-      v2: clean(headers.get(HEADER_SIGNATURE_V2)),
-      sha: clean(headers.get(HEADER_SIGNATURE_SHA)),
-      keccak: clean(headers.get(HEADER_SIGNATURE_KECCAK)),
+      version: clean(headers.get(names.version)),
+      v2: clean(headers.get(names.v2)),
+      sha: clean(headers.get(names.sha)),
+      keccak: clean(headers.get(names.keccak)),
     };
   }
-  return readFromRecord(headers);
+  return readFromRecord(names, headers);
 }
 
-function readFromRecord(record: Readonly<Record<string, unknown>>): SignatureHeaders {
+function readFromRecord(names: LowerNames, record: Readonly<Record<string, unknown>>): SignatureHeaders {
   let version: HeaderValue, v2: HeaderValue, sha: HeaderValue, keccak: HeaderValue;
-  // One pass over the keys, so "X-Svc-Signature" and "x-svc-signature" in one object are seen as a duplicate.
+  // One pass over the keys, so one header under two capitalisations in one object is seen as a duplicate.
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
-    // Every signature header name starts with "x-svc-signature": other headers cost one comparison.
-    if (key.length < HEADER_SIGNATURE_V2.length || (key.charCodeAt(0) | 0x20) !== 0x78) continue;
+    if (key.length < names.shortest || (names.firstChar >= 0 && (key.charCodeAt(0) | 0x20) !== names.firstChar)) continue;
     const name = lowerCase(key);
-    if (name === HEADER_SIGNATURE_V2) v2 = merge(v2, valueOf(record[key]));
-    else if (name === HEADER_SIGNATURE_VERSION) version = merge(version, valueOf(record[key]));
-    else if (name === HEADER_SIGNATURE_SHA) sha = merge(sha, valueOf(record[key]));
-    else if (name === HEADER_SIGNATURE_KECCAK) keccak = merge(keccak, valueOf(record[key]));
+    if (name === names.v2) v2 = merge(v2, headerValueOf(record[key]));
+    else if (name === names.version) version = merge(version, headerValueOf(record[key]));
+    else if (name === names.sha) sha = merge(sha, headerValueOf(record[key]));
+    else if (name === names.keccak) keccak = merge(keccak, headerValueOf(record[key]));
   }
   return { version, v2, sha, keccak };
 }
@@ -67,7 +91,7 @@ function lowerCase(key: string): string {
   return name;
 }
 
-function valueOf(raw: unknown): HeaderValue {
+function headerValueOf(raw: unknown): HeaderValue {
   if (Array.isArray(raw)) {
     let result: HeaderValue;
     for (const item of raw) result = merge(result, clean(item));

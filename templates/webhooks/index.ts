@@ -5,7 +5,7 @@
 import { MemoryReplayStore, type ReplayStore } from "./replay.js";
 import { canTransition } from "../lifecycle/index.js";
 import { interpretWebhook, type WebhookInterpretation, type WebhookRules } from "./interpret.js";
-import { signWebhook, type SignWebhookInput } from "./signature.js";
+import { signWebhookWith, type SignWebhookInput } from "./signature.js";
 import { verifyWebhookWith, type ValidatePayload, type VerifiedWebhook, type VerifyWebhookInput } from "./verify.js";
 import { verifyWebhookRequestWith, type WebhookRequestOptions } from "./request.js";
 
@@ -36,6 +36,7 @@ export interface WebhookKit<V5 = unknown, V4 = unknown> {
 export function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitConfig): WebhookKit<V5, V4> {
   const { rules, validatePayload } = config;
   const context = {
+    scheme: rules.signatures,
     toleranceMs: rules.toleranceMs,
     validatePayload,
     defaultReplayStore: config.replayStore ?? new MemoryReplayStore(),
@@ -44,7 +45,7 @@ export function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitC
   return {
     verifyWebhook,
     verifyWebhookRequest: (request, options) => verifyWebhookRequestWith(verifyWebhook, request, options),
-    signWebhook,
+    signWebhook: (input) => signWebhookWith(rules.signatures, input),
     interpretWebhook: (payload) => interpretWebhook(rules, payload),
     canTransition: (from, to, fields) => canTransition(rules, from, to, fields),
   };
@@ -64,7 +65,7 @@ export type { MemoryReplayStoreOptions, ReplayStore } from "./replay.js";
 export { evaluateCondition, findTransitions } from "../lifecycle/index.js";
 export type { ConditionExpr, TransitionRule, WebhookOutcome } from "../lifecycle/index.js";
 export type { WebhookInterpretation, WebhookRules } from "./interpret.js";
-export { signWebhook } from "./signature.js";
-export type { RawBody, SignatureVersion, SignWebhookInput, SigningSecret } from "./signature.js";
+export { signWebhookWith } from "./signature.js";
+export type { DigestHeader, RawBody, SignatureScheme, SignatureVersion, SignWebhookInput, SigningSecret } from "./signature.js";
 export { isV5Payload, payloadTimestampMs } from "./timestamp.js";
 export type { ValidatePayload, VerifiedWebhook, VerifyWebhookInput } from "./verify.js";

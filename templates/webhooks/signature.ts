@@ -1,16 +1,11 @@
 /**
  * Signature digests for both versions (the service's specification, sections 6.4, 9).
- * v2: `sha256=` + hex HMAC-SHA256(key, raw body).
- * v1: `svc_sec_sha256_` + hex SHA3-256(raw body + key) and `svc_sec_keccak256_` + hex Keccak-256(raw body + key).
+ * v2: the v2 header's prefix + hex HMAC-SHA256(key, raw body).
+ * v1: each digest header's prefix + hex SHA3-256(raw body + key), and + hex Keccak-256(raw body + key).
+ * The header names and prefixes are the spec's (spec/webhooks.yaml signatures), given in `SignatureScheme`.
  * No runtime built-in (bytes.ts): the same code runs on every JavaScript runtime.
  */
 import { bytesEqual, fromHex, hmacSha256 as hmacBytes, keccakOf, sha3Of, toBytes, toHex, type RawBody } from "./bytes.js";
-import {
-  HEADER_SIGNATURE_KECCAK,
-  HEADER_SIGNATURE_SHA,
-  HEADER_SIGNATURE_V2,
-  HEADER_SIGNATURE_VERSION,
-} from "./headers.js";
 
 export type { RawBody } from "./bytes.js";
 export { toBytes, toHex } from "./bytes.js";
@@ -18,9 +13,19 @@ export { toBytes, toHex } from "./bytes.js";
 export type SigningSecret = string | Uint8Array;
 export type SignatureVersion = "1" | "2";
 
-export const V2_PREFIX = "sha256=";
-export const V1_SHA_PREFIX = "svc_sec_sha256_";
-export const V1_KECCAK_PREFIX = "svc_sec_keccak256_";
+/** A digest header: its name as the service writes it and the text before the hex digest. */
+export interface DigestHeader {
+  readonly name: string;
+  readonly prefix: string;
+}
+
+/** The signature headers of both versions (spec/webhooks.yaml signatures; the generator writes it into the rules). */
+export interface SignatureScheme {
+  /** The header naming the version ("1" or "2"). */
+  readonly versionHeader: string;
+  readonly v2: DigestHeader;
+  readonly v1: { readonly sha: DigestHeader; readonly keccak: DigestHeader };
+}
 
 /** The 32 digest bytes after `prefix`, or undefined when the value is not `prefix` + 64 hex digits. */
 export function parseDigest(value: string, prefix: string): Uint8Array | undefined {
@@ -52,21 +57,22 @@ export interface SignWebhookInput {
   readonly secret: SigningSecret;
 }
 
-/** Headers a sender attaches, with the canonical capitalisation of section 6.4. of the service's specification For tests and local tools. */
-export function signWebhook(input: SignWebhookInput): Record<string, string> {
+/** Headers a sender attaches, named as the scheme writes them (section 6.4 of the service's specification). For tests and local tools. */
+export function signWebhookWith(scheme: SignatureScheme, input: SignWebhookInput): Record<string, string> {
   const { version, rawBody, secret } = input;
   assertSecret(secret, "signWebhook");
   if (version === "2") {
     return {
-      [canonical(HEADER_SIGNATURE_V2)]: V2_PREFIX + toHex(hmacSha256(secret, rawBody)),
-      [canonical(HEADER_SIGNATURE_VERSION)]: "2",
+      [scheme.v2.name]: scheme.v2.prefix + toHex(hmacSha256(secret, rawBody)),
+      [scheme.versionHeader]: "2",
     };
   }
   if (version === "1") {
+    const { sha, keccak } = scheme.v1;
     return {
-      [canonical(HEADER_SIGNATURE_SHA)]: V1_SHA_PREFIX + toHex(sha3Digest(secret, rawBody)),
-      [canonical(HEADER_SIGNATURE_KECCAK)]: V1_KECCAK_PREFIX + toHex(keccakDigest(secret, rawBody)),
-      [canonical(HEADER_SIGNATURE_VERSION)]: "1",
+      [sha.name]: sha.prefix + toHex(sha3Digest(secret, rawBody)),
+      [keccak.name]: keccak.prefix + toHex(keccakDigest(secret, rawBody)),
+      [scheme.versionHeader]: "1",
     };
   }
   throw new TypeError('signWebhook: version must be "1" or "2"');
@@ -76,15 +82,4 @@ export function signWebhook(input: SignWebhookInput): Record<string, string> {
 export function assertSecret(secret: unknown, where: string): asserts secret is SigningSecret {
   const ok = (typeof secret === "string" || secret instanceof Uint8Array) && secret.length > 0;
   if (!ok) throw new TypeError(`${where}: the signing key must be a non-empty string or Uint8Array`);
-}
-
-const CANONICAL_NAMES: Record<string, string> = {
-  [HEADER_SIGNATURE_V2]: "X-Svc-Signature",
-  [HEADER_SIGNATURE_SHA]: "X-Svc-Signature-SHA",
-  [HEADER_SIGNATURE_KECCAK]: "X-Svc-Signature-KECCAK",
-  [HEADER_SIGNATURE_VERSION]: "X-Svc-Signature-version",
-};
-
-function canonical(lowerName: string): string {
-  return CANONICAL_NAMES[lowerName] ?? lowerName;
 }

@@ -108,7 +108,7 @@ class Schemas {
       }
       const props = s.properties as Record<string, Schema> | undefined;
       // A bare `true` is a marker of a condition (exactly one of two keys), not the field's definition.
-      const own = props && Object.prototype.hasOwnProperty.call(props, name) && typeof props[name] === "object";
+      const own = props && Object.hasOwn(props, name) && typeof props[name] === "object";
       if (own) out.push({ file, pointer: `${p}/properties/${esc(name)}`, schema: props[name]!, parent: s });
       // Where an object defines the field itself, its alternatives only narrow it (the v5 envelope's
       // `status`: success in one branch, error in the other), so the object's own definition is the row's.

@@ -26,6 +26,7 @@ const AUTH = `Basic ${TOKEN}`;
 
 const constants: SpecConstants = {
   olderVersion: "4",
+  mediaType: "application/json",
   errorTypesByStatus: { 422: "validation_error", 474: "too_many_attempts", 475: "submission_conflict" },
 };
 

@@ -55,7 +55,7 @@ async function serve(): Promise<{ url: string; seen: Seen[]; handle: (h: Handle)
 
 const UID = "svc-uid-1";
 const SECRET = "top-secret-key-123";
-const constants: SpecConstants = { olderVersion: "4", errorTypesByStatus: { 422: "validation_error" } };
+const constants: SpecConstants = { olderVersion: "4", mediaType: "application/json", errorTypesByStatus: { 422: "validation_error" } };
 const ops = {
   verify: { name: "verify", method: "POST", path: "/verify", auth: "body", responseSchema: "v4.VerifyResponse" },
   create: { name: "v5.createVerification", method: "POST", path: "/v5/verifications", auth: "basic", responseSchema: "v5.Envelope" },
@@ -176,7 +176,7 @@ describe("a 2xx must be JSON where the operation answers JSON", () => {
   it.each(["null", "42", '"ok"', "true", "[]", "[{}]"])("JSON that is not an object (%s): ResponseFormatError, not a success", async (text) => {
     service.handle((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(text));
     for (const op of [ops.create, ops.get, ops.verify]) {
-      const err = await caught(client().call(op, op.method == "GET" ? { pathParams: { trace: "t" } } : { body: {} }));
+      const err = await caught(client().call(op, op.method === "GET" ? { pathParams: { trace: "t" } } : { body: {} }));
       expect(err).toBeInstanceOf(ResponseFormatError);
       expect(err).toMatchObject({ status: 200, message: "HTTP 200: response is not a JSON object", body: text });
     }
@@ -332,8 +332,8 @@ describe("redaction holds in every encoding (property-based)", () => {
         const forms = [secret, token, ...Object.values(ENCODINGS).map((e) => e(secret))];
         const echo = `${ENCODINGS[encoding]!(secret)} / ${token}`;
         service.handle((_req, res) => {
-          if (kind == "text-401") res.writeHead(401, { "content-type": "text/plain" }).end(`denied: ${echo}`);
-          else if (kind == "json-422") res.writeHead(422, { "content-type": "application/json" }).end(JSON.stringify({ message: `bad ${echo}`, raw: echo, error: { type: "validation_error", details: [{ message: echo, code: "x", path: [] }] } }));
+          if (kind === "text-401") res.writeHead(401, { "content-type": "text/plain" }).end(`denied: ${echo}`);
+          else if (kind === "json-422") res.writeHead(422, { "content-type": "application/json" }).end(JSON.stringify({ message: `bad ${echo}`, raw: echo, error: { type: "validation_error", details: [{ message: echo, code: "x", path: [] }] } }));
           else res.writeHead(200, { "content-type": "text/html" }).end(`<p>${echo}</p>`);
         });
         const c = createClientCore({ baseUrl: service.url, serviceUid: UID, secret, retry: false }, constants, async () => () => ({ valid: true }));

@@ -69,7 +69,7 @@ export async function startServer(): Promise<TestServer> {
     requests,
     reply(h) {
       requests.length = 0;
-      handler = typeof h == "function" ? h : () => h;
+      handler = typeof h === "function" ? h : () => h;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -48,7 +48,7 @@ describe("redactor", () => {
 });
 
 describe("toError", () => {
-  const constants = { olderVersion: "4", errorTypesByStatus: { 422: "validation_error" } };
+  const constants = { olderVersion: "4", mediaType: "application/json", errorTypesByStatus: { 422: "validation_error" } };
   it("ignores types that are not error types, including Object.prototype keys", () => {
     const err = toError(400, { error: { type: "constructor" }, type: "toString" }, constants);
     expect(err).toBeInstanceOf(HttpError);

@@ -79,7 +79,7 @@ describe("a country list and the prose that counts it (VS434, issue 36)", () => 
 describe("the locking submission status is one fact (VS436)", () => {
   it("the lock transition sets another submission status than the one that locks", () => {
     expect(diagnosticsOf([["statuses.yaml", "effects: { set: { submissionStatus: locked } }", "effects: { set: { submissionStatus: incomplete } }"]])).toEqual([
-      expect.stringMatching(/^spec\/statuses\.yaml:140:\d+: error VS436: found the lock transition setting submissionStatus "incomplete"; expected the submission status with `locksResubmission: true`: `locked`$/),
+      expect.stringMatching(/^spec\/statuses\.yaml:146:\d+: error VS436: found the lock transition setting submissionStatus "incomplete"; expected the submission status with `locksResubmission: true`: `locked`$/),
     ]);
   });
 });

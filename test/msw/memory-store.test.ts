@@ -45,7 +45,7 @@ describe("the memory store", () => {
     const store = memoryStore();
     await store.insertVerifications([{ v: v("c", { dueAt: 30 }), trigger: "submit" }, { v: v("d", { dueAt: 20 }), trigger: "submit" }, { v: v("e", { api: "older", userId: "w", dueAt: 5, verificationStatus: "verified" }), trigger: "submit" }], none);
     expect((await store.claimDueVerifications(25, "pending", 10)).map((x) => x.trace)).toEqual(["d"]);
-    expect((await store.lockLatestResubmittable("u"))?.trace).toBe("d");
+    expect((await store.lockLatestResubmittable("u", { type: "individual", subType: "data" }))?.trace).toBe("d");
     expect(await store.olderTraceOf({ userId: "w" })).toBe("e");
     expect(await store.olderTraceOf({ trace: "c" })).toBeUndefined();
     expect((await store.latestVerifications(2)).map((x) => x.trace)).toEqual(["e", "d"]);

@@ -226,7 +226,7 @@ describe("recording answers", () => {
     const slow = await quiet.service.createV5(v5Individual("Unanswered Person"));
     const quick = await quiet.service.createV5(v5Individual("Answered Person"));
     await quiet.close();
-    const d = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 60_000, delaysMs: [] });
+    const d = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 60_000, delaysMs: [] });
     const recorded: number[] = [];
     d.events.on("recorded", (ids) => recorded.push(...ids));
     await d.start();
@@ -255,12 +255,12 @@ describe("the dispatcher's lifecycle", () => {
     const { trace } = await quiet.service.createV5(v5Individual("Leased Person"));
     await db.query("UPDATE outbox SET lease_owner = 'earlier', lease_until = $2 WHERE trace = $1", [trace, Date.now() + 3_600_000]);
     await quiet.close();
-    const stopped = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [] });
+    const stopped = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [] });
     await stopped.stop();
     stopped.wake();
     expect(stopped.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: false });
     const d = new Dispatcher({
-      db, sign: (v, body) => binding.signWebhook({ version: v, rawBody: body, secret: SIGNING_SECRET }), deliveryIdHeader: "X-Other-Id", timeoutMs: 1000, delaysMs: [],
+      db, sign: (v, body) => binding.signWebhook({ version: v, rawBody: body, secret: SIGNING_SECRET }), deliveryIdHeader: "X-Other-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [],
     });
     expect(d.owner).toMatch(/^[0-9a-f-]{36}$/);
     await d.start();
@@ -295,7 +295,7 @@ describe("the dispatcher's lifecycle", () => {
     // A lease held by another instance is left alone until it lapses.
     const until1 = Date.now() + 3_600_000;
     await db.query("UPDATE outbox SET lease_owner = 'other', lease_until = $2 WHERE trace = $1", [trace, until1]);
-    const d = new Dispatcher({ db: shared, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 20 });
+    const d = new Dispatcher({ db: shared, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [], pollMs: 20 });
     const firstClaim = once(d.events, "claimed");
     await d.start();
     try {
@@ -322,7 +322,7 @@ describe("the dispatcher's lifecycle", () => {
         throw new Error("database gone");
       },
     } as unknown as Db;
-    const d = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 10, log: (l) => logs.push(l) });
+    const d = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [], pollMs: 10, log: (l) => logs.push(l) });
     await d.start();
     await until(() => calls >= 2, "a second pass", 5000);
     await d.stop();
@@ -384,7 +384,7 @@ function heldStore() {
 
 /** A dispatcher whose poll is ten minutes away, so only hand-overs and wakes move it; `o` overrides. */
 const calmDispatcher = (db: Db, o: Partial<DispatcherOptions> = {}) =>
-  new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, ...o });
+  new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, ...o });
 
 /** An outbox row as a claim returns it, for stores that hold none. */
 const claimedRow = (url: string, deliveryId: string): QueuedRow => ({ id: 1, tenant: DEFAULT_TENANT, delivery_id: deliveryId, url, body: "{}", signature_version: "2", tries: 0 });
@@ -524,7 +524,7 @@ describe("slots, leases and stopping", () => {
     await rx.close();
     let calls = 0;
     const broken = { kind: "postgres", exclusive: false, close: async () => {}, query: async () => { calls++; throw new Error("database gone"); } } as unknown as Db;
-    const quiet = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 1000, delaysMs: [], pollMs: 5 });
+    const quiet = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [], pollMs: 5 });
     await quiet.start();
     await until(() => calls >= 3, "a third pass");
     await quiet.stop();

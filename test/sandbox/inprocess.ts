@@ -69,6 +69,7 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
     db,
     sign: (version, body) => binding.signWebhook({ version, rawBody: body, secret: SIGNING_SECRET }),
     deliveryIdHeader: "X-Svc-Delivery-Id",
+    mediaType: binding.spec.bodyMediaType,
     timeoutMs: o.deliveryTimeoutMs ?? 5000,
     delaysMs: o.retryDelaysMs ?? [60_000],
     pollMs: 20,
@@ -80,7 +81,7 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   const handler = createHandler({
     binding, db, accounts: [{ name: DEFAULT_TENANT, service, clock, credentials: CREDENTIALS }], maxBodyBytes: o.maxBodyBytes ?? 10_485_760, requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
     baseUrl: () => address,
-    onClockAdvanced: () => {
+    wakeProcessing: () => {
       if (dispatch) dispatcher.wake();
     },
   });

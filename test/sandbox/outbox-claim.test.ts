@@ -82,7 +82,7 @@ describe("the claim beside a backlog", () => {
 describe("an idle dispatcher on an exclusive store", () => {
   it("looks for due rows at most every idleMs while nothing is due, and goes at a queued row's due time without a wake", async () => {
     const rx = await startReceiver();
-    const d = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", timeoutMs: 5000, delaysMs: [], pollMs: 20, idleMs: 500 });
+    const d = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 5000, delaysMs: [], pollMs: 20, idleMs: 500 });
     let claims = 0;
     d.events.on("claimed", () => claims++);
     try {

@@ -270,7 +270,7 @@ describe("the process guard (item 4)", () => {
   beforeAll(async () => {
     const handler = createHandler({
       binding, db, accounts: [{ name: DEFAULT_TENANT, service: h.service, clock: h.clock, credentials: CREDENTIALS }], maxBodyBytes: 1_000_000, requestedActionsPath: "/requestedActions",
-      baseUrl: () => url, onClockAdvanced: () => {}, log: (line) => lines.push(line), debug: true,
+      baseUrl: () => url, wakeProcessing: () => {}, log: (line) => lines.push(line), debug: true,
     });
     server = createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

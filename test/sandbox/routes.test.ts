@@ -3,7 +3,7 @@
 // chosen route; these can.
 import { describe, expect, it } from "vitest";
 import type { SandboxBinding } from "../../templates/sandbox/binding.js";
-import { findRoute, ownRoute, pathPattern, routeNamer, specRoute } from "../../templates/sandbox/routes.js";
+import { familyOf, findRoute, ownRoute, pathPattern, routeNamer, specRoute } from "../../templates/sandbox/routes.js";
 import { binding } from "./inprocess.js";
 
 describe("pathPattern", () => {
@@ -35,9 +35,9 @@ describe("specRoute and ownRoute", () => {
   it("specRoute takes method, path and authentication from the spec's endpoint, or the path given for one the spec does not show", () => {
     const create = specRoute(binding, "createVerification", "h");
     const e = binding.spec.endpoints.createVerification!;
-    expect({ ...create, pattern: undefined }).toEqual({ method: e.method, path: e.path, auth: "basic", handler: "h", operationId: "createVerification", pattern: undefined });
+    expect({ ...create, pattern: undefined }).toEqual({ method: e.method, path: e.path, auth: "basic", handler: "h", operationId: "createVerification", pattern: undefined, answer: "v5" });
     expect(create.pattern.test(e.path!)).toBe(true);
-    expect(specRoute(binding, "verify", "h").auth).toBe("body");
+    expect([specRoute(binding, "verify", "h").auth, specRoute(binding, "verify", "h").answer]).toEqual(["body", "older"]);
     const fake = { spec: { endpoints: { open: { method: "GET", path: "/o", auth: "none" }, odd: { method: "PUT", path: "/d", auth: "apiKey" }, hidden: { method: "POST", auth: "basic" } } } } as unknown as SandboxBinding;
     expect(specRoute(fake, "open", 0).auth).toBe("none");
     expect(specRoute(fake, "odd", 0).auth).toBe("none");
@@ -49,6 +49,17 @@ describe("specRoute and ownRoute", () => {
     const r = ownRoute("GET", "/_form/{id}", "none", "h", { id: "[a-z]+" });
     expect([r.method, r.path, r.auth, r.handler, r.operationId]).toEqual(["GET", "/_form/{id}", "none", "h", undefined]);
     expect([r.pattern.test("/_form/abc"), r.pattern.test("/_form/123")]).toEqual([true, false]);
+    expect([r.answer, ownRoute("GET", "/_form/{id}", "none", "h", {}, "page").answer]).toEqual(["older", "page"]);
+  });
+
+  it("familyOf: a path no route matches is answered like the first route of its first segment; credentials first only under the sandbox's own HTTP Basic routes", () => {
+    const routes = [specRoute(binding, "createVerification", "h"), specRoute(binding, "verify", "h"), ownRoute("GET", "/_form/{id}", "none", "h", {}, "page"), ownRoute("GET", "/_sandbox/state", "basic", "h")];
+    expect(familyOf(routes, "/v5/nothing")).toEqual({ answer: "v5", authFirst: false });
+    expect(familyOf(routes, "/v5")).toEqual({ answer: "v5", authFirst: false });
+    expect(familyOf(routes, "/_sandbox/nothing")).toEqual({ answer: "older", authFirst: true });
+    expect(familyOf(routes, "/_form/x")).toEqual({ answer: "page", authFirst: false });
+    expect(familyOf(routes, "/verify/x")).toEqual({ answer: "older", authFirst: false });
+    expect(familyOf(routes, "/elsewhere")).toEqual({ answer: "older", authFirst: false });
   });
 });
 

@@ -285,7 +285,7 @@ export function isolationSuite(dbOf: () => string): void {
   it("every route of the route table has an isolation case (a new route fails here until it has one)", async () => {
     const clock = new SandboxClock();
     const service = new SandboxService({ binding, db: sandbox.db, clock, webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: "unused" });
-    const handler = createHandler({ binding, db: sandbox.db, accounts: [{ name: "x", credentials: TENANT_A.credentials, service, clock }], maxBodyBytes: 1, requestedActionsPath: "/requestedActions", baseUrl: () => url, onClockAdvanced: () => {} });
+    const handler = createHandler({ binding, db: sandbox.db, accounts: [{ name: "x", credentials: TENANT_A.credentials, service, clock }], maxBodyBytes: 1, requestedActionsPath: "/requestedActions", baseUrl: () => url, wakeProcessing: () => {} });
     expect(Object.keys(CASES).sort()).toEqual(handler.routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 

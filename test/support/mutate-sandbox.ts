@@ -18,10 +18,10 @@ const out = join(root, "test", ".artifacts", "mutation", "sandbox");
 /** The groups, cheapest first; together every mutated file of templates/sandbox/ (test/architecture/mutation-groups.test.ts checks it). */
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   small: ["api", "binding", "bodies", "clock", "results", "routes", "exchange", "browse", "page", "csp", "logging", "metrics", "ops", "retention"],
-  service: ["service"],
-  server: ["server", "handlers", "body-shape"],
+  service: ["service", "service/core", "service/payloads", "service/writes", "service/v5", "service/older", "service/control", "service/forms", "service/reads"],
+  server: ["server", "handlers", "body-shape", "answers", "http/credentials", "http/request"],
   form: ["form"],
-  dispatch: ["dispatcher", "store/outbox"],
+  dispatch: ["dispatcher", "deliveries", "store/outbox"],
   store: ["store/clock", "store/cursor-key", "store/forms", "store/group", "store/memory", "store/pages", "store/port", "store/retention", "store/service-store", "store/sql", "store/verifications"],
   start: ["index", "store/index", "store/migrations", "store/pglite", "store/pglite-open", "store/template"],
 };

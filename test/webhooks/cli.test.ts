@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { webhookCommand, WEBHOOK_USAGE } from "../../generator/cli/commands/webhook.js";
-import { createWebhookKit, signWebhook } from "../../templates/webhooks/index.js";
-import { fixtureRules } from "./rules.fixture.js";
+import { createWebhookKit } from "../../templates/webhooks/index.js";
+import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";
 
 const SECRET = vectors.secret;

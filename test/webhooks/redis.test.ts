@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
-import { createWebhookKit, signWebhook } from "../../templates/webhooks/index.js";
+import { createWebhookKit } from "../../templates/webhooks/index.js";
 import { RedisReplayStore, type RedisSetClient } from "../../templates/webhooks/redis.js";
-import { fixtureRules } from "./rules.fixture.js";
+import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { expectReason, v5Body, vectors } from "./helpers.js";
 import { needProgram } from "../support/services.js";
 

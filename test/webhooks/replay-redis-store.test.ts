@@ -2,9 +2,9 @@
 // when asked for), a real `redis` client that is not connected, and one that never answers.
 import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
-import { createWebhookKit, ReplayStoreUnavailableError, signWebhook } from "../../templates/webhooks/index.js";
+import { createWebhookKit, ReplayStoreUnavailableError } from "../../templates/webhooks/index.js";
 import { RedisReplayStore, type RedisSetClient } from "../../templates/webhooks/redis.js";
-import { fixtureRules } from "./rules.fixture.js";
+import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";
 
 /** SET as Redis does it: NX refuses an existing key (reply null), otherwise "OK". */

@@ -3,11 +3,11 @@
 // byte helpers every runtime uses (hex, constant-time comparison, body forms).
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createWebhookKit, MemoryReplayStore, ReplayStoreUnavailableError, signWebhook, WebhookBodyTooLargeError, WebhookVerificationError, webhookRefusal, webhookRefusalResponse } from "../../templates/webhooks/index.js";
+import { createWebhookKit, MemoryReplayStore, ReplayStoreUnavailableError, WebhookBodyTooLargeError, WebhookVerificationError, webhookRefusal, webhookRefusalResponse } from "../../templates/webhooks/index.js";
 import { bytesEqual, fromHex, toBytes, toHex } from "../../templates/webhooks/bytes.js";
 import { expressWebhook, type ExpressWebhookRequest, type ExpressWebhookResponse } from "../../templates/webhooks/express.js";
 import { readRequestBody } from "../../templates/webhooks/request.js";
-import { fixtureRules } from "./rules.fixture.js";
+import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";
 
 const kit = createWebhookKit({ rules: fixtureRules });

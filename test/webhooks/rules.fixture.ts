@@ -1,10 +1,16 @@
 /** A `WebhookRules` value written by hand from the seed (sections 3, 6.2, 8), standing in for the generated one. */
-import type { WebhookRules } from "../../templates/webhooks/index.js";
+import { signWebhookWith, type SignWebhookInput, type WebhookRules } from "../../templates/webhooks/index.js";
 
 const ALL_STATUSES = ["new", "pending", "verified", "rejected", "info", "locked", "error", "removed"];
 
 export const fixtureRules: WebhookRules = {
   toleranceMs: 5 * 60 * 1000, // seed: 8, "plus or minus 5 minutes"
+  // seed: 6.4, the header names and digest prefixes of both versions
+  signatures: {
+    versionHeader: "X-Svc-Signature-version",
+    v2: { name: "X-Svc-Signature", prefix: "sha256=" },
+    v1: { sha: { name: "X-Svc-Signature-SHA", prefix: "svc_sec_sha256_" }, keccak: { name: "X-Svc-Signature-KECCAK", prefix: "svc_sec_keccak256_" } },
+  },
   statuses: {
     new: {
       meaning: "Defined; webhooks for it are currently not sent.",
@@ -78,3 +84,6 @@ export const fixtureRules: WebhookRules = {
   },
   retryCondition: "canRetry",
 };
+
+/** Signs as the service does, with the fixture's scheme (the kit's signWebhook, without a kit). */
+export const signWebhook = (input: SignWebhookInput): Record<string, string> => signWebhookWith(fixtureRules.signatures, input);

@@ -2,26 +2,13 @@
 // documented as safe to log, so they are part of the interface), the condition language of the
 // transition table, the ordering guard's edges and the header reader's.
 import { describe, expect, it } from "vitest";
-import {
-  createOrderingGuard,
-  createWebhookKit,
-  evaluateCondition,
-  findTransitions,
-  isWebhookVerificationError,
-  MemoryOrderingState,
-  MemoryReplayStore,
-  signWebhook,
-  WebhookVerificationError,
-  type ConditionExpr,
-  type VerifyWebhookInput,
-  type WebhookRules,
-} from "../../templates/webhooks/index.js";
+import { createOrderingGuard, createWebhookKit, evaluateCondition, findTransitions, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, WebhookVerificationError, type ConditionExpr, type VerifyWebhookInput, type WebhookRules } from "../../templates/webhooks/index.js";
 import { readSignatureHeaders, DUPLICATE_HEADER } from "../../templates/webhooks/headers.js";
 import { interpretWebhook } from "../../templates/webhooks/interpret.js";
 import { assertSecret, digestsEqual, parseDigest, toBytes, toHex } from "../../templates/webhooks/signature.js";
 import { payloadTimestampMs } from "../../templates/webhooks/timestamp.js";
 import { nextRecord } from "../../templates/webhooks/ordering.js";
-import { fixtureRules } from "./rules.fixture.js";
+import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";
 
 const NOW = vectors.now;
@@ -182,17 +169,17 @@ describe("headers", () => {
   it("reads numbers as text, skips inherited and unrelated keys, trims, and counts two spellings as a duplicate", () => {
     const inherited = Object.create({ "x-svc-signature": "sha256=inherited" }) as Record<string, unknown>;
     inherited["X-Svc-Signature-version"] = 2;
-    expect(readSignatureHeaders(inherited as Record<string, string>)).toEqual({ version: "2", v2: undefined, sha: undefined, keccak: undefined });
-    expect(readSignatureHeaders({ "X-Svc-Signature-KECCAK": " k ", "content-type": "x", xsvc: "y", "Y-Svc-Signature-SHA": "z" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: "k" });
-    expect(readSignatureHeaders({ "X-Svc-Signature-SHA": "a", "x-svc-signature-sha": "b" }).sha).toBe(DUPLICATE_HEADER);
-    expect(readSignatureHeaders({ "X-Svc-Signature-Other": "a" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: undefined });
-    expect(readSignatureHeaders({ "X-Svc-Signature": ["a", ""] }).v2).toBe("a");
-    expect(readSignatureHeaders({ "X-Svc-Signature": ["", "b"] }).v2).toBe("b");
+    expect(readSignatureHeaders(fixtureRules.signatures, inherited as Record<string, string>)).toEqual({ version: "2", v2: undefined, sha: undefined, keccak: undefined });
+    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-KECCAK": " k ", "content-type": "x", xsvc: "y", "Y-Svc-Signature-SHA": "z" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: "k" });
+    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-SHA": "a", "x-svc-signature-sha": "b" }).sha).toBe(DUPLICATE_HEADER);
+    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-Other": "a" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: undefined });
+    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature": ["a", ""] }).v2).toBe("a");
+    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature": ["", "b"] }).v2).toBe("b");
   });
 
   it("keeps working past the 64 header names it remembers", () => {
-    for (let i = 0; i < 70; i++) expect(readSignatureHeaders({ [`X-Svc-Signature-Other${i}`]: "1", "X-SVC-SIGNATURE": "v" }).v2).toBe("v");
-    expect(readSignatureHeaders({ "x-SVC-signature-sha": "late" }).sha).toBe("late");
+    for (let i = 0; i < 70; i++) expect(readSignatureHeaders(fixtureRules.signatures, { [`X-Svc-Signature-Other${i}`]: "1", "X-SVC-SIGNATURE": "v" }).v2).toBe("v");
+    expect(readSignatureHeaders(fixtureRules.signatures, { "x-SVC-signature-sha": "late" }).sha).toBe("late");
   });
 });
 

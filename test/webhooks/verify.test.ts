@@ -1,17 +1,9 @@
 import { inspect } from "node:util";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import {
-  createWebhookKit,
-  MemoryReplayStore,
-  signWebhook,
-  WebhookVerificationError,
-  type ReplayStore,
-  type VerifyWebhookInput,
-  type WebhookVerificationReason,
-} from "../../templates/webhooks/index.js";
+import { createWebhookKit, MemoryReplayStore, WebhookVerificationError, type ReplayStore, type VerifyWebhookInput, type WebhookVerificationReason } from "../../templates/webhooks/index.js";
 import { keccakDigest, sha3Digest, toHex } from "../../templates/webhooks/signature.js";
-import { fixtureRules } from "./rules.fixture.js";
+import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { expectReason, v1Headers, v2Headers, v5Body, vectorCase, vectors } from "./helpers.js";
 
 const NOW = vectors.now;

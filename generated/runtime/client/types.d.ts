@@ -17,6 +17,8 @@ export interface OperationSpec {
 export interface SpecConstants {
     /** Value of `metadata_version` (the service's specification, section 2.1, "4"). */
     readonly olderVersion: string;
+    /** The media type of every body (the service's specification, section 4: `application/json`). */
+    readonly mediaType: string;
     /** HTTP status -> error type, e.g. {422:"validation_error",474:"too_many_attempts",475:"submission_conflict"} (the service's specification, section 7). */
     readonly errorTypesByStatus: Readonly<Record<number, string>>;
 }

@@ -2,16 +2,14 @@
 /**
  * Header access for the signature headers (the service's specification, section 6.4). Names are case-insensitive; accepted
  * inputs are a fetch `Headers`, Node's `IncomingHttpHeaders` (including array values) or a plain object.
+ * The names are the scheme's (spec/webhooks.yaml signatures, through the generated rules).
  */
+import type { SignatureScheme } from "./signature.js";
 /** Anything with a case-insensitive `get`, such as the fetch API's `Headers`. */
 export interface HeaderGetter {
     get(name: string): string | null;
 }
 export type WebhookHeaders = HeaderGetter | Readonly<Record<string, string | readonly string[] | number | undefined>>;
-export declare const HEADER_SIGNATURE_V2 = "x-svc-signature";
-export declare const HEADER_SIGNATURE_SHA = "x-svc-signature-sha";
-export declare const HEADER_SIGNATURE_KECCAK = "x-svc-signature-keccak";
-export declare const HEADER_SIGNATURE_VERSION = "x-svc-signature-version";
 /** A header sent more than once: ambiguous, so the caller refuses it rather than picking one. */
 export declare const DUPLICATE_HEADER: unique symbol;
 export type HeaderValue = string | typeof DUPLICATE_HEADER | undefined;
@@ -21,5 +19,5 @@ export interface SignatureHeaders {
     readonly sha: HeaderValue;
     readonly keccak: HeaderValue;
 }
-/** Reads the four signature headers. Empty values count as absent. */
-export declare function readSignatureHeaders(headers: WebhookHeaders): SignatureHeaders;
+/** Reads the scheme's four signature headers. Empty values count as absent. */
+export declare function readSignatureHeaders(scheme: SignatureScheme, headers: WebhookHeaders): SignatureHeaders;

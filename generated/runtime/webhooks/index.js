@@ -6,12 +6,13 @@
 import { MemoryReplayStore } from "./replay.js";
 import { canTransition } from "../lifecycle/index.js";
 import { interpretWebhook } from "./interpret.js";
-import { signWebhook } from "./signature.js";
+import { signWebhookWith } from "./signature.js";
 import { verifyWebhookWith } from "./verify.js";
 import { verifyWebhookRequestWith } from "./request.js";
 export function createWebhookKit(config) {
     const { rules, validatePayload } = config;
     const context = {
+        scheme: rules.signatures,
         toleranceMs: rules.toleranceMs,
         validatePayload,
         defaultReplayStore: config.replayStore ?? new MemoryReplayStore(),
@@ -20,7 +21,7 @@ export function createWebhookKit(config) {
     return {
         verifyWebhook,
         verifyWebhookRequest: (request, options) => verifyWebhookRequestWith(verifyWebhook, request, options),
-        signWebhook,
+        signWebhook: (input) => signWebhookWith(rules.signatures, input),
         interpretWebhook: (payload) => interpretWebhook(rules, payload),
         canTransition: (from, to, fields) => canTransition(rules, from, to, fields),
     };
@@ -32,5 +33,5 @@ export { DEFAULT_MAX_WEBHOOK_BODY_BYTES, WebhookBodyTooLargeError, webhookRefusa
 // RedisReplayStore: its own module, redis.ts (`verispec/webhooks/redis`).
 // The life cycle (statuses, conditions, transitions) has its home in ../lifecycle/; re-exported for receivers.
 export { evaluateCondition, findTransitions } from "../lifecycle/index.js";
-export { signWebhook } from "./signature.js";
+export { signWebhookWith } from "./signature.js";
 export { isV5Payload, payloadTimestampMs } from "./timestamp.js";

@@ -5,9 +5,12 @@
  * webhook rules add the signature's tolerance.
  */
 import { type LifecycleRules, type WebhookOutcome } from "../lifecycle/index.js";
+import type { SignatureScheme } from "./signature.js";
 export interface WebhookRules extends LifecycleRules {
     /** section 6.4 of the service's specification / 8: plus or minus this many ms, inclusive */
     readonly toleranceMs: number;
+    /** The signature headers' names and digest prefixes (section 6.4, spec/webhooks.yaml signatures). */
+    readonly signatures: SignatureScheme;
 }
 export interface WebhookInterpretation {
     readonly outcome: WebhookOutcome;

@@ -14,10 +14,12 @@
  * Nothing of the body is read before step 4, except in the deprecated body-embedded variant,
  * where the signature lives in the body itself (see `verifyBodySignature`).
  */
+import { parseJsonObject, unsignedText, verifyBodySignature } from "./body-signature.js";
+import { checkV1, checkV2, constant, expectDigest, v1Digests } from "./digests.js";
 import { WebhookVerificationError } from "./errors.js";
 import { DUPLICATE_HEADER, readSignatureHeaders } from "./headers.js";
 import { replayKeys } from "./replay.js";
-import { assertSecret, digestsEqual, hmacSha256, keccakDigest, parseDigest, sha3Digest, toBytes, toHex, V1_KECCAK_PREFIX, V1_SHA_PREFIX, V2_PREFIX, } from "./signature.js";
+import { assertSecret, toBytes } from "./signature.js";
 import { isV5Payload, payloadTimestampMs, withinTolerance } from "./timestamp.js";
 export async function verifyWebhookWith(context, input) {
     const secrets = secretList(input.secret);
@@ -26,7 +28,7 @@ export async function verifyWebhookWith(context, input) {
         throw new TypeError("verifyWebhook: toleranceMs must be a non-negative number");
     }
     const now = input.now ?? Date.now();
-    const authenticated = authenticate(input, secrets);
+    const authenticated = authenticate(context.scheme, input, secrets);
     const { payload } = authenticated;
     if (context.validatePayload !== undefined)
         await validate(context.validatePayload, payload);
@@ -47,22 +49,22 @@ export async function verifyWebhookWith(context, input) {
         throw new WebhookVerificationError("replayed", "this delivery was already accepted");
     return { version: authenticated.version, payload: payload };
 }
-function authenticate(input, secrets) {
-    const headers = readSignatureHeaders(input.headers);
+function authenticate(scheme, input, secrets) {
+    const headers = readSignatureHeaders(scheme, input.headers);
     const anyHeader = headers.v2 !== undefined || headers.sha !== undefined || headers.keccak !== undefined;
     if (!anyHeader) {
         if (input.allowBodySignature === true)
-            return verifyBodySignature(input.rawBody, secrets);
-        throw new WebhookVerificationError("missing_signature", "no X-Svc-Signature or X-Svc-Signature-SHA/-KECCAK header");
+            return verifyBodySignature(scheme, input.rawBody, secrets);
+        throw new WebhookVerificationError("missing_signature", `no ${scheme.v2.name} or ${eitherName(scheme.v1.sha.name, scheme.v1.keccak.name, "/-")} header`);
     }
-    const version = signatureVersion(headers);
+    const version = signatureVersion(scheme, headers);
     // One conversion to bytes for every digest of this body (an ArrayBuffer or a string arrives as is).
     const body = toBytes(input.rawBody);
     // Version 2's HMACs, computed in the order of `secrets` up to the matching one, also make the replay keys.
     const hmacs = [];
     const legacyKey = version === "2"
-        ? checkV2(secrets, body, expectDigest(headers.v2, V2_PREFIX, "X-Svc-Signature"), hmacs)
-        : constant(checkV1(secrets, body, v1Digests(headers)));
+        ? checkV2(secrets, body, expectDigest(headers.v2, scheme.v2), hmacs)
+        : constant(checkV1(secrets, body, v1Digests(scheme, headers)));
     const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
     return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }
@@ -76,146 +78,32 @@ function authenticate(input, secrets) {
 function headerFormReplayKeys(secrets, rawBody, payload, hmacs) {
     return Object.hasOwn(payload, "signature") ? replayKeys(secrets, unsignedText(payload)) : replayKeys(secrets, rawBody, hmacs);
 }
-/** The payload without its top-level `signature`, as compact JSON (key order as received). */
-function unsignedText(payload) {
-    const { signature: _omitted, ...unsigned } = payload;
-    return JSON.stringify(unsigned);
-}
 /**
  * The declared version, or the one inferred from the headers present when there is no version
- * header: `X-Svc-Signature` means 2 (the current scheme is preferred when both kinds are present),
+ * header: the v2 digest header means 2 (the current scheme is preferred when both kinds are present),
  * otherwise 1. Also checks the version's own headers are present (the service's specification, section 6.4).
  */
-function signatureVersion(headers) {
+function signatureVersion(scheme, headers) {
     const declared = headers.version;
     if (declared === DUPLICATE_HEADER) {
-        throw new WebhookVerificationError("malformed_signature", "X-Svc-Signature-version was sent more than once");
+        throw new WebhookVerificationError("malformed_signature", `${scheme.versionHeader} was sent more than once`);
     }
     const version = declared ?? (headers.v2 !== undefined ? "2" : "1");
     if (version === "2" && headers.v2 === undefined) {
-        throw new WebhookVerificationError("missing_signature", "signature version 2 needs the X-Svc-Signature header");
+        throw new WebhookVerificationError("missing_signature", `signature version 2 needs the ${scheme.v2.name} header`);
     }
     if (version === "1" && headers.sha === undefined && headers.keccak === undefined) {
-        throw new WebhookVerificationError("missing_signature", "signature version 1 needs X-Svc-Signature-SHA or X-Svc-Signature-KECCAK");
+        throw new WebhookVerificationError("missing_signature", `signature version 1 needs ${scheme.v1.sha.name} or ${scheme.v1.keccak.name}`);
     }
     if (version === "1" || version === "2")
         return version;
     // An unknown version has no prefix rules, so there is nothing to call malformed first.
-    throw new WebhookVerificationError("unsupported_version", "X-Svc-Signature-version is not 1 or 2");
+    throw new WebhookVerificationError("unsupported_version", `${scheme.versionHeader} is not 1 or 2`);
 }
-function expectDigest(value, prefix, headerName) {
-    const digest = value === undefined || value === DUPLICATE_HEADER ? undefined : parseDigest(value, prefix);
-    if (digest === undefined) {
-        const problem = value === DUPLICATE_HEADER ? "was sent more than once" : `must be ${prefix} followed by 64 hex digits`;
-        throw new WebhookVerificationError("malformed_signature", `${headerName} ${problem}`);
-    }
-    return digest;
-}
-function v1Digests(headers) {
-    return {
-        sha: headers.sha === undefined ? undefined : expectDigest(headers.sha, V1_SHA_PREFIX, "X-Svc-Signature-SHA"),
-        keccak: headers.keccak === undefined ? undefined : expectDigest(headers.keccak, V1_KECCAK_PREFIX, "X-Svc-Signature-KECCAK"),
-    };
-}
-/**
- * Returns verispec 0.1's replay key: the version plus the digest computed with the matching key. Each
- * digest computed is appended to `hmacs` (in the order of `secrets`).
- */
-function checkV2(secrets, body, expected, hmacs) {
-    for (const secret of secrets) {
-        const digest = hmacSha256(secret, body);
-        hmacs.push(digest);
-        if (digestsEqual(digest, expected))
-            return () => `2:${toHex(digest)}`;
-    }
-    throw mismatch();
-}
-/** the service's specification, section 6.4 — every v1 digest header present must match, with the same key. */
-function checkV1(secrets, body, expected) {
-    for (const secret of secrets) {
-        const sha = sha3Digest(secret, body);
-        if (expected.sha !== undefined && !digestsEqual(sha, expected.sha))
-            continue;
-        if (expected.keccak !== undefined && !digestsEqual(keccakDigest(secret, body), expected.keccak))
-            continue;
-        return `1:${toHex(sha)}`;
-    }
-    throw mismatch();
-}
-const constant = (value) => () => value;
-function mismatch() {
-    return new WebhookVerificationError("signature_mismatch", "the signature does not match the body with any configured signing key");
-}
-/**
- * @deprecated The body-embedded v1 signature (the service's specification, section 6.4 "in the body variant the `signature`
- * object is left out of the text that is hashed"; 9: deprecated). Used only with
- * `allowBodySignature: true` and when no signature header is present.
- *
- * The hashed text, as verispec reads the service's specification (which does not show the exact serialisation):
- * parse the body, delete the top-level `signature` key, take `JSON.stringify` of the rest (key order
- * as received, no whitespace), append the signing key, then SHA3-256 / Keccak-256 of the UTF-8 bytes.
- * `signature.sha256` / `signature.keccak256` carry the same prefixed values as the v1 headers, and
- * `signature.version` must be 1. The returned payload is the rest, without `signature`: only what
- * was signed is handed on.
- */
-export function verifyBodySignature(rawBody, secrets) {
-    // The body is unauthenticated here: only the signature object is read, to check it.
-    const parsed = tryParseJsonObject(rawBody);
-    const signature = parsed?.["signature"];
-    if (parsed === undefined || typeof signature !== "object" || signature === null || Array.isArray(signature)) {
-        throw new WebhookVerificationError("missing_signature", "no signature header and no signature object in the body");
-    }
-    const { sha256, keccak256, version } = signature;
-    if (sha256 === undefined && keccak256 === undefined) {
-        throw new WebhookVerificationError("missing_signature", "the body's signature object has neither sha256 nor keccak256");
-    }
-    const expected = {
-        sha: sha256 === undefined ? undefined : expectDigest(stringOrEmpty(sha256), V1_SHA_PREFIX, "signature.sha256"),
-        keccak: keccak256 === undefined ? undefined : expectDigest(stringOrEmpty(keccak256), V1_KECCAK_PREFIX, "signature.keccak256"),
-    };
-    if (version !== 1 && version !== "1") {
-        throw new WebhookVerificationError("unsupported_version", "the body's signature.version is not 1");
-    }
-    const { signature: _omitted, ...unsigned } = parsed;
-    const signed = unsignedText(parsed);
-    const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
-    // The signed text: the same delivery sent with headers (with or without its signature object) has the same key.
-    return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey: constant(legacyKey) };
-}
-function stringOrEmpty(value) {
-    return typeof value === "string" ? value : "";
-}
-// fatal: invalid UTF-8 is refused rather than silently replaced.
-const decoder = new TextDecoder("utf-8", { fatal: true });
-function bodyText(rawBody) {
-    if (typeof rawBody === "string")
-        return rawBody;
-    try {
-        return decoder.decode(rawBody);
-    }
-    catch {
-        return undefined;
-    }
-}
-function tryParseJsonObject(rawBody) {
-    const text = bodyText(rawBody);
-    if (text === undefined)
-        return undefined;
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
-}
-function parseJsonObject(rawBody) {
-    const parsed = tryParseJsonObject(rawBody);
-    // The parser's message is not passed on: it can quote body text.
-    if (parsed === undefined)
-        throw new WebhookVerificationError("invalid_payload", "the body is not a UTF-8 JSON object");
-    return parsed;
+/** Two header names in one: "A-SHA/-KECCAK" when they share a stem ending in "-", else "A or B". */
+function eitherName(a, b, joiner) {
+    const stem = a.slice(0, a.lastIndexOf("-") + 1);
+    return stem && b.startsWith(stem) ? `${a}${joiner}${b.slice(stem.length)}` : `${a} or ${b}`;
 }
 async function validate(validatePayload, payload) {
     const result = await validatePayload(isV5Payload(payload) ? "v5" : "v4", payload);

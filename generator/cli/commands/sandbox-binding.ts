@@ -38,7 +38,7 @@ export async function loadServedSpec(specDir: string): Promise<ServedSpec> {
     const { sandboxBinding } = await import("../../../generated/sandbox.js");
     return { binding: sandboxBinding as unknown as SandboxBinding, specDir, own: true };
   }
-  const [{ modelFromSpec }, { emitValidators }, { sandboxSpec }, { webhookRules }, { signWebhook }] = await Promise.all([
+  const [{ modelFromSpec }, { emitValidators }, { sandboxSpec }, { webhookRules }, { signWebhookWith }] = await Promise.all([
     import("../../pipeline.js"),
     import("../../emit/validators/index.js"),
     import("../../emit/sandbox.js"),
@@ -55,7 +55,9 @@ export async function loadServedSpec(specDir: string): Promise<ServedSpec> {
       writeFileSync(target, file.contents);
     }
     const { validate } = (await import(pathToFileURL(join(dir, "validators", "index.js")).href)) as { validate: SandboxBinding["validate"] };
-    const binding = { spec: sandboxSpec(model), rules: webhookRules(model), validate, signWebhook } as unknown as SandboxBinding;
+    const rules = webhookRules(model);
+    const signWebhook = (input: Parameters<typeof signWebhookWith>[1]) => signWebhookWith(rules.signatures, input);
+    const binding = { spec: sandboxSpec(model), rules, validate, signWebhook } as unknown as SandboxBinding;
     return { binding, specDir, own: false };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -13,9 +13,32 @@ export async function formTenant(sql: Sql, id: string): Promise<string | undefin
   return rows[0] ? String(rows[0].tenant) : undefined;
 }
 
-/** The tenant's form row, locked for the transaction, or undefined. */
-export async function lockForm(sql: Sql, tenant: string, id: string): Promise<Row | undefined> {
-  return (await sql.query("SELECT * FROM forms WHERE tenant = $1 AND id = $2 FOR UPDATE", [tenant, id]))[0];
+/** A hosted form as the service reads it: typed here, at the store's boundary. */
+export interface HostedFormRow {
+  /** The request it was created with, or the last one saved. */
+  readonly request: Record<string, unknown>;
+  readonly createdAt: number;
+  readonly opensSinceSave: number;
+  readonly attempts: number;
+  /** The verification its first saved attempt created (its id), or null. */
+  readonly trace: string | null;
+}
+
+/** A `forms` row (SQL or in memory) as a HostedFormRow. */
+export function toHostedForm(r: Row): HostedFormRow {
+  return {
+    request: JSON.parse(String(r.request)) as Record<string, unknown>,
+    createdAt: Number(r.created_at),
+    opensSinceSave: Number(r.opens_since_save),
+    attempts: Number(r.attempts),
+    trace: (r.trace as string | null) ?? null,
+  };
+}
+
+/** The tenant's form, locked for the transaction, or undefined. */
+export async function lockForm(sql: Sql, tenant: string, id: string): Promise<HostedFormRow | undefined> {
+  const row = (await sql.query("SELECT * FROM forms WHERE tenant = $1 AND id = $2 FOR UPDATE", [tenant, id]))[0];
+  return row ? toHostedForm(row) : undefined;
 }
 
 /** One more opening without a save. */

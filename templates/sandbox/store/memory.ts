@@ -3,6 +3,7 @@
 // dropped when it throws (as a database rolls back). Each operation answers as its statement does.
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
 import type { Row } from "./sql.js";
+import { toHostedForm } from "./forms.js";
 import type { Api, Verification } from "./verifications.js";
 
 interface HistoryRow {
@@ -76,7 +77,7 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
       state().history.push(historyOf(next, trigger));
       if (outbox) enqueue(outbox);
     },
-    lockLatestResubmittable: async (userId) => newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === "individual" && v.subType === "data")[0],
+    lockLatestResubmittable: async (userId, kind) => newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === kind.type && v.subType === kind.subType)[0],
     childrenOf: async (trace) => newest((v) => v.parentTrace === trace).reverse(),
     findVerification: async (trace) => state().verifications.get(trace),
     lockVerification: async (trace, api?: Api) => {
@@ -93,7 +94,7 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
     insertForm: async (id, request, now) => void state().forms.set(id, { id, request: JSON.stringify(request), created_at: now, opens_since_save: 0, attempts: 0, trace: null }),
     lockForm: async (id) => {
       const f = state().forms.get(id);
-      return f ? { ...f } : undefined;
+      return f ? toHostedForm({ ...f }) : undefined;
     },
     countFormOpening: async (id) => form(id, (f) => ({ opens_since_save: f.opens_since_save + 1 })),
     saveFormAttempt: async (id, trace, request) => form(id, (f) => ({ opens_since_save: 0, attempts: f.attempts + 1, trace, request: JSON.stringify(request) })),

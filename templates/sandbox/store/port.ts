@@ -1,8 +1,9 @@
 // What the sandbox's behaviour (service.ts) reads and writes, as one interface: the SQL statements of this
 // folder for one tenant (sqlStore), or the verifications kept in memory (memory.ts: the mock handlers of
 // verispec/msw, which run the same behaviour without a database). No SQL and no Node built-in here.
+import type { HostedFormRow } from "./forms.js";
 import type { Row } from "./sql.js";
-import type { Api, Verification } from "./verifications.js";
+import type { Api, ResubmittableKind, Verification } from "./verifications.js";
 
 /** One webhook row to store: [deliveryId, trace, url (null: no receiver), format, body, timestamp]. */
 export type OutboxRowInput = readonly [string, string, string | null, string, string, number];
@@ -19,7 +20,7 @@ export interface StoreOps {
   /** New verifications, their history rows and their webhooks; the outbox rows written (id, tenant, delivery_id, url, signature_version, tries, state). */
   insertVerifications(items: readonly { v: Verification; trigger: string }[], outbox: OutboxWrite): Promise<Row[]>;
   updateVerification(next: Verification, trigger: string, outbox: OutboxWrite | undefined): Promise<void>;
-  lockLatestResubmittable(userId: string): Promise<Verification | undefined>;
+  lockLatestResubmittable(userId: string, kind: ResubmittableKind): Promise<Verification | undefined>;
   childrenOf(trace: string): Promise<Verification[]>;
   findVerification(trace: string): Promise<Verification | undefined>;
   lockVerification(trace: string, api?: Api): Promise<Verification | undefined>;
@@ -32,7 +33,7 @@ export interface StoreOps {
   latestWebhookBody(trace: string): Promise<string | undefined>;
   insertForm(id: string, request: Record<string, unknown>, now: number): Promise<void>;
   /** The form's row: request (JSON text), created_at, opens_since_save, attempts, trace. */
-  lockForm(id: string): Promise<Row | undefined>;
+  lockForm(id: string): Promise<HostedFormRow | undefined>;
   countFormOpening(id: string): Promise<void>;
   saveFormAttempt(id: string, trace: string, request: Record<string, unknown>): Promise<void>;
   saveClockOffset(offset: number): Promise<void>;

@@ -17,7 +17,7 @@ function sqlOps(sql: Sql, tenant: string): StoreOps {
     insertVerifications: async (items, outbox) =>
       (await insertVerifications(sql, tenant, items, batch(outbox))).map((r) => ({ ...r, tenant, signature_version: outbox.signatureVersion, tries: 0 })),
     updateVerification: (next, trigger, outbox) => updateVerification(sql, tenant, next, trigger, outbox ? batch(outbox) : undefined),
-    lockLatestResubmittable: (userId) => lockLatestResubmittable(sql, tenant, userId),
+    lockLatestResubmittable: (userId, kind) => lockLatestResubmittable(sql, tenant, userId, kind),
     childrenOf: (trace) => childrenOf(sql, tenant, trace),
     findVerification: (trace) => findVerification(sql, tenant, trace),
     lockVerification: (trace, api) => lockVerification(sql, tenant, trace, api),

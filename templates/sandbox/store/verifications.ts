@@ -85,11 +85,17 @@ export async function updateVerification(sql: Sql, tenant: string, next: Verific
   );
 }
 
-/** The latest top-level v5 individual (subType data) of a userId, locked for the transaction: the one a resubmission retries. */
-export async function lockLatestResubmittable(sql: Sql, tenant: string, userId: string): Promise<Verification | undefined> {
+/** The kind of verification a v5 create resubmits (the binding's `resubmittable`: statuses.yaml conditions). */
+export interface ResubmittableKind {
+  readonly type: string;
+  readonly subType: string;
+}
+
+/** The latest top-level v5 verification of `kind` of a userId, locked for the transaction: the one a resubmission retries. */
+export async function lockLatestResubmittable(sql: Sql, tenant: string, userId: string, kind: ResubmittableKind): Promise<Verification | undefined> {
   const rows = await sql.query(
-    "SELECT * FROM verifications WHERE tenant = $1 AND user_id = $2 AND api = 'v5' AND parent_trace IS NULL AND type = 'individual' AND sub_type = 'data' ORDER BY seq DESC LIMIT 1 FOR UPDATE",
-    [tenant, userId],
+    "SELECT * FROM verifications WHERE tenant = $1 AND user_id = $2 AND api = 'v5' AND parent_trace IS NULL AND type = $3 AND sub_type = $4 ORDER BY seq DESC LIMIT 1 FOR UPDATE",
+    [tenant, userId, kind.type, kind.subType],
   );
   return rows[0] ? toVerification(rows[0]) : undefined;
 }

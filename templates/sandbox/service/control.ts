@@ -1,0 +1,101 @@
+// Processing and the sandbox's control API: completing pending verifications when their time has come, the
+// transitions the control API applies (with the reason when none applies, in the binding's words), and the
+// sandbox clock kept in the store.
+import { evaluateCondition, findTransitions } from "../../lifecycle/index.js";
+import { choiceMessage } from "../binding.js";
+import type { Verification } from "../store/verifications.js";
+import { type ServiceCore, subjectOf } from "./core.js";
+import type { Writes } from "./writes.js";
+
+/** A message key of spec/sandbox.yaml controlApi.messages and the values of its placeholders. */
+type Reason = [key: string, values: Record<string, string | number>];
+
+export class ControlOperations {
+  constructor(
+    private readonly c: ServiceCore,
+    private readonly w: Writes,
+  ) {}
+
+  /** Completes every verification awaiting processing whose time has come (several instances: each row once). */
+  async processDue(): Promise<number> {
+    const { c, w } = this;
+    await this.refreshClock();
+    const complete = c.row("complete");
+    const done = await c.db.transaction(async (tx) => {
+      const due = await tx.claimDueVerifications(c.clock.now(), complete.from!, 100);
+      for (const v of due) {
+        const to = complete.to.includes(v.outcome) ? v.outcome : c.b.spec.testValues.default;
+        await w.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
+      }
+      return due.length;
+    });
+    if (done) c.hooks.onChange();
+    return done;
+  }
+
+  /**
+   * POST /_sandbox/verifications/:trace/status: applies a transition of the table. Without `trigger` only
+   * rows that name their target are used (not the `to: [any]` row); `trigger: "compliance"` (or another
+   * row id) picks a row, e.g. the automated compliance check that may change any status. A conflict with
+   * the reason when none applies.
+   */
+  async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
+    const { c, w } = this;
+    const result = await c.db.transaction(async (tx) => {
+      const found = await tx.lockVerification(trace);
+      if (!found) throw c.notFound("trace", { trace });
+      const v = opts.maxAttempts !== undefined ? { ...found, maxAttempts: opts.maxAttempts } : found;
+      if (!Object.hasOwn(c.b.rules.statuses, to)) throw c.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(c.b.rules.statuses).join(", ") });
+      if (v.api === "older" && !c.b.spec.olderVerificationStatuses.includes(to)) {
+        throw c.conflict("notInOlderPayload", { to, statuses: c.b.spec.olderVerificationStatuses.join(", ") });
+      }
+      const candidates = findTransitions(c.b.rules, v.verificationStatus, to, subjectOf(v)).filter((r) => (opts.trigger ? r.id === opts.trigger : !r.to.includes("any")));
+      const row = candidates.find((r) => !r.error) ?? candidates[0];
+      if (!row) throw c.conflict(...this.whyNot(v, to, opts.trigger));
+      const patch = { ...c.effects(row, v), verificationStatus: to, dueAt: to === c.pending ? c.dueAt(c.clock.now()) : null };
+      return (await w.change(tx, v, patch, row.trigger)).v;
+    });
+    c.hooks.onChange();
+    return result;
+  }
+
+  /** Why no row of the table takes `v` to `to`: a message key of controlApi.messages and its values. */
+  private whyNot(v: Verification, to: string, trigger: string | undefined): Reason {
+    const { b } = this.c;
+    const onlyWhen = b.rules.statuses[to]?.onlyWhen;
+    if (onlyWhen && !evaluateCondition(b.rules, { ref: onlyWhen }, subjectOf(v))) return ["onlyWhenFails", { to, condition: onlyWhen }];
+    const unconditioned = findTransitions(b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
+    const from = v.verificationStatus;
+    if (unconditioned.length) {
+      const r = unconditioned[0]!;
+      const words = (key: string) => choiceMessage(b.spec, "controlApi", key);
+      const values = { from, to, id: String(r.id), condition: r.condition ?? words("conditionUnnamed") };
+      return ["conditionFails", { ...values, attempt: v.attempt, maxAttempts: v.maxAttempts ?? words("maxAttemptsAbsent"), submissionStatus: v.submissionStatus }];
+    }
+    return trigger ? ["triggerElsewhere", { trigger, from, to }] : ["noRow", { from, to }];
+  }
+
+  // ---- the sandbox clock, kept in the store ----
+
+  async setClockOffset(offset: number): Promise<void> {
+    await this.c.db.saveClockOffset(offset);
+  }
+
+  async loadClockOffset(): Promise<number> {
+    return this.c.db.loadClockOffset();
+  }
+
+  /** Sets the clock to the offset stored now (another instance on the same database may have moved it); an offset out of range is left as it was. */
+  async refreshClock(): Promise<void> {
+    const stored = await this.loadClockOffset();
+    if (this.c.clock.allows(stored)) this.c.clock.set(stored);
+  }
+
+  /** Moves the stored offset forward by `ms` (atomically, beside other instances) and the clock with it; false when that would pass the clock's maximum. */
+  async advanceClock(ms: number): Promise<boolean> {
+    const offset = await this.c.db.advanceClockOffset(ms, this.c.clock.maxOffsetMs);
+    if (offset === undefined) return false;
+    this.c.clock.set(offset);
+    return true;
+  }
+}

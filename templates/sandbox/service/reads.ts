@@ -1,0 +1,54 @@
+// What the control API and the page read (their pages of verifications and deliveries) and the manual
+// re-send, over the SQL store of one tenant: the handlers reach the store only through here.
+import { deliveriesPage, verificationsPage, type Browse } from "../browse.js";
+import { describeDeliveries, resend } from "../deliveries.js";
+import { formTenant } from "../store/forms.js";
+import { outboxRowsOfTraces } from "../store/outbox.js";
+import type { Db } from "../store/sql.js";
+import { toVerification, type Verification } from "../store/verifications.js";
+import type { ServiceCore } from "./core.js";
+
+/** The tenant whose form `id` is, or undefined (a form id is a capability: it is found by its id alone). */
+export function tenantOfForm(db: Db, id: string): Promise<string | undefined> {
+  return formTenant(db, id);
+}
+
+export class ControlReads {
+  constructor(private readonly c: ServiceCore) {}
+
+  private get sql(): Db {
+    const { db } = this.c.options;
+    if (db === undefined) throw new Error("sandbox bug: the control API's pages need the SQL store");
+    return db;
+  }
+
+  /**
+   * One page of the tenant's verifications (the filter and cursor of `b`) with their histories, and the
+   * deliveries of those; unfiltered, the latest `deliveryRows` deliveries.
+   */
+  async statePage(b: Browse, deliveryRows: number, details: (v: Verification) => Record<string, unknown>): Promise<{ verifications: Record<string, unknown>[]; nextCursor: string | null; deliveries: Record<string, unknown>[] }> {
+    const { tenant } = this.c;
+    const page = await verificationsPage(this.sql, tenant, b);
+    const shown = page.items.map(toVerification);
+    const histories = await this.c.db.historiesOf(shown.map((v) => v.trace));
+    const verifications = shown.map((v) => ({ ...details(v), api: v.api, userId: v.userId, history: histories.get(v.trace) ?? [] }));
+    const filtered = b.trace || b.userId || b.status || b.cursor;
+    const deliveries = filtered ? await this.deliveriesOf(shown.map((v) => v.trace)) : (await deliveriesPage(this.sql, tenant, { limit: deliveryRows })).items;
+    return { verifications, nextCursor: page.nextCursor, deliveries };
+  }
+
+  /** Every delivery of these traces (a page's verifications) of the tenant, newest first. */
+  private async deliveriesOf(traces: readonly string[]): Promise<Record<string, unknown>[]> {
+    return traces.length ? describeDeliveries(this.sql, await outboxRowsOfTraces(this.sql, this.c.tenant, traces, 500)) : [];
+  }
+
+  /** One page of the tenant's deliveries. */
+  deliveries(b: Browse): ReturnType<typeof deliveriesPage> {
+    return deliveriesPage(this.sql, this.c.tenant, b);
+  }
+
+  /** Re-sends a delivery (a new outbox row, same bytes); -1 when the tenant has none with that id. */
+  resend(deliveryId: string): Promise<number> {
+    return resend(this.sql, this.c.tenant, deliveryId);
+  }
+}

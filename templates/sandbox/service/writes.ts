@@ -1,0 +1,92 @@
+// Every state change the rooms make, each inside the caller's transaction (or one statement on its own):
+// a new verification, its history row and its webhooks in the outbox; a change with its new timestamp and
+// webhook. An answered request never loses its webhook: the outbox row commits with the change.
+import { choice } from "../binding.js";
+import type { QueuedRow } from "../dispatcher.js";
+import { Group } from "../store/group.js";
+import type { OutboxWrite, StoreOps } from "../store/port.js";
+import type { Api, Verification } from "../store/verifications.js";
+import type { ServiceCore } from "./core.js";
+import { Payloads } from "./payloads.js";
+
+/** A state change's webhook: its text and its outbox rows' values (one row per receiver; url null: none configured). */
+interface Webhook {
+  readonly text: string;
+  readonly format: Api;
+  readonly deliveryId: string;
+  readonly urls: readonly (string | null)[];
+}
+
+/** A verification to insert and the trigger its history row names. */
+export interface Insert {
+  readonly v: Verification;
+  readonly trigger: string;
+}
+
+export class Writes {
+  private readonly payloads: Payloads;
+  /** New verifications without a lookup (the common create), inserted together: one statement per group. */
+  readonly created: Group<Insert, string>;
+
+  constructor(private readonly c: ServiceCore) {
+    this.payloads = new Payloads(c);
+    this.created = new Group<Insert, string>(async (items) => {
+      const { texts, queued } = await this.insert(c.db, items);
+      if (queued.length) c.hooks.onQueued(queued);
+      return texts;
+    });
+  }
+
+  /** A new verification of `api` as the submit row starts it (its outcome picked by the test values). */
+  newVerification(api: Api, init: Partial<Verification> & Pick<Verification, "type" | "name" | "request">, now: number): Verification {
+    const { c } = this;
+    const subject = { type: init.type, ...(init.parentTrace ? { parentTrace: init.parentTrace } : {}) };
+    const outcomeText = init.outcome ?? init.name;
+    return {
+      trace: c.newId(), api, userId: null, submissionId: c.newId(), parentTrace: null, roles: null, subType: null, country: null,
+      verificationStatus: c.pending, submissionStatus: choice<string>(c.b.spec, "initialSubmissionStatus", "value"),
+      attempt: c.b.spec.attempts.startsAt, maxAttempts: null, dueAt: c.dueAt(now), formId: null, createdAt: now, updatedAt: now,
+      ...init,
+      outcome: c.pickOutcome(outcomeText, subject),
+    };
+  }
+
+  /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text and the outbox rows queued for a receiver. */
+  async insert(tx: StoreOps, items: readonly Insert[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
+    const webhooks = [];
+    for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
+    const outbox = await tx.insertVerifications(items, this.outboxParams(webhooks));
+    // The bodies are the texts at hand: not read back from the database.
+    const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
+    const queued = outbox
+      .filter((r) => r.state === "queued")
+      .map((r): QueuedRow => ({ id: r.id, tenant: r.tenant, delivery_id: r.delivery_id, url: r.url, body: bodies.get(String(r.delivery_id)), signature_version: r.signature_version, tries: r.tries }));
+    return { texts: webhooks.map(({ w }) => w.text), queued };
+  }
+
+  /**
+   * Applies a change: new timestamp (always increasing per verification), history row, webhook in the outbox: one statement.
+   * A change into a status that sends no webhook (statuses.yaml sendsWebhook: false) queues none; its text is then "".
+   */
+  async change(tx: StoreOps, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
+    const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.c.clock.now(), v.updatedAt + 1) };
+    const w = this.c.b.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
+    await tx.updateVerification(next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
+    return { v: next, text: w?.text ?? "" };
+  }
+
+  /** The webhook of a state change. */
+  private async webhookOf(tx: StoreOps, v: Verification): Promise<Webhook> {
+    const parentUserId = v.parentTrace ? await tx.userIdOf(v.parentTrace) : null;
+    // An older entity's stakeholder items carry its individuals' own statuses (none stored yet at its creation).
+    const children = v.api === "older" && !v.parentTrace && Array.isArray(v.request.stakeholders) ? await tx.childrenOf(v.trace) : [];
+    const { format, text } = this.payloads.text(v, parentUserId, children);
+    const urls = this.c.options.webhookUrls;
+    return { text, format, deliveryId: this.c.newId(), urls: urls.length ? [...urls] : [null] };
+  }
+
+  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): OutboxWrite {
+    const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt] as const));
+    return { rows, signatureVersion: this.c.options.signatureVersion };
+  }
+}

@@ -1,0 +1,147 @@
+// One home per fact, up to the runtime (issue 40): every fact of spec/ that the runtime acts on reaches it
+// through the generator, never re-typed in templates/. Each case edits one fact in a copy of the real spec,
+// builds what the generator builds from it (the webhook rules, the sandbox binding, the OpenAPI document,
+// the client's constants) and sees the runtime follow. RUNTIME_FACTS lists what is checked; the last case
+// scans templates/ for the literal of each.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadServedSpec } from "../../generator/cli/commands/sandbox-binding.js";
+import { buildOpenApi } from "../../generator/emit/openapi.js";
+import { sandboxSpec } from "../../generator/emit/sandbox.js";
+import { webhookRules } from "../../generator/emit/webhooks.js";
+import { modelFromSpec } from "../../generator/pipeline.js";
+import { SandboxClock } from "../../templates/sandbox/clock.js";
+import { SandboxService, type ServiceError } from "../../templates/sandbox/service.js";
+import { memoryStore } from "../../templates/sandbox/store/memory.js";
+import { createWebhookKit } from "../../templates/webhooks/index.js";
+import { ROOT, scratchSpec, type ScratchSpec } from "./helpers.js";
+
+/** What this file checks: the fact, where spec/ holds it, and the literal that must not appear in templates/. */
+const RUNTIME_FACTS = [
+  { fact: "the v2 digest prefix", home: "webhooks.yaml signatures.2 X-Svc-Signature.prefix", literal: "sha256=" },
+  { fact: "the v1 SHA3-256 digest prefix", home: "webhooks.yaml signatures.1 X-Svc-Signature-SHA.prefix", literal: "svc_sec_sha256_" },
+  { fact: "the v1 Keccak-256 digest prefix", home: "webhooks.yaml signatures.1 X-Svc-Signature-KECCAK.prefix", literal: "svc_sec_keccak256_" },
+  { fact: "the signature header names", home: "webhooks.yaml signatures.*.headers", literal: "x-svc-signature" },
+  { fact: "the resubmittable kind (an individual with subType data)", home: "statuses.yaml conditions.resubmittable", literal: "sub_type = 'data'" },
+  { fact: "the status a follow-up answers from (info)", home: "statuses.yaml transitions followUp.from", literal: '=== "info"' },
+  { fact: "the control API's conflict texts", home: "sandbox.yaml choices.controlApi.messages", literal: "applies only when" },
+  { fact: "the control API's conflict status and code", home: "sandbox.yaml choices.controlApi.conflict", literal: 'ServiceError(409' },
+  { fact: "the hosted form's refusal statuses and codes", home: "sandbox.yaml choices.hostedForm.refusals", literal: '"form_expired"' },
+  { fact: "the bodies' media type", home: "endpoints.yaml bodies.mediaType", literal: "application/json" },
+] as const;
+
+/**
+ * Files that may hold a literal, and why: the sandbox's operator endpoints (/healthz, /readyz, /metrics)
+ * and the webhook receiver's own refusal are verispec's answers, not the service's, and answer JSON by
+ * verispec's choice; a comment may name the value it stands for.
+ */
+const LITERAL_EXEMPT: Readonly<Record<string, readonly string[]>> = {
+  "application/json": ["templates/sandbox/ops.ts", "templates/webhooks/request.ts"],
+};
+
+let scratch: ScratchSpec | undefined;
+afterEach(() => {
+  scratch?.remove();
+  scratch = undefined;
+});
+
+function edited(edits: readonly [file: string, from: string, to: string][]): string {
+  scratch = scratchSpec();
+  for (const [file, from, to] of edits) scratch.edit(file, from, to);
+  return scratch.spec;
+}
+
+const kitOf = (spec: string) => createWebhookKit({ rules: webhookRules(modelFromSpec(spec)) as never });
+const body = JSON.stringify({ version: "v5", tags: [], attempt: 1, timestamp: 1767225600000 });
+const now = 1767225600000;
+
+describe("the webhook runtime follows webhooks.yaml signatures", () => {
+  it("a v2 prefix changed: the kit signs with it and verifies only it", async () => {
+    const kit = kitOf(edited([["webhooks.yaml", 'prefix: "sha256="', 'prefix: "hmac-sha256="']]));
+    const headers = kit.signWebhook({ version: "2", rawBody: body, secret: "k" });
+    expect(headers["X-Svc-Signature"]).toMatch(/^hmac-sha256=[0-9a-f]{64}$/);
+    await expect(kit.verifyWebhook({ rawBody: body, headers, secret: "k", now })).resolves.toMatchObject({ version: "2" });
+    const old = { ...headers, "X-Svc-Signature": headers["X-Svc-Signature"]!.replace("hmac-sha256=", "sha256=") };
+    await expect(kit.verifyWebhook({ rawBody: body, headers: old, secret: "k", now })).rejects.toThrow("X-Svc-Signature must be hmac-sha256= followed by 64 hex digits");
+  });
+
+  it("the v1 prefixes changed: both digest headers carry them", async () => {
+    const kit = kitOf(edited([["webhooks.yaml", 'prefix: "svc_sec_sha256_"', 'prefix: "acme_sha3_"'], ["webhooks.yaml", 'prefix: "svc_sec_keccak256_"', 'prefix: "acme_keccak_"']]));
+    const headers = kit.signWebhook({ version: "1", rawBody: body, secret: "k" });
+    expect(headers["X-Svc-Signature-SHA"]).toMatch(/^acme_sha3_[0-9a-f]{64}$/);
+    expect(headers["X-Svc-Signature-KECCAK"]).toMatch(/^acme_keccak_[0-9a-f]{64}$/);
+    await expect(kit.verifyWebhook({ rawBody: body, headers, secret: "k", now })).resolves.toMatchObject({ version: "1" });
+  });
+
+  it("a header renamed: the kit writes and reads the new name, and names it in its refusals", async () => {
+    const kit = kitOf(edited([["webhooks.yaml", "X-Svc-Signature: { prefix", "X-Acme-Signature: { prefix"]]));
+    const headers = kit.signWebhook({ version: "2", rawBody: body, secret: "k" });
+    expect(Object.keys(headers).sort()).toEqual(["X-Acme-Signature", "X-Svc-Signature-version"]);
+    await expect(kit.verifyWebhook({ rawBody: body, headers: { "x-acme-signature": headers["X-Acme-Signature"]! }, secret: "k", now })).resolves.toMatchObject({ version: "2" });
+    await expect(kit.verifyWebhook({ rawBody: body, headers: {}, secret: "k", now })).rejects.toThrow("no X-Acme-Signature or X-Svc-Signature-SHA/-KECCAK header");
+  });
+});
+
+/** A sandbox service over the binding built from `spec`, in memory, processing by hand. */
+async function serviceOf(spec: string): Promise<SandboxService> {
+  const { binding } = await loadServedSpec(spec);
+  let n = 0;
+  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+  return new SandboxService({ binding, store: memoryStore(), newId, clock: new SandboxClock(0, 1e12), webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: "s" });
+}
+
+describe("the sandbox follows the binding", () => {
+  it("the resubmittable kind changed to subType biometric: a second create of that userId is a resubmission (475 while pending); of subType data, a new verification", async () => {
+    const service = await serviceOf(edited([["statuses.yaml", "      - { field: subType, equals: data }", "      - { field: subType, equals: biometric }"]]));
+    const create = (subType: string) => service.createV5({ type: "individual", subType, userId: `u-${subType}`, name: "A Person", country: "AUS" });
+    const first = await create("biometric");
+    await expect(create("biometric")).rejects.toMatchObject({ httpStatus: 475, type: "submission_conflict", trace: first.trace });
+    const data = await create("data");
+    expect((await create("data")).trace).not.toBe(data.trace);
+  });
+
+  it("the follow-up's status moved from info to pending: a pending older verification's webhook carries requestedActions", async () => {
+    const spec = edited([["statuses.yaml", "  - id: followUp\n    source: \"3\"\n    from: info", "  - id: followUp\n    source: \"3\"\n    from: pending"]]);
+    const service = await serviceOf(spec);
+    const { text } = await service.verifyOlder({ type: "company", fields: { name: "Acme", country: "AUS" }, stakeholders: [{ type: "individual", role: "director", fields: { firstName: "A", lastName: "B" } }] });
+    expect(JSON.parse(text)).toMatchObject({ verificationStatus: "pending", requestedActions: [expect.objectContaining({ type: "document" }), expect.objectContaining({ type: "individual", role: "director" })] });
+  });
+
+  it("a conflict text and the conflict's status and code changed: the control API answers them", async () => {
+    const service = await serviceOf(edited([
+      ["sandbox.yaml", 'onlyWhenFails: "The status {to} applies only when {condition} holds,', 'onlyWhenFails: "Only when {condition}: {to},'],
+      ["sandbox.yaml", "conflict: { httpStatus: 409, code: conflict }", "conflict: { httpStatus: 412, code: refused_change }"],
+    ]));
+    const { trace } = await service.createV5({ type: "individual", subType: "data", name: "A Person", country: "AUS" });
+    const refused = (await service.applyStatus(trace, "removed", {}).catch((e: unknown) => e)) as ServiceError;
+    expect({ status: refused.httpStatus, type: refused.type }).toEqual({ status: 412, type: "refused_change" });
+    expect(refused.message).toMatch(/^Only when isStakeholder: removed, and it does not/);
+  });
+
+  it("the bodies' media type changed: the OpenAPI document, the client's constants and the sandbox binding carry it", () => {
+    const model = modelFromSpec(edited([["endpoints.yaml", "  mediaType: application/json", "  mediaType: application/vnd.svc+json"]]));
+    const openapi = buildOpenApi(model);
+    const create = openapi.paths!["/v5/verifications"]!.post!;
+    expect(Object.keys((create.requestBody as { content: object }).content)).toEqual(["application/vnd.svc+json"]);
+    expect(sandboxSpec(model).bodyMediaType).toBe("application/vnd.svc+json");
+  });
+});
+
+function templateFiles(dir = join(ROOT, "templates")): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? templateFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+}
+
+/** The code of a file without its comments (a comment may name the value a binding stands for). */
+const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+
+describe("no literal of these facts in templates/", () => {
+  it.each(RUNTIME_FACTS.map((f) => [f.fact, f.literal] as const))("%s (%s)", (_fact, literal) => {
+    const exempt = LITERAL_EXEMPT[literal] ?? [];
+    const found = templateFiles()
+      .filter((file) => !exempt.includes(file.slice(ROOT.length + 1)))
+      .filter((file) => codeOf(readFileSync(file, "utf8")).toLowerCase().includes(literal.toLowerCase()))
+      .map((file) => file.slice(ROOT.length + 1));
+    expect(found).toEqual([]);
+  });
+});
