@@ -1,7 +1,8 @@
 // The sandbox clock's offset, kept in the shared store (sandbox_meta), one per tenant: an account's control
 // API moves its own clock only, and every instance on the same database reads the current offset (an
 // advance through one is seen by the others). The one-account case (DEFAULT_TENANT) keeps the key it always had.
-import { DEFAULT_TENANT, type Sql } from "./sql.js";
+import type { StoreOps } from "./port.js";
+import { DEFAULT_TENANT, type Db, type Sql } from "./sql.js";
 
 const keyOf = (tenant: string) => (tenant === DEFAULT_TENANT ? "clockOffset" : `clockOffset:${tenant}`);
 
@@ -27,4 +28,47 @@ export async function advanceClockOffset(sql: Sql, tenant: string, ms: number, m
     [keyOf(tenant), String(ms), String(max)],
   );
   return rows[0] ? Number(rows[0].value) : undefined;
+}
+
+type ClockOps = Pick<StoreOps, "saveClockOffset" | "loadClockOffset" | "advanceClockOffset">;
+
+/** Per embedded database, per tenant: the offset last read, and a count of changes (a read that raced a change is not kept). */
+const embeddedClocks = new WeakMap<Db, { readonly offsets: Map<string, number>; changes: number }>();
+
+/**
+ * The clock's operations on `db`. A request reads its account's offset first (server.ts); when one process
+ * owns the database (PGlite, `exclusive`), so every change passes through here and the offset read is kept until
+ * the next change instead of costing each request a statement on the one connection (a third of the
+ * create rate). A Postgres server may be shared by instances: its offset is read every time.
+ */
+export function clockOps(db: Db, tenant: string): ClockOps {
+  const direct: ClockOps = {
+    saveClockOffset: (offset) => saveClockOffset(db, tenant, offset),
+    loadClockOffset: () => loadClockOffset(db, tenant),
+    advanceClockOffset: (ms, max) => advanceClockOffset(db, tenant, ms, max),
+  };
+  if (!db.exclusive) return direct;
+  let cache = embeddedClocks.get(db);
+  if (!cache) embeddedClocks.set(db, (cache = { offsets: new Map(), changes: 0 }));
+  const own = cache;
+  const changed = <T>(result: Promise<T>): Promise<T> => {
+    own.changes++;
+    own.offsets.clear();
+    return result.finally(() => {
+      own.changes++;
+      own.offsets.clear();
+    });
+  };
+  return {
+    saveClockOffset: (offset) => changed(direct.saveClockOffset(offset)),
+    advanceClockOffset: (ms, max) => changed(direct.advanceClockOffset(ms, max)),
+    loadClockOffset: async () => {
+      const kept = own.offsets.get(tenant);
+      if (kept !== undefined) return kept;
+      const before = own.changes;
+      const offset = await direct.loadClockOffset();
+      if (own.changes === before) own.offsets.set(tenant, offset);
+      return offset;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 // The ServiceStore of a database: each operation is this folder's statement for the tenant.
-import { advanceClockOffset, loadClockOffset, saveClockOffset } from "./clock.js";
+import { advanceClockOffset, clockOps, loadClockOffset, saveClockOffset } from "./clock.js";
 import { countFormOpening, insertForm, lockForm, saveFormAttempt } from "./forms.js";
 import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./outbox.js";
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
@@ -39,5 +39,5 @@ function sqlOps(sql: Sql, tenant: string): StoreOps {
 
 /** The tenant's rows of `db`, every statement naming the tenant. */
 export function sqlStore(db: Db, tenant: string): ServiceStore {
-  return { ...sqlOps(db, tenant), transaction: (fn) => db.transaction((tx) => fn(sqlOps(tx, tenant))) };
+  return { ...sqlOps(db, tenant), ...clockOps(db, tenant), transaction: (fn) => db.transaction((tx) => fn(sqlOps(tx, tenant))) };
 }
