@@ -13,7 +13,8 @@ const root = import.meta.dirname;
  */
 class SlowSandboxFilesLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (f: TestSpecification) => (/sandbox[\\/](index|handover)\.test\.ts$/.test(f.moduleId) ? 2 : /sandbox[\\/]dispatcher\.test\.ts$/.test(f.moduleId) ? 1 : 0);
+    const rank = (f: TestSpecification) =>
+      /sandbox[\\/](index|handover)\.test\.ts$/.test(f.moduleId) ? 2 : /sandbox[\\/]dispatcher\.test\.ts$/.test(f.moduleId) ? 1 : 0;
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }
 }
@@ -68,7 +69,15 @@ export default defineConfig({
   test: {
     include: process.env.VERISPEC_MUTATE_SANDBOX === "1" ? INCLUDE.filter((f) => f.startsWith("test/sandbox/")) : INCLUDE,
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
-    exclude: ["test/generator/write-kill.test.ts", "test/webhooks/redis.test.ts", "test/webhooks/cli.test.ts", "test/webhooks/cli-binary.test.ts", "test/validators/cli.test.ts", "test/validators/patterns.test.ts", "test/validators/esm.test.ts"],
+    exclude: [
+      "test/generator/write-kill.test.ts",
+      "test/webhooks/redis.test.ts",
+      "test/webhooks/cli.test.ts",
+      "test/webhooks/cli-binary.test.ts",
+      "test/validators/cli.test.ts",
+      "test/validators/patterns.test.ts",
+      "test/validators/esm.test.ts",
+    ],
     globalSetup: ["test/sandbox/pglite-template.ts"],
     sequence: { sequencer: SlowSandboxFilesLast },
     testTimeout: 60_000,

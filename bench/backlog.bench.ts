@@ -108,7 +108,9 @@ async function claims(open: (name: string) => Promise<Db>): Promise<{ size: numb
       }
     }
     const plan = await stores.at(-1)!.query(`EXPLAIN (ANALYZE, COSTS off, TIMING off) ${due(100, "")}`, [Date.now()]);
-    console.log(`the claim's plan beside ${SIZES.at(-1)!.toLocaleString("en")} queued (rows read per node):\n${plan.map((r) => `  ${String(r["QUERY PLAN"])}`).join("\n")}`);
+    console.log(
+      `the claim's plan beside ${SIZES.at(-1)!.toLocaleString("en")} queued (rows read per node):\n${plan.map((r) => `  ${String(r["QUERY PLAN"])}`).join("\n")}`,
+    );
     return SIZES.map((size, k) => ({ size, p99: pct(times[k]!, 0.99) }));
   } finally {
     for (const db of stores) await db.close().catch(() => {});
@@ -117,9 +119,23 @@ async function claims(open: (name: string) => Promise<Db>): Promise<{ size: numb
 
 async function start(db: string, webhookUrl: string): Promise<RunningSandbox> {
   return startSandbox({
-    binding: sandboxBinding as unknown as SandboxBinding, host: "127.0.0.1", port: 0, db, cwd: process.cwd(), webhookUrls: [webhookUrl], signatureVersion: "2",
-    processingMs: "manual", requestedActionsPath: "/requestedActions", maxBodyBytes: 10_485_760, credentials: CREDENTIALS, signingSecret: "backlog-signing",
-    deliveryTimeoutMs: 5000, retryDelaysMs: [HOUR_MS], log: () => {}, metrics: false, retainDays: 0,
+    binding: sandboxBinding as unknown as SandboxBinding,
+    host: "127.0.0.1",
+    port: 0,
+    db,
+    cwd: process.cwd(),
+    webhookUrls: [webhookUrl],
+    signatureVersion: "2",
+    processingMs: "manual",
+    requestedActionsPath: "/requestedActions",
+    maxBodyBytes: 10_485_760,
+    credentials: CREDENTIALS,
+    signingSecret: "backlog-signing",
+    deliveryTimeoutMs: 5000,
+    retryDelaysMs: [HOUR_MS],
+    log: () => {},
+    metrics: false,
+    retainDays: 0,
   });
 }
 
@@ -179,7 +195,8 @@ async function creates(s: RunningSandbox, n: number): Promise<string[]> {
   const traces: string[] = [];
   for (let i = 0; i < n; i++) {
     const r = await fetch(`${s.url}/v5/verifications`, {
-      method: "POST", headers: { authorization: AUTH, "content-type": "application/json" },
+      method: "POST",
+      headers: { authorization: AUTH, "content-type": "application/json" },
       body: JSON.stringify({ type: "individual", subType: "data", country: "AUS", name: "Backlog Person", website: "https://example.com" }),
     });
     if (r.status !== 200) throw new Error(`create: ${r.status} ${await r.text()}`);
@@ -216,10 +233,14 @@ async function bareLoop(url: string, n: number): Promise<number> {
       while (next < n) {
         const i = next++;
         await new Promise<void>((resolve, reject) => {
-          const req = request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(BODY), "x-bare": `bare-${i}` } }, (res) => {
-            res.resume();
-            res.once("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`bare: ${res.statusCode}`))));
-          });
+          const req = request(
+            url,
+            { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(BODY), "x-bare": `bare-${i}` } },
+            (res) => {
+              res.resume();
+              res.once("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`bare: ${res.statusCode}`))));
+            },
+          );
           req.once("error", reject);
           req.end(BODY);
         });
@@ -267,7 +288,10 @@ async function drain(b: RunningSandbox, port: number, url: string): Promise<{ sa
     const bare = await bareLoop(url, DRAIN);
     rx.ids.clear();
     const t0 = performance.now();
-    await b.db.query("UPDATE outbox SET next_at = $1 WHERE state = 'queued' AND delivery_id IN (SELECT 'dead-' || g FROM generate_series(0, $2::int - 1) g)", [Date.now(), DRAIN]);
+    await b.db.query("UPDATE outbox SET next_at = $1 WHERE state = 'queued' AND delivery_id IN (SELECT 'dead-' || g FROM generate_series(0, $2::int - 1) g)", [
+      Date.now(),
+      DRAIN,
+    ]);
     for (;;) {
       const left = Number((await b.db.query("SELECT count(*) AS n FROM outbox WHERE state = 'queued' AND next_at <= $1", [Date.now()]))[0]!.n);
       if (left === 0) break;
@@ -297,7 +321,9 @@ async function databases(): Promise<{ open: (name: string) => Promise<Db>; empty
   for (const name of names) await admin.query(`CREATE DATABASE ${name}`);
   const url = (name: string) => server.url.replace(/\/[^/?]*$/, `/${name}`);
   return {
-    open: (name) => openStore(url(name), process.cwd()), empty: url("backlog_empty"), backlog: url("backlog_queued"),
+    open: (name) => openStore(url(name), process.cwd()),
+    empty: url("backlog_empty"),
+    backlog: url("backlog_queued"),
     done: async () => {
       await admin.end();
       server.stop();
@@ -308,7 +334,10 @@ async function databases(): Promise<{ open: (name: string) => Promise<Db>; empty
 const verdict = (ratio: number) => `${ratio.toFixed(2)} ${ratio <= BOUND ? "met" : "NOT met"}`;
 
 export default async function run(): Promise<void> {
-  const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
   const started = `${new Date().toISOString().slice(0, 16)}Z, load average ${load()}`;
   const dbs = await databases();
   try {
@@ -318,14 +347,24 @@ export default async function run(): Promise<void> {
     console.log(`claim of 100 due rows, p99 over ${CLAIMS} claims a size, ${SLICES} alternating slices; bound <= ${BOUND}x the 100-queued figure\n`);
     console.log("| queued for a dead receiver | claim p99 ms | ratio to 100 queued |\n|---:|---:|---:|");
     for (const c of claimed) console.log(`| ${c.size.toLocaleString("en")} | ${c.p99.toFixed(2)} | ${verdict(c.p99 / claimed[0]!.p99)} |`);
-    const cores = (x: { self: number; server: number }) => `${(x.self * 100).toFixed(1)} %${DB === "memory" ? "" : ` + server ${(x.server * 100).toFixed(1)} %`}`;
-    console.log(`\nsandbox idle ${IDLE_S} s, ${QUEUED.toLocaleString("en")} deliveries queued for a dead receiver vs an empty outbox (goal: under 5 % of a core; GET within ${BOUND}x)\n`);
+    const cores = (x: { self: number; server: number }) =>
+      `${(x.self * 100).toFixed(1)} %${DB === "memory" ? "" : ` + server ${(x.server * 100).toFixed(1)} %`}`;
+    console.log(
+      `\nsandbox idle ${IDLE_S} s, ${QUEUED.toLocaleString("en")} deliveries queued for a dead receiver vs an empty outbox (goal: under 5 % of a core; GET within ${BOUND}x)\n`,
+    );
     console.log("| figure | empty outbox | backlog | ratio |\n|---|---:|---:|---:|");
     console.log(`| idle CPU (share of a core) | ${cores(idle[0]!)} | ${cores(idle[1]!)} | ${idle[1]!.self + idle[1]!.server < 0.05 ? "met" : "NOT met"} |`);
-    for (const q of [0.5, 0.9]) console.log(`| GET by trace p${q * 100} ms (${got[0]!.length} calls) | ${pct(got[0]!, q).toFixed(2)} | ${pct(got[1]!, q).toFixed(2)} | ${verdict(pct(got[1]!, q) / pct(got[0]!, q))} |`);
-    console.log(`\nthe receiver back: ${DRAIN.toLocaleString("en")} of the queued deliveries due at once, all delivered (each deliveryId reached the receiver; ${d.duplicates} twice)`);
+    for (const q of [0.5, 0.9])
+      console.log(
+        `| GET by trace p${q * 100} ms (${got[0]!.length} calls) | ${pct(got[0]!, q).toFixed(2)} | ${pct(got[1]!, q).toFixed(2)} | ${verdict(pct(got[1]!, q) / pct(got[0]!, q))} |`,
+      );
+    console.log(
+      `\nthe receiver back: ${DRAIN.toLocaleString("en")} of the queued deliveries due at once, all delivered (each deliveryId reached the receiver; ${d.duplicates} twice)`,
+    );
     console.log(`| sandbox drain | bare loop (64 in flight) | ratio |\n|---:|---:|---:|`);
-    console.log(`| ${Math.round(DRAIN / d.sandbox).toLocaleString("en")} deliveries/s | ${Math.round(DRAIN / d.bare).toLocaleString("en")} posts/s | ${(d.bare / d.sandbox).toFixed(2)}x |`);
+    console.log(
+      `| ${Math.round(DRAIN / d.sandbox).toLocaleString("en")} deliveries/s | ${Math.round(DRAIN / d.bare).toLocaleString("en")} posts/s | ${(d.bare / d.sandbox).toFixed(2)}x |`,
+    );
   } finally {
     await dbs.done();
   }

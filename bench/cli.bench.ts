@@ -102,15 +102,24 @@ export default async function run(rounds = 15): Promise<void> {
     const cpu = (name: string) => times.get(name)!.map((t) => t.cpu);
     const peer = cases[0]!.name;
     const [peerMin, peerMedian, peerCpu] = [Math.min(...wall(peer)), median(wall(peer)), median(cpu(peer))];
-    console.log(`node ${process.version}, ${light} rounds (generate and check: ${heavy}), interleaved; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n`);
+    console.log(
+      `node ${process.version}, ${light} rounds (generate and check: ${heavy}), interleaved; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}\n`,
+    );
     console.log("| command | wall, fastest | wall, median | CPU (user+sys), median | fastest / node -e 0 | median / node -e 0 | CPU / node -e 0 |");
     console.log("|---|---|---|---|---|---|---|");
     for (const c of cases) {
       const [w, p] = [wall(c.name), cpu(c.name)];
-      console.log(`| ${c.name} | ${fmt(Math.min(...w))} | ${fmt(median(w))} | ${fmt(median(p))} | ${(Math.min(...w) / peerMin).toFixed(2)}x | ${(median(w) / peerMedian).toFixed(2)}x | ${(median(p) / peerCpu).toFixed(2)}x |`);
+      console.log(
+        `| ${c.name} | ${fmt(Math.min(...w))} | ${fmt(median(w))} | ${fmt(median(p))} | ${(Math.min(...w) / peerMin).toFixed(2)}x | ${(median(w) / peerMedian).toFixed(2)}x | ${(median(p) / peerCpu).toFixed(2)}x |`,
+      );
     }
-    const ratio = (four: string, one: string) => `${(Math.min(...wall(four)) / Math.min(...wall(one))).toFixed(2)}x wall, ${(median(cpu(four)) / median(cpu(one))).toFixed(2)}x CPU`;
-    console.log(`\n4x entity kinds / spec/: generate ${ratio("verispec generate, 4x entity kinds", "verispec generate")}; check ${ratio("verispec check, 4x entity kinds", "verispec check")}`);
+    const ratio = (four: string, one: string) =>
+      `${(Math.min(...wall(four)) / Math.min(...wall(one))).toFixed(2)}x wall, ${(median(cpu(four)) / median(cpu(one))).toFixed(2)}x CPU`;
+    console.log(
+      `\n4x entity kinds / spec/: generate ${ratio("verispec generate, 4x entity kinds", "verispec generate")}; check ${ratio("verispec check, 4x entity kinds", "verispec check")}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

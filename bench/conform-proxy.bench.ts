@@ -17,7 +17,9 @@ const CALLS = Number(process.env.PROXY_BENCH_CALLS ?? 2_000);
 const ROUNDS = Number(process.env.PROXY_BENCH_ROUNDS ?? 5);
 const WARM_UP = 2_000;
 const BODY = JSON.stringify({ type: "individual", subType: "data", country: "AUS", name: "Bench Person", website: "https://example.com" });
-const ANSWER = JSON.stringify((JSON.parse(readFileSync(`${ROOT}generated/schemas/v5.VerificationCreateResponse.json`, "utf8")) as { examples: unknown[] }).examples[0]);
+const ANSWER = JSON.stringify(
+  (JSON.parse(readFileSync(`${ROOT}generated/schemas/v5.VerificationCreateResponse.json`, "utf8")) as { examples: unknown[] }).examples[0],
+);
 const AUTH = `Basic ${Buffer.from("bench-uid:bench-secret").toString("base64")}`;
 
 function listen(server: Server): Promise<string> {
@@ -25,26 +27,34 @@ function listen(server: Server): Promise<string> {
 }
 
 /** The upstream: the spec's example create answer, at once. */
-const upstream = () => createServer((req, res) => {
-  req.resume();
-  req.on("end", () => res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(ANSWER) }).end(ANSWER));
-});
+const upstream = () =>
+  createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(ANSWER) }).end(ANSWER));
+  });
 
 /** The floor of a proxy: pipes each request to the upstream and the answer back, nothing else. */
 function bareForwarder(target: URL): Server {
   const agent = new Agent({ keepAlive: true });
   return createServer((req, res) => {
-    const up = request({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent }, (ures) => {
-      res.writeHead(ures.statusCode ?? 502, ures.headers);
-      ures.pipe(res);
-    });
+    const up = request(
+      { hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
+      (ures) => {
+        res.writeHead(ures.statusCode ?? 502, ures.headers);
+        ures.pipe(res);
+      },
+    );
     up.on("error", () => res.writeHead(502).end());
     req.pipe(up);
   });
 }
 
 async function startProxy(upstreamUrl: string): Promise<{ child: ChildProcess; url: string; out: () => string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "generator/cli/bin.ts", "conform", "--proxy", "127.0.0.1:0", upstreamUrl], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, VERISPEC_CONFORM_SERVICE_UID: "bench-uid", VERISPEC_CONFORM_SECRET: "bench-secret" } });
+  const child = spawn(process.execPath, ["--import", "tsx", "generator/cli/bin.ts", "conform", "--proxy", "127.0.0.1:0", upstreamUrl], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, VERISPEC_CONFORM_SERVICE_UID: "bench-uid", VERISPEC_CONFORM_SECRET: "bench-secret" },
+  });
   let out = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
   const url = await new Promise<string>((resolve, reject) => {
@@ -67,12 +77,22 @@ async function calls(base: string, n: number): Promise<number[]> {
   for (let i = 0; i < n; i++) {
     const started = performance.now();
     const body = await new Promise<string>((resolve, reject) => {
-      const req = request({ hostname: target.hostname, port: target.port, method: "POST", path: "/v5/verifications", agent, headers: { "content-type": "application/json", authorization: AUTH, "content-length": Buffer.byteLength(BODY) } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}`))));
-      });
+      const req = request(
+        {
+          hostname: target.hostname,
+          port: target.port,
+          method: "POST",
+          path: "/v5/verifications",
+          agent,
+          headers: { "content-type": "application/json", authorization: AUTH, "content-length": Buffer.byteLength(BODY) },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("end", () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}`))));
+        },
+      );
       req.on("error", reject);
       req.end(BODY);
     });
@@ -106,7 +126,9 @@ export default async function run(): Promise<void> {
       round[way] = quantile(t, 0.5);
     }
     added.push(round.proxy! - round.direct!);
-    console.log(`round ${r + 1}: p50 ${order.map((w) => `${w} ${round[w]!.toFixed(3)} ms`).join(", ")}; added by the proxy ${(round.proxy! - round.direct!).toFixed(3)} ms`);
+    console.log(
+      `round ${r + 1}: p50 ${order.map((w) => `${w} ${round[w]!.toFixed(3)} ms`).join(", ")}; added by the proxy ${(round.proxy! - round.direct!).toFixed(3)} ms`,
+    );
   }
   proxy.child.kill("SIGINT");
   const code = await new Promise<number | null>((resolve) => proxy.child.once("exit", resolve));
@@ -119,7 +141,9 @@ export default async function run(): Promise<void> {
   console.log("|---|---:|---:|");
   for (const way of order) console.log(`| ${WAYS[way]} | ${median(figures[way].p50).toFixed(3)} | ${median(figures[way].p99).toFixed(3)} |`);
   const p50Added = median(added);
-  console.log(`\ngoal: under 2 ms added at p50 beside a direct call: ${p50Added < 2 ? "met" : "NOT met"} (${p50Added.toFixed(3)} ms; the bare forwarder adds ${(median(figures.bare.p50) - median(figures.direct.p50)).toFixed(3)} ms)`);
+  console.log(
+    `\ngoal: under 2 ms added at p50 beside a direct call: ${p50Added < 2 ? "met" : "NOT met"} (${p50Added.toFixed(3)} ms; the bare forwarder adds ${(median(figures.bare.p50) - median(figures.direct.p50)).toFixed(3)} ms)`,
+  );
   const summary = proxy.out().trim().split("\n").at(-1) ?? "";
   const judged = /: (\d+) checks, \d+ held, (\d+) failed/.exec(summary);
   const passed = code === 0 && judged !== null && Number(judged[1]) > 0 && judged[2] === "0";

@@ -151,7 +151,12 @@ interface Instance {
 async function startInstance(args: readonly string[]): Promise<Instance> {
   const child = spawn(process.execPath, [join(ROOT, "bin/verispec.js"), "sandbox", "--port", "0", ...args], {
     cwd: ROOT,
-    env: { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: CREDENTIALS.uid, VERISPEC_SANDBOX_SECRET: CREDENTIALS.secret, VERISPEC_SIGNING_SECRET: CREDENTIALS.signing },
+    env: {
+      ...process.env,
+      VERISPEC_SANDBOX_SERVICE_UID: CREDENTIALS.uid,
+      VERISPEC_SANDBOX_SECRET: CREDENTIALS.secret,
+      VERISPEC_SIGNING_SECRET: CREDENTIALS.signing,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -219,7 +224,16 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
   const rand = random(o.rng ?? 1);
   const receiver = await startReceiver(rand);
   const dir = o.store === "pglite" ? mkdtempSync(join(tmpdir(), "verispec-soak-")) : undefined;
-  const args = ["--db", dir ?? o.postgresUrl!, "--webhook-url", receiver.url, "--processing-ms", "200", "--delivery-timeout-ms", String(o.deliveryTimeoutMs ?? 5000)];
+  const args = [
+    "--db",
+    dir ?? o.postgresUrl!,
+    "--webhook-url",
+    receiver.url,
+    "--processing-ms",
+    "200",
+    "--delivery-timeout-ms",
+    String(o.deliveryTimeoutMs ?? 5000),
+  ];
   const count = o.store === "postgres" ? 2 : 1;
   const instances: Instance[] = [];
   const answered = new Set<string>();
@@ -250,7 +264,9 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
       await Promise.all(clients);
       instances[victim] = await startInstance(args);
       await waitFor(
-        async () => [...answered].every((t) => (receiver.perTrace.get(t)?.size ?? 0) >= WEBHOOKS_PER_CREATE) && !(await listed(instances[0]!)).some((d) => d.state === "queued"),
+        async () =>
+          [...answered].every((t) => (receiver.perTrace.get(t)?.size ?? 0) >= WEBHOOKS_PER_CREATE) &&
+          !(await listed(instances[0]!)).some((d) => d.state === "queued"),
         `every webhook of burst ${kill}`,
       );
       const round = receiver.posts.slice(roundStart);
@@ -272,14 +288,26 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
         charged.set(id, unrecorded);
       }
       perKill.push({ kill, heldAtReceiver: held, repeats, retries: repeats - duplicates, duplicates });
-      o.log?.(`kill ${kill}/${o.kills} (${o.store}, instance ${victim + 1} of ${count}): ${duplicates} duplicate(s) unrecorded at the kill, ${repeats - duplicates} recorded retries, ${held} held by the receiver at the kill`);
+      o.log?.(
+        `kill ${kill}/${o.kills} (${o.store}, instance ${victim + 1} of ${count}): ${duplicates} duplicate(s) unrecorded at the kill, ${repeats - duplicates} recorded retries, ${held} held by the receiver at the kill`,
+      );
     }
     const lost = [...answered].filter((t) => (receiver.perTrace.get(t)?.size ?? 0) < WEBHOOKS_PER_CREATE).length;
     const distinct = new Set(receiver.posts).size;
     return {
-      store: o.store, instances: count, kills: o.kills, answered: answered.size, deliveries: distinct, posts: receiver.posts.length,
-      repeats: receiver.posts.length - distinct, duplicates: perKill.reduce((n, k) => n + k.duplicates, 0), maxDuplicatesPerKill: Math.max(0, ...perKill.map((k) => k.duplicates)), bound: DELIVERY_CONCURRENCY,
-      lost, perKill, seconds: Math.round((Date.now() - started) / 1000),
+      store: o.store,
+      instances: count,
+      kills: o.kills,
+      answered: answered.size,
+      deliveries: distinct,
+      posts: receiver.posts.length,
+      repeats: receiver.posts.length - distinct,
+      duplicates: perKill.reduce((n, k) => n + k.duplicates, 0),
+      maxDuplicatesPerKill: Math.max(0, ...perKill.map((k) => k.duplicates)),
+      bound: DELIVERY_CONCURRENCY,
+      lost,
+      perKill,
+      seconds: Math.round((Date.now() - started) / 1000),
     };
   } finally {
     for (const i of instances) {
@@ -293,8 +321,10 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
 
 /** One line per store for the docs' table. */
 export function summary(r: SoakResult): string {
-  return `${r.store} (${r.instances} instance${r.instances > 1 ? "s" : ""}): ${r.kills} kills, ${r.answered} creates answered, ${r.deliveries} deliveries, ${r.posts} POSTs (${r.repeats} repeats), ` +
-    `${r.duplicates} unrecorded at a kill (at most ${r.maxDuplicatesPerKill} per kill; bound ${r.bound}), ${r.lost} lost, ${r.seconds} s`;
+  return (
+    `${r.store} (${r.instances} instance${r.instances > 1 ? "s" : ""}): ${r.kills} kills, ${r.answered} creates answered, ${r.deliveries} deliveries, ${r.posts} POSTs (${r.repeats} repeats), ` +
+    `${r.duplicates} unrecorded at a kill (at most ${r.maxDuplicatesPerKill} per kill; bound ${r.bound}), ${r.lost} lost, ${r.seconds} s`
+  );
 }
 
 const USAGE = "usage: npm run soak -- [--store pglite|postgres|both] [--kills N] [--burst N] [--rng N] [--json FILE]";

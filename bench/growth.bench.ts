@@ -37,9 +37,23 @@ const AUTH = `Basic ${Buffer.from(`${CREDENTIALS.serviceUid}:${CREDENTIALS.secre
 
 async function start(db: string): Promise<RunningSandbox> {
   return startSandbox({
-    binding: sandboxBinding as unknown as SandboxBinding, host: "127.0.0.1", port: 0, db, cwd: process.cwd(), webhookUrls: [], signatureVersion: "2",
-    processingMs: "manual", requestedActionsPath: "/requestedActions", maxBodyBytes: 10_485_760, credentials: CREDENTIALS, signingSecret: "growth-signing",
-    deliveryTimeoutMs: 5000, retryDelaysMs: [1000], log: () => {}, metrics: false, retainDays: 0,
+    binding: sandboxBinding as unknown as SandboxBinding,
+    host: "127.0.0.1",
+    port: 0,
+    db,
+    cwd: process.cwd(),
+    webhookUrls: [],
+    signatureVersion: "2",
+    processingMs: "manual",
+    requestedActionsPath: "/requestedActions",
+    maxBodyBytes: 10_485_760,
+    credentials: CREDENTIALS,
+    signingSecret: "growth-signing",
+    deliveryTimeoutMs: 5000,
+    retryDelaysMs: [1000],
+    log: () => {},
+    metrics: false,
+    retainDays: 0,
   });
 }
 
@@ -56,7 +70,10 @@ async function fill(db: Db, rows: number): Promise<void> {
          FROM generate_series($1::int, $2::int) g`,
       args,
     );
-    await db.query(`INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) SELECT 'fill-' || g, 'verified', 'completed', 1, 'submit', ${at} FROM generate_series($1::int, $2::int) g`, args);
+    await db.query(
+      `INSERT INTO history (trace, verification_status, submission_status, attempt, trigger, at) SELECT 'fill-' || g, 'verified', 'completed', 1, 'submit', ${at} FROM generate_series($1::int, $2::int) g`,
+      args,
+    );
     await db.query(
       `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, tries, next_at, created_at, delivered_at)
        SELECT 'd-' || g, 'fill-' || g, 'http://127.0.0.1:9/webhooks', 'v5', '2', '{}', ${at}, 'delivered', 1, ${at}, ${at}, ${at} FROM generate_series($1::int, $2::int) g`,
@@ -100,12 +117,23 @@ const p99 = (times: number[]) => pct(times, 0.99);
 const p50 = (times: number[]) => pct(times, 0.5);
 
 async function call(url: string, method: string, body?: unknown): Promise<unknown> {
-  const r = await fetch(url, { method, headers: { authorization: AUTH, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const r = await fetch(url, {
+    method,
+    headers: { authorization: AUTH, ...(body ? { "content-type": "application/json" } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   if (r.status !== 200) throw new Error(`${method} ${url}: ${r.status} ${await r.text()}`);
   return r.json();
 }
 
-const person = (userId?: string) => ({ type: "individual", subType: "data", country: "AUS", name: "Growth Person", website: "https://example.com", ...(userId ? { userId } : {}) });
+const person = (userId?: string) => ({
+  type: "individual",
+  subType: "data",
+  country: "AUS",
+  name: "Growth Person",
+  website: "https://example.com",
+  ...(userId ? { userId } : {}),
+});
 
 /** One store under test: its sandbox, the traces it created, and what its requests need. */
 interface Store {
@@ -154,13 +182,15 @@ async function claim(db: Db, now: number): Promise<void> {
     if (rows.length !== 100) throw new Error(`claim found ${rows.length} rows`);
     return;
   }
-  await db.transaction(async (tx) => {
-    const rows = await claimDue(tx, now, 100, "growth-bench", now + 60_000);
-    if (rows.length !== 100) throw new Error(`claim found ${rows.length} rows`);
-    throw new RolledBack();
-  }).catch((err: unknown) => {
-    if (!(err instanceof RolledBack)) throw err;
-  });
+  await db
+    .transaction(async (tx) => {
+      const rows = await claimDue(tx, now, 100, "growth-bench", now + 60_000);
+      if (rows.length !== 100) throw new Error(`claim found ${rows.length} rows`);
+      throw new RolledBack();
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof RolledBack)) throw err;
+    });
 }
 class RolledBack extends Error {}
 
@@ -247,7 +277,10 @@ async function explainAll(large: Store): Promise<string[]> {
   for (const [text, params] of seen) {
     if (/^\s*(BEGIN|COMMIT|ROLLBACK|SELECT pg_advisory|SET |ANALYZE|TRUNCATE)/i.test(text)) continue;
     const plan = (await large.s.db.query<Row>(`EXPLAIN ${text}`, params)).map((r) => String(r["QUERY PLAN"]));
-    const scans = plan.map((l) => l.trim().replace(/^->\s*/, "")).filter((l) => /Scan|Join|Sort|Limit/.test(l)).map((l) => l.replace(/\s+\(cost=.*$/, ""));
+    const scans = plan
+      .map((l) => l.trim().replace(/^->\s*/, ""))
+      .filter((l) => /Scan|Join|Sort|Limit/.test(l))
+      .map((l) => l.replace(/\s+\(cost=.*$/, ""));
     lines.push(`${plan.some((l) => BIG_TABLES.test(l)) ? "SEQ SCAN" : "index"} | ${text.replace(/\s+/g, " ").slice(0, 110)} | ${scans.join("; ")}`);
   }
   return lines;
@@ -289,7 +322,10 @@ const verdict = (e: number, l: number) => `${(l / e).toFixed(2)} ${l / e <= BOUN
 
 export default async function run(): Promise<void> {
   const where = DB === "memory" ? "PGlite in memory" : "Postgres";
-  const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
   const started = `${new Date().toISOString().slice(0, 16)}Z, load average ${load()}`;
   const dbs = await databases();
   const stores: Store[] = [];
@@ -299,8 +335,12 @@ export default async function run(): Promise<void> {
     const figures = await measureAll([empty, large]);
     const retention = await duringRetention(large);
     const plans = DB === "memory" ? [] : await explainAll(large);
-    console.log(`\n${where}, ${ROWS.toLocaleString("en")} stored verifications (and as many history and delivered outbox rows) vs none, in one run (${started}; at the end ${load()}):`);
-    console.log(`p99 ms over ${REQUESTS} requests a figure unless marked (share), ${CONCURRENCY} in flight, ${SLICES} alternating slices; bound: large <= ${BOUND}x empty\n`);
+    console.log(
+      `\n${where}, ${ROWS.toLocaleString("en")} stored verifications (and as many history and delivered outbox rows) vs none, in one run (${started}; at the end ${load()}):`,
+    );
+    console.log(
+      `p99 ms over ${REQUESTS} requests a figure unless marked (share), ${CONCURRENCY} in flight, ${SLICES} alternating slices; bound: large <= ${BOUND}x empty\n`,
+    );
     console.log("| request | empty store p99 | large store p99 | ratio | p50 empty / large | p50 ratio |");
     console.log("|---|---:|---:|---:|---:|---:|");
     const row = (name: string, e: number[], l: number[]) =>
@@ -310,9 +350,13 @@ export default async function run(): Promise<void> {
       console.log(row(`${name}${share === 1 ? "" : ` (${Math.round(share * REQUESTS)} calls)`}`, e, l));
     }
     console.log(row("create + GET during a retention sweep (large store: without / during)", retention.without, retention.during));
-    console.log(`\nretention removed ${retention.removed.toLocaleString("en")} old verifications and deliveries while the requests ran (${retention.seconds.toFixed(1)} s of alternating slices)`);
+    console.log(
+      `\nretention removed ${retention.removed.toLocaleString("en")} old verifications and deliveries while the requests ran (${retention.seconds.toFixed(1)} s of alternating slices)`,
+    );
     if (plans.length) {
-      console.log(`\nEXPLAIN of every statement the requests ran, on the large store (${plans.filter((p) => p.startsWith("SEQ")).length} with a sequential scan of a big table):\n`);
+      console.log(
+        `\nEXPLAIN of every statement the requests ran, on the large store (${plans.filter((p) => p.startsWith("SEQ")).length} with a sequential scan of a big table):\n`,
+      );
       for (const line of plans) console.log(line);
     }
   } finally {

@@ -22,13 +22,17 @@ const AUTH = `Basic ${Buffer.from("bench-uid:bench-secret").toString("base64")}`
 const MB = 1024 * 1024;
 const individual = (extra: string) => `{"type":"individual","subType":"data","country":"AUS","name":"Hostile Person","website":"https://example.com"${extra}}`;
 /** The sandbox's default body limit, as spec/sandbox.yaml states it. */
-const DEFAULT_LIMIT = (parse(readFileSync(new URL("../spec/sandbox.yaml", import.meta.url), "utf8")) as { choices: { requestSize: { maxBodyBytes: number } } }).choices.requestSize.maxBodyBytes;
+const DEFAULT_LIMIT = (parse(readFileSync(new URL("../spec/sandbox.yaml", import.meta.url), "utf8")) as { choices: { requestSize: { maxBodyBytes: number } } })
+  .choices.requestSize.maxBodyBytes;
 const LIMIT = Number(process.env.BENCH_MAX_BODY ?? DEFAULT_LIMIT);
 const mib = (bytes: number) => `${(bytes / MB).toFixed(bytes % MB === 0 ? 0 : 1)} MiB`;
 /** Room for the JSON around a filled value. */
 const ROOM = 400;
 /** An incompressible string of n characters (base64 of random bytes: a document's content). */
-const incompressible = (n: number) => randomBytes(Math.ceil((n * 3) / 4)).toString("base64").slice(0, n);
+const incompressible = (n: number) =>
+  randomBytes(Math.ceil((n * 3) / 4))
+    .toString("base64")
+    .slice(0, n);
 
 /** The hostile bodies (name, path, content type, body), each filling `limit` bytes, and one over it. */
 function cases(limit: number): ReadonlyArray<readonly [string, string, string, () => string]> {
@@ -39,14 +43,49 @@ function cases(limit: number): ReadonlyArray<readonly [string, string, string, (
   const depth = Math.floor(limit / 2);
   return [
     [`${L}, ${tags.toLocaleString("en-US")} invalid tags`, "/v5/verifications", "application/json", () => individual(`,"tags":[${"1,".repeat(tags - 1)}1]`)],
-    [`${arrays.toLocaleString("en-US")} arrays of 1,000 items (${L})`, "/v5/verifications", "application/json", () => individual(`,"documents":[${Array(arrays).fill(`[${"1,".repeat(999)}1]`).join(",")}]`)],
-    [`an object of ${keys.toLocaleString("en-US")} keys (${L})`, "/v5/verifications", "application/json", () => individual(`,"identifiers":{${Array.from({ length: keys }, (_, i) => `"k${i}":1`).join(",")}}`.slice(0, limit - 2) + "}}")],
+    [
+      `${arrays.toLocaleString("en-US")} arrays of 1,000 items (${L})`,
+      "/v5/verifications",
+      "application/json",
+      () =>
+        individual(
+          `,"documents":[${Array(arrays)
+            .fill(`[${"1,".repeat(999)}1]`)
+            .join(",")}]`,
+        ),
+    ],
+    [
+      `an object of ${keys.toLocaleString("en-US")} keys (${L})`,
+      "/v5/verifications",
+      "application/json",
+      () => individual(`,"identifiers":{${Array.from({ length: keys }, (_, i) => `"k${i}":1`).join(",")}}`.slice(0, limit - 2) + "}}"),
+    ],
     [`${depth.toLocaleString("en-US")} levels of nesting (${L})`, "/v5/verifications", "application/json", () => `${"[".repeat(depth)}${"]".repeat(depth)}`],
-    [`${L} of form fields`, "/_form/00000000-0000-4000-8000-000000000000", "application/x-www-form-urlencoded", () => "a=1&".repeat(Math.floor((limit - 10) / 4))],
-    [`a valid string of half the limit (stored)`, "/v5/verifications", "application/json", () => individual(`,"inputRisk":"${"x".repeat(Math.floor(limit / 2) - ROOM)}"`)],
+    [
+      `${L} of form fields`,
+      "/_form/00000000-0000-4000-8000-000000000000",
+      "application/x-www-form-urlencoded",
+      () => "a=1&".repeat(Math.floor((limit - 10) / 4)),
+    ],
+    [
+      `a valid string of half the limit (stored)`,
+      "/v5/verifications",
+      "application/json",
+      () => individual(`,"inputRisk":"${"x".repeat(Math.floor(limit / 2) - ROOM)}"`),
+    ],
     [`a valid string filling the limit (stored)`, "/v5/verifications", "application/json", () => individual(`,"inputRisk":"${"x".repeat(limit - ROOM)}"`)],
-    [`a string of \\u escapes filling the limit (stored)`, "/v5/verifications", "application/json", () => individual(`,"inputRisk":"${"\\u00e9".repeat(Math.floor((limit - ROOM) / 6))}"`)],
-    [`an incompressible string filling the limit (random base64, stored)`, "/v5/verifications", "application/json", () => individual(`,"inputRisk":"${incompressible(limit - ROOM)}"`)],
+    [
+      `a string of \\u escapes filling the limit (stored)`,
+      "/v5/verifications",
+      "application/json",
+      () => individual(`,"inputRisk":"${"\\u00e9".repeat(Math.floor((limit - ROOM) / 6))}"`),
+    ],
+    [
+      `an incompressible string filling the limit (random base64, stored)`,
+      "/v5/verifications",
+      "application/json",
+      () => individual(`,"inputRisk":"${incompressible(limit - ROOM)}"`),
+    ],
     [`10 MiB declared, over the limit`, "/v5/verifications", "application/json", () => individual(`,"inputRisk":"${"x".repeat(10 * MB - ROOM)}"`)],
   ];
 }
@@ -62,18 +101,23 @@ function send(base: string, method: string, path: string, body?: string, type = 
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let answered = false;
-    const req = httpRequest(`${base}${path}`, { method, agent, headers: { authorization: AUTH, ...(body !== undefined ? { "content-type": type, "content-length": Buffer.byteLength(body) } : {}) } }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = httpRequest(
+      `${base}${path}`,
+      { method, agent, headers: { authorization: AUTH, ...(body !== undefined ? { "content-type": type, "content-length": Buffer.byteLength(body) } : {}) } },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
     // A body refused before it is read in full is answered, then its connection closed: the rest of the write fails (EPIPE), the answer stands.
     req.on("error", (err: NodeJS.ErrnoException) => {
       if (answered) return;
       // The sandbox answered and closed before the client finished writing, and the client saw the error first.
-      if (err.code === "EPIPE" || err.code === "ECONNRESET") resolve({ status: 0, ms: performance.now() - started, text: `"code":"${err.code.toLowerCase()}"` });
+      if (err.code === "EPIPE" || err.code === "ECONNRESET")
+        resolve({ status: 0, ms: performance.now() - started, text: `"code":"${err.code.toLowerCase()}"` });
       else reject(err);
     });
     req.end(body);
@@ -89,7 +133,9 @@ function highWaterMb(pid: number): number {
 async function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
   const limit = process.env.BENCH_MAX_BODY === undefined ? [] : ["--max-body", String(LIMIT)];
   const child = spawn(process.execPath, ["bin/verispec.js", "sandbox", "--port", "0", "--db", "memory", "--processing-ms", "manual", ...limit], {
-    cwd: ROOT, env: { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: "bench-uid", VERISPEC_SANDBOX_SECRET: "bench-secret", VERISPEC_SIGNING_SECRET: "bench-signing-key" }, stdio: ["ignore", "pipe", "pipe"],
+    cwd: ROOT,
+    env: { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: "bench-uid", VERISPEC_SANDBOX_SECRET: "bench-secret", VERISPEC_SIGNING_SECRET: "bench-signing-key" },
+    stdio: ["ignore", "pipe", "pipe"],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -154,18 +200,23 @@ export default async function run(): Promise<void> {
   try {
     // Warm-up: the code paths of a create and a read run hot before the high-water mark is taken.
     let trace = "";
-    for (let i = 0; i < 300; i++) trace = (JSON.parse((await send(url, "POST", "/v5/verifications", individual(`,"tags":["warm:${i}"]`))).text) as { trace: string }).trace;
+    for (let i = 0; i < 300; i++)
+      trace = (JSON.parse((await send(url, "POST", "/v5/verifications", individual(`,"tags":["warm:${i}"]`))).text) as { trace: string }).trace;
     for (let i = 0; i < 100; i++) await send(url, "GET", `/v5/verifications/${trace}`);
     await new Promise((r) => setTimeout(r, 1000));
     const base = highWaterMb(child.pid!);
-    console.log(`sandbox (bin/verispec.js, --db memory, body limit ${LIMIT.toLocaleString("en-US")} bytes): high-water mark after start and warm-up ${base.toFixed(0)} MB\n`);
+    console.log(
+      `sandbox (bin/verispec.js, --db memory, body limit ${LIMIT.toLocaleString("en-US")} bytes): high-water mark after start and warm-up ${base.toFixed(0)} MB\n`,
+    );
     console.log("| hostile body | answer | answered in | peak (over the start's high-water mark; negative: below it) | other client: requests, p50 / max |");
     console.log("|---|---|---|---|---|");
     // The peer: the other client alone, for as long as a hostile body takes, on the same machine in the same run.
     const alone = otherClient(url, trace);
     await new Promise((r) => setTimeout(r, 2000));
     const idle = (await alone.stop()).sort((a, b) => a - b);
-    console.log(`| (none: the other client alone, 2 s) | | | | ${idle.length}, ${idle[Math.floor(idle.length / 2)]!.toFixed(1)} / ${idle.at(-1)!.toFixed(1)} ms |`);
+    console.log(
+      `| (none: the other client alone, 2 s) | | | | ${idle.length}, ${idle[Math.floor(idle.length / 2)]!.toFixed(1)} / ${idle.at(-1)!.toFixed(1)} ms |`,
+    );
     let worstMb = 0;
     let worstMs = 0;
     for (const [name, path, type, make] of cases(LIMIT)) {
@@ -183,10 +234,16 @@ export default async function run(): Promise<void> {
       worstMb = Math.max(worstMb, over);
       worstMs = Math.max(worstMs, latencies.at(-1)!);
       const code = /"(?:code|type)":"([a-z_]+)"/.exec(answer.text)?.[1] ?? "";
-      console.log(`| ${name} | ${answer.status} ${code} | ${answer.ms.toFixed(0)} ms | ${peak.toFixed(0)} MB (${over >= 0 ? "+" : ""}${over.toFixed(1)}) | ${latencies.length}, ${latencies[Math.floor(latencies.length / 2)]!.toFixed(1)} / ${latencies.at(-1)!.toFixed(1)} ms |`);
+      console.log(
+        `| ${name} | ${answer.status} ${code} | ${answer.ms.toFixed(0)} ms | ${peak.toFixed(0)} MB (${over >= 0 ? "+" : ""}${over.toFixed(1)}) | ${latencies.length}, ${latencies[Math.floor(latencies.length / 2)]!.toFixed(1)} / ${latencies.at(-1)!.toFixed(1)} ms |`,
+      );
       if (answer.status >= 500) throw new Error(`${name}: answered ${answer.status}`);
     }
-    console.log(`\nworst: ${worstMb.toFixed(1)} MB over the high-water mark (goal at most 64), the other client's slowest answer ${worstMs.toFixed(1)} ms (goal within 100; alone: ${idle.at(-1)!.toFixed(1)} ms), load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+    console.log(
+      `\nworst: ${worstMb.toFixed(1)} MB over the high-water mark (goal at most 64), the other client's slowest answer ${worstMs.toFixed(1)} ms (goal within 100; alone: ${idle.at(-1)!.toFixed(1)} ms), load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
     if (worstMb > 64 || worstMs > 100) process.exitCode = 1;
   } finally {
     agent.destroy();

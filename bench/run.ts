@@ -81,7 +81,11 @@ async function main(): Promise<void> {
   const runs: SuiteResult[][] = [];
   for (let r = 0; r < args.repeat; r++) {
     const log = (line: string) => process.stderr.write(`[run ${r + 1}/${args.repeat}] ${line}\n`);
-    conditions.push(`${args.cpu ? "CPU time, " : ""}node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? "unknown CPU"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start, ${new Date().toISOString().slice(0, 16)}Z`);
+    conditions.push(
+      `${args.cpu ? "CPU time, " : ""}node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? "unknown CPU"}), load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")} at the start, ${new Date().toISOString().slice(0, 16)}Z`,
+    );
     runs.push(runOnce(measured, { rounds: args.rounds, seed: r + 1, instructions: args.instructions, log }));
   }
 
@@ -97,13 +101,24 @@ async function main(): Promise<void> {
     console.log("| figure | runs | difference |", "\n|---|---|---|");
     for (const a of rows) {
       const values = a.label.includes(" ms over ") ? a.values.map((v) => `${v.toFixed(1)} ms`) : a.values.map((v) => `${v.toFixed(2)}x`);
-      console.log(`| ${a.label} | ${values.join(" / ")} | ${(a.difference * 100).toFixed(1)}%${a.difference > AGREEMENT && !a.label.includes(" ms over ") ? " (over 10%)" : ""} |`);
+      console.log(
+        `| ${a.label} | ${values.join(" / ")} | ${(a.difference * 100).toFixed(1)}%${a.difference > AGREEMENT && !a.label.includes(" ms over ") ? " (over 10%)" : ""} |`,
+      );
     }
-    console.log(`\n${disagree.length === 0 ? `every ratio agreed within ${AGREEMENT * 100}%` : `${disagree.length} of ${ratios.length} ratios differ by more than ${AGREEMENT * 100}%`} (largest ${((ratios[0]?.difference ?? 0) * 100).toFixed(1)}%)`);
+    console.log(
+      `\n${disagree.length === 0 ? `every ratio agreed within ${AGREEMENT * 100}%` : `${disagree.length} of ${ratios.length} ratios differ by more than ${AGREEMENT * 100}%`} (largest ${((ratios[0]?.difference ?? 0) * 100).toFixed(1)}%)`,
+    );
     if (disagree.length > 0) process.exitCode = 1;
   }
   if (args.json) {
-    const plain = runs.map((run) => run.map((r) => ({ suite: r.suite.id, raw: Object.fromEntries(r.raw), figures: r.figures, instructions: r.instructions ? Object.fromEntries(r.instructions) : undefined })));
+    const plain = runs.map((run) =>
+      run.map((r) => ({
+        suite: r.suite.id,
+        raw: Object.fromEntries(r.raw),
+        figures: r.figures,
+        instructions: r.instructions ? Object.fromEntries(r.instructions) : undefined,
+      })),
+    );
     writeFileSync(args.json, `${JSON.stringify({ conditions, rounds: args.rounds, runs: plain }, null, 1)}\n`);
   }
 }

@@ -51,7 +51,12 @@ interface Figures {
   readonly other: number;
 }
 
-function startChild(command: string, args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+function startChild(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let started = false;
@@ -86,25 +91,39 @@ async function load(name: string, url: string, onBody?: (status: number, body: s
   const started = performance.now();
   let lastAnswer = started;
   let instance!: autocannon.Instance;
-  const done = new Promise<autocannon.Result>((resolve, reject) => (instance = autocannon({
-    url: `${url}/v5/verifications`,
-    connections: CONNECTIONS,
-    amount,
-    method: "POST",
-    headers: { authorization: AUTH, "content-type": "application/json" },
-    body: BODY,
-    ...(onBody ? { requests: [{ method: "POST", onResponse: (status: number, body: string) => onBody(status, body) }] } : {}),
-  } as autocannon.Options, (err, result) => (err ? reject(err) : resolve(result)))));
+  const done = new Promise<autocannon.Result>(
+    (resolve, reject) =>
+      (instance = autocannon(
+        {
+          url: `${url}/v5/verifications`,
+          connections: CONNECTIONS,
+          amount,
+          method: "POST",
+          headers: { authorization: AUTH, "content-type": "application/json" },
+          body: BODY,
+          ...(onBody ? { requests: [{ method: "POST", onResponse: (status: number, body: string) => onBody(status, body) }] } : {}),
+        } as autocannon.Options,
+        (err, result) => (err ? reject(err) : resolve(result)),
+      )),
+  );
   instance.on("response", () => (lastAnswer = performance.now()));
   const result = await done;
   const codes = result.statusCodeStats as unknown as Record<string, { count: number }>;
-  const count = (pred: (code: number) => boolean) => Object.entries(codes).filter(([c]) => pred(Number(c))).reduce((n, [, v]) => n + v.count, 0);
+  const count = (pred: (code: number) => boolean) =>
+    Object.entries(codes)
+      .filter(([c]) => pred(Number(c)))
+      .reduce((n, [, v]) => n + v.count, 0);
   return {
     // Requests over the time from the start to the last answer. Not autocannon's figures: requests.average
     // is a mean of whole-second buckets, and with `amount` its `duration` ends at the next one-second tick
     // after the last answer (a 4.1 s run reads as 5.02 s), which understates the shorter runs most.
-    name, rps: result.requests.total / ((lastAnswer - started) / 1000), p50: result.latency.p50, p99: result.latency.p99,
-    ok: count((c) => c === 200), fiveXX: count((c) => c >= 500), other: count((c) => c !== 200 && c < 500) + result.errors + result.timeouts,
+    name,
+    rps: result.requests.total / ((lastAnswer - started) / 1000),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: count((c) => c === 200),
+    fiveXX: count((c) => c >= 500),
+    other: count((c) => c !== 200 && c < 500) + result.errors + result.timeouts,
   };
 }
 
@@ -138,11 +157,27 @@ type SandboxVariant = "sandbox" | "json" | "off";
 /** Starts a sandbox variant sending its webhooks to `receiver`: the CLI (text or JSON logs, metrics on), or the package API (both off). */
 function startSandbox(variant: SandboxVariant, receiver: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   if (variant === "off") {
-    return startChild(process.execPath, ["--import", "tsx", "bench/lib/sandbox-api.ts", receiver, CREDENTIALS.uid, CREDENTIALS.secret, CREDENTIALS.signing], /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    return startChild(
+      process.execPath,
+      ["--import", "tsx", "bench/lib/sandbox-api.ts", receiver, CREDENTIALS.uid, CREDENTIALS.secret, CREDENTIALS.signing],
+      /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    );
   }
   return startChild(
     process.execPath,
-    ["bin/verispec.js", "sandbox", "--port", "0", "--db", "memory", "--processing-ms", "manual", "--webhook-url", receiver, ...(variant === "json" ? ["--log-format", "json"] : [])],
+    [
+      "bin/verispec.js",
+      "sandbox",
+      "--port",
+      "0",
+      "--db",
+      "memory",
+      "--processing-ms",
+      "manual",
+      "--webhook-url",
+      receiver,
+      ...(variant === "json" ? ["--log-format", "json"] : []),
+    ],
     /verispec sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/,
     { VERISPEC_SANDBOX_SERVICE_UID: CREDENTIALS.uid, VERISPEC_SANDBOX_SECRET: CREDENTIALS.secret, VERISPEC_SIGNING_SECRET: CREDENTIALS.signing },
   );
@@ -165,12 +200,18 @@ async function measureSandbox(variant: SandboxVariant): Promise<Checked> {
     // Every 200 is a stored verification: read each back (50 at a time).
     let stored = 0;
     for (let i = 0; i < traces.length; i += 50) {
-      const got = await Promise.all(traces.slice(i, i + 50).map((t) => fetch(`${url}/v5/verifications/${t}`, { headers: { authorization: AUTH } }).then((r) => r.status)));
+      const got = await Promise.all(
+        traces.slice(i, i + 50).map((t) => fetch(`${url}/v5/verifications/${t}`, { headers: { authorization: AUTH } }).then((r) => r.status)),
+      );
       stored += got.filter((s) => s === 200).length;
     }
     const distinct = new Set(traces).size;
     const passed = figures.fiveXX === 0 && distinct === traces.length && stored === traces.length && delivered && once;
-    return { ...figures, passed, checks: `${traces.length} answered 200, ${distinct} distinct traces, ${stored} stored, initial webhooks all received: ${delivered}, exactly one each: ${once}` };
+    return {
+      ...figures,
+      passed,
+      checks: `${traces.length} answered 200, ${distinct} distinct traces, ${stored} stored, initial webhooks all received: ${delivered}, exactly one each: ${once}`,
+    };
   } finally {
     await stopChild(sandbox);
     receiver.close();
@@ -182,9 +223,23 @@ const WEBHOOK_TEXT = readFileSync(fileURLToPath(new URL("../test/fixtures/payloa
 
 /** The store alone (bench/lib/store-alone.ts): the statements of a create in the same group commit, no HTTP. */
 async function measureStore(): Promise<Checked> {
-  const out = execFileSync(process.execPath, ["--import", "tsx", "bench/lib/store-alone.ts", String(WARM_UP), String(AMOUNT), String(CONNECTIONS), BODY, WEBHOOK_TEXT], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 20 });
+  const out = execFileSync(
+    process.execPath,
+    ["--import", "tsx", "bench/lib/store-alone.ts", String(WARM_UP), String(AMOUNT), String(CONNECTIONS), BODY, WEBHOOK_TEXT],
+    { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 20 },
+  );
   const r = JSON.parse(out.trim().split("\n").at(-1)!) as { rps: number; p50: number; p99: number; ok: number; passed: boolean; checks: string };
-  return { name: SERVERS.store, rps: r.rps, p50: r.p50, p99: r.p99, ok: r.ok, fiveXX: 0, other: AMOUNT - r.ok, passed: r.passed, checks: `store alone: ${r.checks}` };
+  return {
+    name: SERVERS.store,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    ok: r.ok,
+    fiveXX: 0,
+    other: AMOUNT - r.ok,
+    passed: r.passed,
+    checks: `store alone: ${r.checks}`,
+  };
 }
 
 /** A bare node:http server answering the same bytes, in its own process like the others. */
@@ -203,7 +258,11 @@ require("node:http").createServer((q,s)=>{q.resume();q.on("end",()=>{s.writeHead
 /** Prism, as `npm run mock` runs it. */
 async function measurePrism(): Promise<Figures> {
   const prismBin = fileURLToPath(new URL("../node_modules/.bin/prism", import.meta.url));
-  const prism = await startChild(prismBin, ["mock", "--host", "127.0.0.1", "--port", "4019", "generated/openapi.json"], /Prism is listening on (http:\/\/127\.0\.0\.1:4019)/);
+  const prism = await startChild(
+    prismBin,
+    ["mock", "--host", "127.0.0.1", "--port", "4019", "generated/openapi.json"],
+    /Prism is listening on (http:\/\/127\.0\.0\.1:4019)/,
+  );
   try {
     await load("warm-up", prism.match[1]!, undefined, WARM_UP);
     return await load(SERVERS.prism, prism.match[1]!);
@@ -222,7 +281,12 @@ const SERVERS = {
 } as const;
 type Server = keyof typeof SERVERS;
 const MEASURE: Record<Server, () => Promise<Figures>> = {
-  sandbox: () => measureSandbox("sandbox"), json: () => measureSandbox("json"), off: () => measureSandbox("off"), store: measureStore, bare: measureBare, prism: measurePrism,
+  sandbox: () => measureSandbox("sandbox"),
+  json: () => measureSandbox("json"),
+  off: () => measureSandbox("off"),
+  store: measureStore,
+  bare: measureBare,
+  prism: measurePrism,
 };
 
 const isChecked = (f: Figures): f is Checked => "checks" in f;
@@ -247,7 +311,9 @@ export default async function run(): Promise<void> {
   const order: Server[] = (["sandbox", "store", "json", "off", "bare", "prism"] as const).filter((s) => !only || only.includes(s));
   const rounds: Partial<Record<Server, Figures>>[] = [];
   let allPassed = true;
-  const load0 = loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load0 = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
   const startedAt = new Date().toISOString().slice(0, 16);
   for (let r = 0; r < ROUNDS; r++) {
     const round: Partial<Record<Server, Figures>> = {};
@@ -265,11 +331,17 @@ export default async function run(): Promise<void> {
         console.log(`round ${r + 1}: ${SERVERS[server]} not measured: ${(err as Error).message.split("\n")[0]}`);
       }
     }
-    console.log(`round ${r + 1}: ${order.map((s) => `${s} ${round[s]?.rps.toFixed(0) ?? "-"}/s p99 ${round[s]?.p99.toFixed(0) ?? "-"}`).join(", ")} (load average ${loadavg()[0]!.toFixed(2)})`);
+    console.log(
+      `round ${r + 1}: ${order.map((s) => `${s} ${round[s]?.rps.toFixed(0) ?? "-"}/s p99 ${round[s]?.p99.toFixed(0) ?? "-"}`).join(", ")} (load average ${loadavg()[0]!.toFixed(2)})`,
+    );
     rounds.push(round);
   }
 
-  console.log(`\n${AMOUNT} creates, ${CONNECTIONS} connections, 127.0.0.1, ${ROUNDS} rounds from ${startedAt}Z: medians over the rounds (lowest-highest); load average ${load0} at the start, ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the end\n`);
+  console.log(
+    `\n${AMOUNT} creates, ${CONNECTIONS} connections, 127.0.0.1, ${ROUNDS} rounds from ${startedAt}Z: medians over the rounds (lowest-highest); load average ${load0} at the start, ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} at the end\n`,
+  );
   console.log("| server | creates/s | p50 ms | p99 ms | 200 | 5xx | other | sandbox / this (per round) |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
   const ratios = (server: Server) => rounds.filter((r) => r[server] && r.sandbox).map((r) => r.sandbox!.rps / r[server]!.rps);
@@ -279,14 +351,24 @@ export default async function run(): Promise<void> {
     const sum = (k: "ok" | "fiveXX" | "other") => fs.reduce((n, f) => n + f[k], 0);
     const ratio = server === "sandbox" ? "1" : ratios(server).length ? `${median(ratios(server)).toFixed(2)} (${range(ratios(server), 2)})` : "-";
     const ms = (xs: number[]) => median(xs).toFixed(1);
-    console.log(`| ${SERVERS[server]} | ${median(fs.map((f) => f.rps)).toFixed(0)} (${range(fs.map((f) => f.rps), 0)}) | ${ms(fs.map((f) => f.p50))} | ${ms(fs.map((f) => f.p99))} (${range(fs.map((f) => f.p99), 0)}) | ${sum("ok")} | ${sum("fiveXX")} | ${sum("other")} | ${ratio} |`);
+    console.log(
+      `| ${SERVERS[server]} | ${median(fs.map((f) => f.rps)).toFixed(0)} (${range(
+        fs.map((f) => f.rps),
+        0,
+      )}) | ${ms(fs.map((f) => f.p50))} | ${ms(fs.map((f) => f.p99))} (${range(
+        fs.map((f) => f.p99),
+        0,
+      )}) | ${sum("ok")} | ${sum("fiveXX")} | ${sum("other")} | ${ratio} |`,
+    );
   }
   console.log("");
   for (const g of goals(rounds)) {
     if (!g.values.length) continue;
     const m = median(g.values);
     const met = g.atLeast ? m >= g.bound : m <= g.bound;
-    console.log(`goal: ${g.label} ${g.atLeast ? ">=" : "<="} ${g.bound}${g.unit}: ${met ? "met" : "NOT met"} (${m.toFixed(2)}${g.unit}, rounds ${range(g.values, 2)})`);
+    console.log(
+      `goal: ${g.label} ${g.atLeast ? ">=" : "<="} ${g.bound}${g.unit}: ${met ? "met" : "NOT met"} (${m.toFixed(2)}${g.unit}, rounds ${range(g.values, 2)})`,
+    );
   }
   console.log(`checks: ${allPassed ? "every round passed" : "FAILED in a round (see above)"}`);
   if (!allPassed) process.exitCode = 1;

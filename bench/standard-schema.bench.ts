@@ -8,7 +8,13 @@
 import type { Batch, ThroughputSuite } from "./lib/suite.js";
 import { trustValid } from "./validators.bench.js";
 
-const trustInvalid = { ...trustValid, name: "n".repeat(200), website: "", identifiers: { abn: "123" }, documents: [{ ...trustValid.documents[0]!, source: "url", data: "https://x.example/d.pdf" }] };
+const trustInvalid = {
+  ...trustValid,
+  name: "n".repeat(200),
+  website: "",
+  identifiers: { abn: "123" },
+  documents: [{ ...trustValid.documents[0]!, source: "url", data: "https://x.example/d.pdf" }],
+};
 const PAYLOADS: Readonly<Record<string, { label: string; data: unknown }>> = {
   "trust-valid": { label: "v5 trust, valid", data: trustValid },
   "trust-invalid": { label: "v5 trust, invalid (4 errors)", data: trustInvalid },

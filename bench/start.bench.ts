@@ -93,7 +93,11 @@ function start(kind: Kind, dirs: { scratch: string; existing: string }, round: n
 
 export default async function run(): Promise<void> {
   if (!distIsCurrent()) build();
-  console.log(`${new Date().toISOString().slice(0, 16)}Z, load average at the start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `${new Date().toISOString().slice(0, 16)}Z, load average at the start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   const scratch = mkdtempSync(join(tmpdir(), "verispec-start-bench-"));
   const existing = join(scratch, "existing");
   try {
@@ -113,14 +117,22 @@ export default async function run(): Promise<void> {
     for (const kind of KINDS) {
       const ms = rounds.map((r) => r[kind]);
       const ratios = rounds.map((r) => r[kind] / r.prism);
-      console.log(`| ${kind === "prism" ? "Prism mock" : kind === "in-process" ? "startSandbox() in-process" : `sandbox --db ${kind}`} | ${median(ms).toFixed(0)} (${range(ms, 0)}) | ${kind === "prism" ? "1" : `${median(ratios).toFixed(2)} (${range(ratios, 2)})`} |`);
+      console.log(
+        `| ${kind === "prism" ? "Prism mock" : kind === "in-process" ? "startSandbox() in-process" : `sandbox --db ${kind}`} | ${median(ms).toFixed(0)} (${range(ms, 0)}) | ${kind === "prism" ? "1" : `${median(ratios).toFixed(2)} (${range(ratios, 2)})`} |`,
+      );
     }
     console.log(`\nin-process, a second start in the same process: ${median(secondStarts).toFixed(0)} ms (${range(secondStarts, 0)})`);
     for (const kind of GOAL_KINDS) {
       const ratio = median(rounds.map((r) => r[kind] / r.prism));
-      console.log(`goal: ${kind === "in-process" ? "in-process startSandbox()" : `--db ${kind}`} ready in <= ${GOAL}x Prism's time: ${ratio <= GOAL ? "met" : "NOT met"} (${ratio.toFixed(2)}x)`);
+      console.log(
+        `goal: ${kind === "in-process" ? "in-process startSandbox()" : `--db ${kind}`} ready in <= ${GOAL}x Prism's time: ${ratio <= GOAL ? "met" : "NOT met"} (${ratio.toFixed(2)}x)`,
+      );
     }
-    console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -30,9 +30,8 @@ export const parts: ThroughputSuite = {
   async load(payload, impl): Promise<Batch> {
     const data = PAYLOADS[payload]?.data;
     if (data === undefined) throw new Error(`unknown payload ${payload}`);
-    const check = impl === "verispec"
-      ? (await import("../generated/validators/v5.VerificationCreateRequest.js")).validateV5VerificationCreateRequest
-      : typebox(tTrust);
+    const check =
+      impl === "verispec" ? (await import("../generated/validators/v5.VerificationCreateRequest.js")).validateV5VerificationCreateRequest : typebox(tTrust);
     const valid = (r: unknown) => (impl === "verispec" ? (r as { valid: boolean }).valid : r === 0);
     if (!valid(check(data))) throw new Error(`${impl} rejects ${payload}`);
     return (n) => {

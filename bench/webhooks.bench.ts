@@ -121,7 +121,10 @@ async function operation(impl: string, rawBody: Buffer, now: number): Promise<()
       return () => createHmac("sha256", SECRET).update(rawBody).digest().length + (JSON.parse(rawBody.toString("utf8")) as { attempt: number }).attempt;
     case "floor-replay":
       // The floor plus the delivery identity every accepted webhook needs (SHA-256 of the bytes, the replay key).
-      return () => createHmac("sha256", SECRET).update(rawBody).digest().length + hash("sha256", rawBody, "hex").length + (JSON.parse(rawBody.toString("utf8")) as { attempt: number }).attempt;
+      return () =>
+        createHmac("sha256", SECRET).update(rawBody).digest().length +
+        hash("sha256", rawBody, "hex").length +
+        (JSON.parse(rawBody.toString("utf8")) as { attempt: number }).attempt;
     case "hmac":
       return () => createHmac("sha256", SECRET).update(rawBody).digest().length;
     case "standardwebhooks": {

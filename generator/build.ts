@@ -30,7 +30,11 @@ export function inputsHash(root = PACKAGE_ROOT): string {
   const hash = createHash("sha256");
   for (const input of INPUTS) {
     const files = statSync(join(root, input)).isDirectory() ? filesUnder(join(root, input), { skipDirs: ["docs"] }).map((f) => `${input}/${f}`) : [input];
-    for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update("\0");
+    for (const file of files)
+      hash
+        .update(`${file}\0`)
+        .update(readFileSync(join(root, file)))
+        .update("\0");
   }
   return hash.digest("hex");
 }

@@ -35,7 +35,11 @@ export const CATALOG = {
   VS301: { name: "unknown-country", found: "the country {value}", expected: "an ISO 3166-1 alpha-3 code of iso3166Alpha3" },
   VS302: { name: "unknown-message", found: "the message {value}", expected: "a message of errors.yaml (observed or verispec): {choices}" },
   VS303: { name: "unknown-rule", found: "the rule {value}", expected: "a rule of rules.yaml: {choices}" },
-  VS304: { name: "unknown-shape", found: "the shape {value}", expected: "a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml" },
+  VS304: {
+    name: "unknown-shape",
+    found: "the shape {value}",
+    expected: "a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml",
+  },
   VS305: { name: "unknown-field-set", found: "the field set {value}", expected: "a field set of fieldsets.yaml: {choices}" },
   VS306: { name: "unknown-status", found: "the status {value}", expected: "{allowed}a verification status: {choices}" },
   VS307: { name: "unknown-outcome", found: "the outcome {value}", expected: "an outcome of `outcomes`: {choices}" },
@@ -64,23 +68,60 @@ export const CATALOG = {
   VS410: { name: "field-twice", found: "the field {field} both in the table and in an included field set", expected: "each field once" },
   VS411: { name: "duplicate-schema-id", found: "the id {id} both as an entity request and as a shape", expected: "each schema id once" },
   VS412: { name: "interface-without-kind", found: "the interface {interface} with no entity kind", expected: "an interface that some entity kind declares" },
-  VS413: { name: "metadata-version-mismatch", found: "{value} while the envelope's metadata_version is {envelope}", expected: "the same version in both places" },
+  VS413: {
+    name: "metadata-version-mismatch",
+    found: "{value} while the envelope's metadata_version is {envelope}",
+    expected: "the same version in both places",
+  },
   VS414: { name: "webhook-tolerance", found: "{value}", expected: "the name of a limit of limits.yaml with `ms`" },
   VS415: { name: "path-parameters", found: "path parameters [{declared}] for the path {path}", expected: "exactly the parameters of the path: [{inPath}]" },
   VS416: { name: "client-name-twice", found: "the client name {client} also used by {other}", expected: "a client name used once" },
-  VS417: { name: "credentials-missing", found: "an `auth: body` request without {field}", expected: "the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)" },
-  VS418: { name: "no-locking-status", found: "no submission status with `locksResubmission: true`", expected: "the submission status that locks resubmission (the service's specification, section 3)" },
+  VS417: {
+    name: "credentials-missing",
+    found: "an `auth: body` request without {field}",
+    expected: "the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)",
+  },
+  VS418: {
+    name: "no-locking-status",
+    found: "no submission status with `locksResubmission: true`",
+    expected: "the submission status that locks resubmission (the service's specification, section 3)",
+  },
   VS419: { name: "webhook-payload-formats", found: "payloads {found}", expected: "a `v5` and an `older` payload" },
   VS422: { name: "missing-required-name", found: "no `{name}` here", expected: "`{name}`: {why}" },
-  VS430: { name: "condition-form", found: "a condition with {keys}", expected: "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present" },
+  VS430: {
+    name: "condition-form",
+    found: "a condition with {keys}",
+    expected: "exactly one of all, any, not, ref, or field with exactly one of equals, notEquals, below, atLeast, present",
+  },
   VS431: { name: "duplicate-transition-id", found: "a second transition {value}", expected: "a transition id used once" },
   VS432: { name: "condition-cycle", found: "the condition {value} refers to itself", expected: "conditions without cycles" },
   VS433: { name: "sandbox-needs", found: "no {what} `{name}`", expected: "{what} `{name}`: the sandbox {why}" },
-  VS434: { name: "prose-disagrees", found: "the text {quote} stating {claim}", expected: "{truth}, as {source} holds (the data governs: change the text with it, or leave the number out of the text)" },
-  VS436: { name: "lock-status-disagrees", found: "the lock transition setting submissionStatus {value}", expected: "the submission status with `locksResubmission: true`: {locking}" },
-  VS435: { name: "condition-text-disagrees", found: "the condition text {value}", expected: "the text of the condition `{ref}` it names in `when`: {text} (or no `condition`: it is taken from there)" },
-  VS437: { name: "presence-unstated", found: "an object the service sends without `presence`", expected: "`presence:` on every object of an answer or a webhook payload (its `required: true` fields are always present; `unknown:` says which presence is not shown)" },
-  VS438: { name: "presence-not-shown-unstated", found: "fields whose presence is not shown ({fields}) and no `presence.unknown`", expected: "`presence.unknown`: the sentence saying that the service's specification does not show whether they are always present" },
+  VS434: {
+    name: "prose-disagrees",
+    found: "the text {quote} stating {claim}",
+    expected: "{truth}, as {source} holds (the data governs: change the text with it, or leave the number out of the text)",
+  },
+  VS436: {
+    name: "lock-status-disagrees",
+    found: "the lock transition setting submissionStatus {value}",
+    expected: "the submission status with `locksResubmission: true`: {locking}",
+  },
+  VS435: {
+    name: "condition-text-disagrees",
+    found: "the condition text {value}",
+    expected: "the text of the condition `{ref}` it names in `when`: {text} (or no `condition`: it is taken from there)",
+  },
+  VS437: {
+    name: "presence-unstated",
+    found: "an object the service sends without `presence`",
+    expected:
+      "`presence:` on every object of an answer or a webhook payload (its `required: true` fields are always present; `unknown:` says which presence is not shown)",
+  },
+  VS438: {
+    name: "presence-not-shown-unstated",
+    found: "fields whose presence is not shown ({fields}) and no `presence.unknown`",
+    expected: "`presence.unknown`: the sentence saying that the service's specification does not show whether they are always present",
+  },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;
@@ -164,7 +205,8 @@ const FS_CODES: Readonly<Record<string, string>> = {
 };
 
 /** `NAME=value` or `name: value` where the name says it holds a secret. */
-const SECRET_ASSIGNMENT = /((?:[A-Za-z0-9_.-]*?)(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|private[_-]?key|auth|credential|session|cookie)[A-Za-z0-9_.-]*["']?\s*[=:]\s*)("[^"]*"?|'[^']*'?|[^\s"',;&\\]+)/gi;
+const SECRET_ASSIGNMENT =
+  /((?:[A-Za-z0-9_.-]*?)(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|private[_-]?key|auth|credential|session|cookie)[A-Za-z0-9_.-]*["']?\s*[=:]\s*)("[^"]*"?|'[^']*'?|[^\s"',;&\\]+)/gi;
 /** Long runs that look like keys or tokens: letters and digits mixed, 24 characters or more. */
 const TOKEN_LIKE = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
 const looksRandom = (run: string) => /[a-z]/.test(run) && /[A-Z]/.test(run) && /\d/.test(run);

@@ -15,4 +15,15 @@ import type { EmitContext } from "./context.js";
 
 export type Emitter = (model: Model, ctx: EmitContext) => OutputFile[];
 
-export const EMITTERS: readonly Emitter[] = [emitJsonSchemas, emitOpenApi, emitValidators, emitTypes, emitClient, emitWebhooks, emitSandbox, emitRuntime, emitDiagram, emitConformance];
+export const EMITTERS: readonly Emitter[] = [
+  emitJsonSchemas,
+  emitOpenApi,
+  emitValidators,
+  emitTypes,
+  emitClient,
+  emitWebhooks,
+  emitSandbox,
+  emitRuntime,
+  emitDiagram,
+  emitConformance,
+];

@@ -7,7 +7,8 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 export const MAX_READ_BYTES = 10 * 1024 * 1024;
 
 /** "<name> is larger than 10,485,760 bytes (10 MiB), the most <who> reads". */
-export const tooLargeMessage = (name: string, who: string) => `${name} is larger than ${MAX_READ_BYTES.toLocaleString("en-US")} bytes (10 MiB), the most ${who} reads`;
+export const tooLargeMessage = (name: string, who: string) =>
+  `${name} is larger than ${MAX_READ_BYTES.toLocaleString("en-US")} bytes (10 MiB), the most ${who} reads`;
 
 /** The file's bytes, or undefined when it has more than `max`: a regular file by its size, anything else (a pipe, a device) once `max` is passed. */
 export function readAtMost(path: string, max = MAX_READ_BYTES): Buffer | undefined {

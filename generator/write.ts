@@ -45,7 +45,10 @@ export function manifestFile(files: readonly OutputFile[]): OutputFile {
 }
 
 /** The files as written: the generated ones and the manifest. */
-export const withManifest = (files: readonly OutputFile[]): OutputFile[] => [...files.filter((f) => f.path !== MANIFEST), manifestFile(files.filter((f) => f.path !== MANIFEST))];
+export const withManifest = (files: readonly OutputFile[]): OutputFile[] => [
+  ...files.filter((f) => f.path !== MANIFEST),
+  manifestFile(files.filter((f) => f.path !== MANIFEST)),
+];
 
 export function writeAtomically(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}): void {
   const step = options.onStep ?? (() => undefined);

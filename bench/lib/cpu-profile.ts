@@ -28,7 +28,10 @@ const CATEGORIES: readonly (readonly [string, RegExp])[] = [
   ["PGlite JavaScript", /@electric-sql\/pglite/],
   ["store, client side (templates/sandbox/store)", /templates\/sandbox\/store\//],
   ["dispatcher / outbox delivery", /templates\/sandbox\/dispatcher\.js/],
-  ["logging (logging.js, pino)", /templates\/sandbox\/logging\.js|node_modules\/(pino|sonic-boom|thread-stream|on-exit-leak-free|fast-redact|quick-format-unescaped|atomic-sleep)/],
+  [
+    "logging (logging.js, pino)",
+    /templates\/sandbox\/logging\.js|node_modules\/(pino|sonic-boom|thread-stream|on-exit-leak-free|fast-redact|quick-format-unescaped|atomic-sleep)/,
+  ],
   ["metrics (metrics.js, prom-client)", /templates\/sandbox\/metrics\.js|node_modules\/(prom-client|tdigest|bintrees)/],
   ["ops wrapper (request id, timing)", /templates\/sandbox\/ops\.js/],
   ["request guard (body shape, depth, NUL)", /templates\/sandbox\/(body-shape|bodies)\.js/],
@@ -38,7 +41,10 @@ const CATEGORIES: readonly (readonly [string, RegExp])[] = [
   ["sandbox HTTP layer (server, routes, handlers)", /templates\/sandbox\/|generated\/sandbox/],
   ["worker messages", /node:internal\/worker|node:worker_threads|MessagePort/],
   ["crypto", /node:crypto|node:internal\/crypto/],
-  ["Node HTTP, sockets, streams", /node:(_http|http|net|stream|internal\/(streams|http|stream_base|net|js_stream|timers|async_hooks|process\/task_queues|event_target)|events|buffer)/],
+  [
+    "Node HTTP, sockets, streams",
+    /node:(_http|http|net|stream|internal\/(streams|http|stream_base|net|js_stream|timers|async_hooks|process\/task_queues|event_target)|events|buffer)/,
+  ],
   ["autocannon / other node_modules", /node_modules/],
   ["Node, other", /^node:/],
   ["(program)", /^\(program\)$/],
@@ -82,7 +88,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error("usage: npx tsx bench/lib/cpu-profile.ts DIR");
     process.exit(2);
   }
-  for (const f of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .sort()) {
     const s = summarise(JSON.parse(readFileSync(join(dir, f), "utf8")) as Profile);
     console.log(`\n${f}: busy ${(s.busyMs / 1000).toFixed(1)} of ${(s.wallMs / 1000).toFixed(1)} s (${((100 * s.busyMs) / s.wallMs).toFixed(0)} %)`);
     for (const [k, share] of s.shares) if (share >= 0.002) console.log(`  ${(100 * share).toFixed(1).padStart(5)} %  ${k}`);

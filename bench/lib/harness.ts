@@ -71,7 +71,23 @@ function childInstructions(file: string, suite: string, payload: string, impl: s
   try {
     const count = (ops: number) => {
       const out = join(dir, `cg-${ops}.out`);
-      execFileSync("valgrind", ["--tool=callgrind", `--callgrind-out-file=${out}`, process.execPath, "--import", "tsx", CHILD, file, suite, payload, impl, `count:${WARMUP_OPS}:${ops}`], { stdio: "ignore" });
+      execFileSync(
+        "valgrind",
+        [
+          "--tool=callgrind",
+          `--callgrind-out-file=${out}`,
+          process.execPath,
+          "--import",
+          "tsx",
+          CHILD,
+          file,
+          suite,
+          payload,
+          impl,
+          `count:${WARMUP_OPS}:${ops}`,
+        ],
+        { stdio: "ignore" },
+      );
       const summary = /^summary:\s+(\d+)/m.exec(readFileSync(out, "utf8"));
       if (!summary) throw new Error(`callgrind wrote no summary for ${payload} / ${impl}`);
       return Number(summary[1]);
@@ -117,7 +133,13 @@ function throughputFigures(suite: ThroughputSuite, raw: ReadonlyMap<string, numb
   for (const p of suite.payloads) {
     for (const impl of suite.impls) {
       const perRound = raw.get(pairKey(p.id, impl.id)) ?? [];
-      figures.push({ suite: suite.id, key: `ns ${p.id} ${impl.id}`, label: `${p.label} / ${impl.label}: ns per operation`, perRound, summary: spread(perRound) });
+      figures.push({
+        suite: suite.id,
+        key: `ns ${p.id} ${impl.id}`,
+        label: `${p.label} / ${impl.label}: ns per operation`,
+        perRound,
+        summary: spread(perRound),
+      });
     }
     const ours = raw.get(pairKey(p.id, suite.ours)) ?? [];
     for (const impl of suite.impls) {
@@ -141,7 +163,9 @@ function throughputFigures(suite: ThroughputSuite, raw: ReadonlyMap<string, numb
 
 function importFigures(suite: ImportSuite, raw: ReadonlyMap<string, number[]>): Figure[] {
   const base = raw.get(suite.baseline) ?? [];
-  const figures: Figure[] = [{ suite: suite.id, key: `ms ${suite.baseline}`, label: `${label(suite, suite.baseline)}: ms`, perRound: base, summary: spread(base) }];
+  const figures: Figure[] = [
+    { suite: suite.id, key: `ms ${suite.baseline}`, label: `${label(suite, suite.baseline)}: ms`, perRound: base, summary: spread(base) },
+  ];
   for (const m of suite.modules) {
     if (m.id === suite.baseline) continue;
     const perRound = (raw.get(m.id) ?? []).map((ms, r) => ms - base[r]!);
@@ -213,7 +237,8 @@ const fmtPct = (x: number) => `±${(x * 100).toFixed(0)}%`;
 function verdict(f: Figure): string {
   if (!f.target) return "";
   const ok = f.target.kind === "min" ? f.summary.center >= f.target.value : f.summary.center <= f.target.value;
-  const goal = f.target.kind === "min" ? `>= ${fmtRatio(f.target.value)}` : f.key.startsWith("ratio ") ? `<= ${fmtRatio(f.target.value)}` : `<= ${f.target.value} ms`;
+  const goal =
+    f.target.kind === "min" ? `>= ${fmtRatio(f.target.value)}` : f.key.startsWith("ratio ") ? `<= ${fmtRatio(f.target.value)}` : `<= ${f.target.value} ms`;
   return `${goal}: ${ok ? "met" : "NOT met"}`;
 }
 
@@ -224,7 +249,9 @@ export function report(result: SuiteResult, rounds: number): string {
   const byKey = new Map(figures.map((f) => [f.key, f]));
   if (suite.kind === "throughput") {
     const withCounts = result.instructions !== undefined;
-    lines.push(`| payload | implementation | time per op: median over ${rounds} rounds (± half the range) | verispec vs it, per round: median (range) | target |${withCounts ? " instructions per op (callgrind) |" : ""}`);
+    lines.push(
+      `| payload | implementation | time per op: median over ${rounds} rounds (± half the range) | verispec vs it, per round: median (range) | target |${withCounts ? " instructions per op (callgrind) |" : ""}`,
+    );
     lines.push(`|---|---|---|---|---|${withCounts ? "---|" : ""}`);
     for (const p of suite.payloads) {
       for (const impl of suite.impls) {
@@ -232,7 +259,9 @@ export function report(result: SuiteResult, rounds: number): string {
         const ratio = byKey.get(`ratio ${p.id} ${impl.id}`);
         const ratioText = ratio ? `${fmtRatio(ratio.summary.center)} (${fmtRatio(ratio.summary.min)}-${fmtRatio(ratio.summary.max)})` : "(verispec)";
         const count = result.instructions?.get(pairKey(p.id, impl.id));
-        lines.push(`| ${p.label} | ${impl.label} | ${fmtNs(ns.summary.center)} (${fmtPct(ns.summary.relative)}) | ${ratioText} | ${ratio ? verdict(ratio) : ""} |${withCounts ? ` ${count === undefined ? "n/a" : Math.round(count).toLocaleString("en-US")} |` : ""}`);
+        lines.push(
+          `| ${p.label} | ${impl.label} | ${fmtNs(ns.summary.center)} (${fmtPct(ns.summary.relative)}) | ${ratioText} | ${ratio ? verdict(ratio) : ""} |${withCounts ? ` ${count === undefined ? "n/a" : Math.round(count).toLocaleString("en-US")} |` : ""}`,
+        );
       }
     }
   } else {

@@ -18,7 +18,14 @@ interface Db {
   close(): Promise<void>;
 }
 interface Outcome {
-  id: number; at: number; statusCode: number | null; error: string | null; durationMs: number; tries: number; state: "delivered"; nextAt: number;
+  id: number;
+  at: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  tries: number;
+  state: "delivered";
+  nextAt: number;
 }
 type Item = { v: Record<string, unknown>; trigger: string };
 
@@ -31,7 +38,10 @@ async function main(): Promise<void> {
   const body = JSON.parse(process.argv[5]!) as Record<string, unknown>;
   const webhookText = process.argv[6]!;
   const [{ openStore }, { Group }, { insertVerifications }, { outboxBatch, recordOutcomes }] = await Promise.all([
-    dist("store/index.js"), dist("store/group.js"), dist("store/verifications.js"), dist("store/outbox.js"),
+    dist("store/index.js"),
+    dist("store/group.js"),
+    dist("store/verifications.js"),
+    dist("store/outbox.js"),
   ]);
   const db = (await openStore("memory", ROOT)) as Db;
   const url = "http://127.0.0.1:9/webhooks";
@@ -52,9 +62,26 @@ async function main(): Promise<void> {
   const create = async (latencies: number[] | undefined) => {
     const now = Date.now();
     const v = {
-      trace: randomUUID(), api: "v5", userId: null, submissionId: randomUUID(), parentTrace: null, roles: null, type: body.type, subType: body.subType ?? null,
-      name: body.name, country: body.country ?? null, request: body, verificationStatus: "pending", submissionStatus: "submitted", attempt: 1, maxAttempts: null,
-      outcome: "approved", dueAt: null, formId: null, createdAt: now, updatedAt: now,
+      trace: randomUUID(),
+      api: "v5",
+      userId: null,
+      submissionId: randomUUID(),
+      parentTrace: null,
+      roles: null,
+      type: body.type,
+      subType: body.subType ?? null,
+      name: body.name,
+      country: body.country ?? null,
+      request: body,
+      verificationStatus: "pending",
+      submissionStatus: "submitted",
+      attempt: 1,
+      maxAttempts: null,
+      outcome: "approved",
+      dueAt: null,
+      formId: null,
+      createdAt: now,
+      updatedAt: now,
     };
     const t = performance.now();
     const id = await created.add({ v, trigger: "submit" });
@@ -63,9 +90,11 @@ async function main(): Promise<void> {
   };
   const run = async (n: number, latencies?: number[]) => {
     let left = n;
-    await Promise.all(Array.from({ length: connections }, async () => {
-      while (left-- > 0) await create(latencies);
-    }));
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (left-- > 0) await create(latencies);
+      }),
+    );
   };
 
   await run(warmUp);
@@ -82,10 +111,16 @@ async function main(): Promise<void> {
   const expected = warmUp + amount;
   const c = Object.fromEntries(Object.entries(counts!).map(([k, n]) => [k, Number(n)]));
   const passed = c.v === expected && c.h === expected && c.d === expected && c.a === expected;
-  console.log(JSON.stringify({
-    rps: amount / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), ok: latencies.length, passed,
-    checks: `${c.v} verifications, ${c.h} history rows, ${c.d} deliveries recorded delivered, ${c.a} attempts (expected ${expected} each)`,
-  }));
+  console.log(
+    JSON.stringify({
+      rps: amount / seconds,
+      p50: quantile(latencies, 0.5),
+      p99: quantile(latencies, 0.99),
+      ok: latencies.length,
+      passed,
+      checks: `${c.v} verifications, ${c.h} history rows, ${c.d} deliveries recorded delivered, ${c.a} attempts (expected ${expected} each)`,
+    }),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -122,7 +122,23 @@ function constIssue(value, path, messages) {
 }
 var pathKey = (path) => path.map((p) => typeof p === "number" ? `${p}` : p).join("\0");
 var LINEAR_MAX = 16;
-var FIXED = /* @__PURE__ */ new Set(["enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "discriminator", "contains", "oneOf", "anyOf", "not"]);
+var FIXED = /* @__PURE__ */ new Set([
+  "enum",
+  "const",
+  "pattern",
+  "format",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "discriminator",
+  "contains",
+  "oneOf",
+  "anyOf",
+  "not"
+]);
 var NULL_BRANCH = /\/(?:oneOf|anyOf)\/\d+\/type$/;
 var sitesByTable = /* @__PURE__ */ new WeakMap();
 function sitesOf(table, messages) {
@@ -140,7 +156,15 @@ function newSite(e, table) {
     if (a.keyword !== "oneOf" && a.keyword !== "anyOf") noise = true;
     else unionPrefixes.push(a.prefix);
   }
-  return { keyword: e.keyword, noise, unionPrefixes, isUnion: isUnion(e), hasOverride: table[e.schemaPath]?.override !== void 0, fixed: void 0, byParam: /* @__PURE__ */ new Map() };
+  return {
+    keyword: e.keyword,
+    noise,
+    unionPrefixes,
+    isUnion: isUnion(e),
+    hasOverride: table[e.schemaPath]?.override !== void 0,
+    fixed: void 0,
+    byParam: /* @__PURE__ */ new Map()
+  };
 }
 var POINTERS_MAX = 4096;
 var pointers = /* @__PURE__ */ new Map();
@@ -255,7 +279,8 @@ function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
   for (const k of kept) {
     const e = errors[k];
     const site = at[k];
-    if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== void 0 ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath))) continue;
+    if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== void 0 ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath)))
+      continue;
     if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k)) continue;
     if (out.length >= maxErrors) {
       if (site.keyword !== "additionalProperties") more++;
@@ -362,7 +387,10 @@ function unknownKeyIssues(data, root, shapes, messages) {
     if (shape.keys !== null) {
       const unknown = Object.keys(value).filter((k) => !shape.keys.includes(k));
       if (unknown.length) {
-        const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"] ?? { code: "unrecognized_keys", message: "Unrecognized keys: {keys}" };
+        const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"] ?? {
+          code: "unrecognized_keys",
+          message: "Unrecognized keys: {keys}"
+        };
         out.push({ code: m.code, message: fill(m.message, { keys: unknown.map(stringifyPrimitive).join(", ") }), path });
       }
     }

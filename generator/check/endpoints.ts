@@ -34,7 +34,8 @@ export function checkEndpoints(c: Checks): void {
   for (const [op, e] of Object.entries(ep.endpoints as Record<string, Raw>)) {
     const a = at(root, "endpoints", op);
     const schema = (where: At, id: string, orRequest: boolean) => {
-      if (!shapes.has(id) && !(orRequest && isRequest(id))) c.report("VS317", where, { value: JSON.stringify(id), orRequest: orRequest ? " or an entity request" : "" });
+      if (!shapes.has(id) && !(orRequest && isRequest(id)))
+        c.report("VS317", where, { value: JSON.stringify(id), orRequest: orRequest ? " or an entity request" : "" });
     };
     if (e.request) schema(at(a, "request"), e.request, true);
     for (const [status, id] of Object.entries(e.responses as Record<string, string>)) schema(at(a, "responses", status), id, false);
@@ -48,7 +49,8 @@ export function checkEndpoints(c: Checks): void {
     if (!ep.auth[e.auth]) c.report("VS315", at(a, "auth"), { value: describeValue(e.auth), choices: nameList(Object.keys(ep.auth)) });
     const inPath = [...String(e.path ?? "").matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     const declared = Object.keys(e.pathParams ?? {});
-    if (inPath.join() !== declared.join()) c.report("VS415", at(a, e.pathParams ? "pathParams" : "path"), { declared: declared.join(", "), path: String(e.path), inPath: inPath.join(", ") });
+    if (inPath.join() !== declared.join())
+      c.report("VS415", at(a, e.pathParams ? "pathParams" : "path"), { declared: declared.join(", "), path: String(e.path), inPath: inPath.join(", ") });
     const other = clients.get(e.client);
     if (other) c.report("VS416", at(a, "client"), { client: e.client, other });
     clients.set(e.client, op);

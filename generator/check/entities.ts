@@ -40,7 +40,8 @@ export function checkEntities(c: Checks): void {
       for (const name of Object.keys(b.fields ?? {})) if (included.includes(name)) c.report("VS410", at(ba, "fields", name), { field: name }, true);
     });
     const roleSet = e.stakeholders?.roleSet;
-    if (roleSet !== undefined && !roleSets.includes(roleSet)) c.report("VS310", at(a, "stakeholders", "roleSet"), { value: JSON.stringify(roleSet), choices: nameList(roleSets) });
+    if (roleSet !== undefined && !roleSets.includes(roleSet))
+      c.report("VS310", at(a, "stakeholders", "roleSet"), { value: JSON.stringify(roleSet), choices: nameList(roleSets) });
   }
 
   const older = c.root("older.yaml");

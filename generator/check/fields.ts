@@ -58,7 +58,8 @@ export function checkFields(c: Checks): void {
     if (!isShape(id)) c.report("VS304", a, { value: JSON.stringify(id) });
   };
   const valueSet = (a: At, name: string) => {
-    if (name.startsWith("group:") && !groups.includes(name.slice(6))) c.report("VS309", a, { value: JSON.stringify(name.slice(6)), allowed: "", choices: nameList(groups) });
+    if (name.startsWith("group:") && !groups.includes(name.slice(6)))
+      c.report("VS309", a, { value: JSON.stringify(name.slice(6)), allowed: "", choices: nameList(groups) });
   };
 
   const check = (a: At): void => {

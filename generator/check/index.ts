@@ -23,8 +23,22 @@ import { checkWebhooks } from "./webhooks.js";
 
 /** In the order the spec reads: vocabularies first, then what refers to them. */
 const CROSS_REFERENCE_CHECKS: readonly ((c: Checks) => void)[] = [
-  checkRequiredNames, checkCountries, checkMessages, checkRules, checkStatuses, checkShapes, checkFields, checkStakeholders,
-  checkEntities, checkVersions, checkWebhooks, checkEndpoints, checkPresence, checkTransitions, checkSandbox, checkProse,
+  checkRequiredNames,
+  checkCountries,
+  checkMessages,
+  checkRules,
+  checkStatuses,
+  checkShapes,
+  checkFields,
+  checkStakeholders,
+  checkEntities,
+  checkVersions,
+  checkWebhooks,
+  checkEndpoints,
+  checkPresence,
+  checkTransitions,
+  checkSandbox,
+  checkProse,
 ];
 
 /** Every diagnostic of the spec (empty: the model can be built). */

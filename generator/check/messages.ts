@@ -24,10 +24,12 @@ export function checkMessages(c: Checks): void {
   const codes: string[] = vm.codes;
   for (const table of ["observed", "defaults", "verispec"] as const) {
     for (const [id, m] of Object.entries(vm[table] as Record<string, { code: string }>)) {
-      if (!codes.includes(m.code)) c.report("VS314", at(root, "validationMessages", table, id, "code"), { value: JSON.stringify(m.code), choices: nameList(codes) });
+      if (!codes.includes(m.code))
+        c.report("VS314", at(root, "validationMessages", table, id, "code"), { value: JSON.stringify(m.code), choices: nameList(codes) });
     }
   }
   const v5 = c.root("v5.yaml");
   const required = rawAt(v5).requiredDocumentMessage;
-  if (!messageIds(c).includes(required)) c.report("VS302", at(v5, "requiredDocumentMessage"), { value: JSON.stringify(required), choices: nameList(messageIds(c)) });
+  if (!messageIds(c).includes(required))
+    c.report("VS302", at(v5, "requiredDocumentMessage"), { value: JSON.stringify(required), choices: nameList(messageIds(c)) });
 }

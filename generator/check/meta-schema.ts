@@ -49,7 +49,7 @@ function expectedText(e: ErrorObject): string {
     case "propertyNames":
       return "a valid key";
     default:
-      return schema?.description ?? (e.message ?? "a valid value");
+      return schema?.description ?? e.message ?? "a valid value";
   }
 }
 
@@ -126,7 +126,9 @@ export function checkAgainstMetaSchema(spec: LoadedSpec): Diagnostic[] {
   for (const file of spec.files) {
     const def = defFor(meta, file.name);
     if (!def) {
-      diagnostics.push(diagnostic("VS201", { file: file.displayPath, line: 1, col: 1 }, { name: JSON.stringify(file.name), files: Object.keys(meta.files).join(", ") }));
+      diagnostics.push(
+        diagnostic("VS201", { file: file.displayPath, line: 1, col: 1 }, { name: JSON.stringify(file.name), files: Object.keys(meta.files).join(", ") }),
+      );
       continue;
     }
     const validate = validators(def);

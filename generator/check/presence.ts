@@ -12,7 +12,10 @@ function answerRoots(c: Checks): string[] {
   const endpoints = rawAt(c.root("endpoints.yaml")).endpoints as Record<string, Raw>;
   const payloads = rawAt(c.root("webhooks.yaml")).payloads as Record<string, Raw>;
   const ids = [
-    ...Object.values(endpoints).flatMap((e) => [...Object.values((e.responses ?? {}) as Record<string, string>), ...(e.errorBody ? [e.errorBody as string] : [])]),
+    ...Object.values(endpoints).flatMap((e) => [
+      ...Object.values((e.responses ?? {}) as Record<string, string>),
+      ...(e.errorBody ? [e.errorBody as string] : []),
+    ]),
     ...Object.values(payloads).map((p) => p.schema as string),
   ];
   return [...new Set(ids)];

@@ -56,7 +56,17 @@ const show = (kind: keyof Truth, v: number | readonly [number, number]): string 
     return lo === hi ? `${lo} digits` : `${lo} to ${hi} digits`;
   }
   const n = v as number;
-  return { maxLength: `at most ${n} characters (maxLength ${n})`, minutes: `${n} minutes`, days: `${n} days`, count: `${n}`, startsAt: `starts at ${n}`, observedDefaultCap: `a default cap of ${n}`, countries: `${n} countries` }[kind] ?? String(n);
+  return (
+    {
+      maxLength: `at most ${n} characters (maxLength ${n})`,
+      minutes: `${n} minutes`,
+      days: `${n} days`,
+      count: `${n}`,
+      startsAt: `starts at ${n}`,
+      observedDefaultCap: `a default cap of ${n}`,
+      countries: `${n} countries`,
+    }[kind] ?? String(n)
+  );
 };
 
 /** The digit count a pattern of digits only (`^[0-9]{n}$`, `^\d{a,b}$`) states. */
@@ -84,7 +94,10 @@ export function checkProse(c: Checks): void {
 
 function proseKit(c: Checks): ProseKit {
   const rulesRoot = c.root("rules.yaml");
-  const parts = { ...((rawAt(rulesRoot).patternParts as Record<string, string> | undefined) ?? {}), unicodeLetter: letterClass(rawAt(c.root("unicode-letters.yaml")).ranges) };
+  const parts = {
+    ...((rawAt(rulesRoot).patternParts as Record<string, string> | undefined) ?? {}),
+    unicodeLetter: letterClass(rawAt(c.root("unicode-letters.yaml")).ranges),
+  };
   const rules = rawAt(rulesRoot).rules as Record<string, Raw>;
   const ruleTruth = (name: string): Truth => {
     const r = rules[name];
@@ -114,7 +127,8 @@ function checkRuleTexts(c: Checks, { ruleTruth, compare }: ProseKit): void {
     const source = `rules.yaml ${name}`;
     compare(at(rulesRoot, "rules", name, "description"), ruleTruth(name), source);
     for (const id of Object.values((r.messages ?? {}) as Record<string, string>)) {
-      for (const group of ["observed", "verispec"]) if (messages[group]?.[id]) compare(at(c.root("errors.yaml"), "validationMessages", group, id, "message"), ruleTruth(name), source);
+      for (const group of ["observed", "verispec"])
+        if (messages[group]?.[id]) compare(at(c.root("errors.yaml"), "validationMessages", group, id, "message"), ruleTruth(name), source);
     }
   }
 }
@@ -133,7 +147,12 @@ function checkFieldTexts(c: Checks, { ruleTruth, compare }: ProseKit): void {
         for (const claim of claimsIn(m[2]!)) {
           const known = ruleTruth(rule)[claim.kind];
           if (known !== undefined && JSON.stringify(known) !== JSON.stringify(claim.value)) {
-            c.report("VS434", at(a, "description"), { quote: JSON.stringify(m[0]), claim: show(claim.kind, claim.value), truth: show(claim.kind, known), source: `rules.yaml ${rule}` });
+            c.report("VS434", at(a, "description"), {
+              quote: JSON.stringify(m[0]),
+              claim: show(claim.kind, claim.value),
+              truth: show(claim.kind, known),
+              source: `rules.yaml ${rule}`,
+            });
           }
         }
       }
@@ -160,7 +179,12 @@ function checkLimitTexts(c: Checks, { ruleTruth, compare }: ProseKit): void {
     compare(at(limitsRoot, "limits", name, "value"), truth, `limits.yaml ${name}`, true);
     // The observed default cap is held twice (section 8's table and section 3's rule): they must agree.
     if (typeof l.observedDefault === "number" && l.observedDefault !== attempts.observedDefaultCap) {
-      c.report("VS434", at(limitsRoot, "limits", name, "observedDefault"), { quote: String(l.observedDefault), claim: show("observedDefaultCap", l.observedDefault), truth: show("observedDefaultCap", attempts.observedDefaultCap), source: "statuses.yaml attempts.observedDefaultCap" });
+      c.report("VS434", at(limitsRoot, "limits", name, "observedDefault"), {
+        quote: String(l.observedDefault),
+        claim: show("observedDefaultCap", l.observedDefault),
+        truth: show("observedDefaultCap", attempts.observedDefaultCap),
+        source: "statuses.yaml attempts.observedDefaultCap",
+      });
     }
   }
 }
@@ -172,7 +196,9 @@ function checkSignatureTexts(c: Checks, { compare }: ProseKit): void {
   for (const [version, s] of Object.entries(rawAt(webhooks).signatures as Record<string, Raw>)) {
     const limit = typeof s.toleranceLimit === "string" ? limits[s.toleranceLimit] : undefined;
     if (!limit || typeof limit.ms !== "number") continue;
-    ((s.receiverMust ?? []) as string[]).forEach((_, i) => compare(at(webhooks, "signatures", version, "receiverMust", i), { minutes: limit.ms / 60_000 }, `limits.yaml ${s.toleranceLimit}`));
+    ((s.receiverMust ?? []) as string[]).forEach((_, i) =>
+      compare(at(webhooks, "signatures", version, "receiverMust", i), { minutes: limit.ms / 60_000 }, `limits.yaml ${s.toleranceLimit}`),
+    );
   }
 }
 

@@ -25,5 +25,11 @@ export function checkRequiredNames(c: Checks): void {
     if (!(n.name in (rawAt(table) ?? {}))) c.report("VS422", table, { name: n.name, why: n.why }, true);
   }
   const older = c.root("older.yaml");
-  if (Object.keys(rawAt(older).entityRequests ?? {}).length === 0) c.report("VS422", at(older, "entityRequests"), { name: "(any entity request)", why: "the older requests the client's credential fields are read from" }, true);
+  if (Object.keys(rawAt(older).entityRequests ?? {}).length === 0)
+    c.report(
+      "VS422",
+      at(older, "entityRequests"),
+      { name: "(any entity request)", why: "the older requests the client's credential fields are read from" },
+      true,
+    );
 }

@@ -22,11 +22,13 @@ export function checkRules(c: Checks): void {
         c.report("VS402", at(a, "pattern"), { value: describeValue(r.pattern) });
       }
     }
-    if (r.minLength !== undefined && r.maxLength !== undefined && r.minLength > r.maxLength) c.report("VS403", at(a, "maxLength"), { max: r.maxLength, min: r.minLength });
+    if (r.minLength !== undefined && r.maxLength !== undefined && r.minLength > r.maxLength)
+      c.report("VS403", at(a, "maxLength"), { max: r.maxLength, min: r.minLength });
     checkMessageTable(c, at(a, "messages"), r.messages);
   }
   const limits = c.root("limits.yaml");
   for (const [name, l] of Object.entries(rawAt(limits).limits as Record<string, { rule?: string }>)) {
-    if (l.rule !== undefined && !rules[l.rule]) c.report("VS303", at(limits, "limits", name, "rule"), { value: JSON.stringify(l.rule), choices: nameList(Object.keys(rules)) });
+    if (l.rule !== undefined && !rules[l.rule])
+      c.report("VS303", at(limits, "limits", name, "rule"), { value: JSON.stringify(l.rule), choices: nameList(Object.keys(rules)) });
   }
 }

@@ -11,7 +11,8 @@ export function checkSandbox(c: Checks): void {
   const sb = rawAt(root);
   const statuses = Object.keys(rawAt(c.root("statuses.yaml")).verificationStatuses);
   const status = (path: (string | number)[], v: unknown) => {
-    if (typeof v !== "string" || !statuses.includes(v)) c.report("VS306", at(root, ...path), { value: JSON.stringify(v), allowed: "", choices: nameList(statuses) });
+    if (typeof v !== "string" || !statuses.includes(v))
+      c.report("VS306", at(root, ...path), { value: JSON.stringify(v), allowed: "", choices: nameList(statuses) });
   };
   (sb.testValues.rules as Raw[]).forEach((r, i) => status(["testValues", "rules", i, "outcome"], r.outcome));
   status(["testValues", "default"], sb.testValues.default);
@@ -24,6 +25,8 @@ export function checkSandbox(c: Checks): void {
   for (const [name, keys] of Object.entries(SANDBOX_NEEDS.choices)) {
     const choice = sb.choices?.[name] as Raw | undefined;
     if (!choice) c.report("VS433", at(root, "choices"), { what: "choice", name, why: `reads its ${keys.join(", ")}` }, true);
-    else for (const key of keys) if (choice[key] === undefined) c.report("VS433", at(root, "choices", name), { what: "key", name: key, why: `reads choices.${name}.${key}` }, true);
+    else
+      for (const key of keys)
+        if (choice[key] === undefined) c.report("VS433", at(root, "choices", name), { what: "key", name: key, why: `reads choices.${name}.${key}` }, true);
   }
 }

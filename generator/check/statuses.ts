@@ -13,7 +13,8 @@ export function checkStatuses(c: Checks): void {
     if (!names.includes(v)) c.report("VS306", at(root, "olderVerificationStatuses", "values", i), { value: JSON.stringify(v), allowed: "", choices });
   });
   for (const [value, st] of Object.entries(s.verificationStatuses as Record<string, { outcome: string }>)) {
-    if (st.outcome !== "by_attempts" && !(st.outcome in s.outcomes)) c.report("VS307", at(root, "verificationStatuses", value, "outcome"), { value: JSON.stringify(st.outcome), choices: nameList(Object.keys(s.outcomes)) });
+    if (st.outcome !== "by_attempts" && !(st.outcome in s.outcomes))
+      c.report("VS307", at(root, "verificationStatuses", value, "outcome"), { value: JSON.stringify(st.outcome), choices: nameList(Object.keys(s.outcomes)) });
   }
   const ok = (v: string | null) => v === null || v === "any" || names.includes(v);
   (s.transitions as { from: string | null; to: string[] }[]).forEach((t, i) => {

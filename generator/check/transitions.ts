@@ -61,7 +61,8 @@ export function checkTransitions(c: Checks): void {
     if (t.id !== undefined && ids.has(t.id)) c.report("VS431", at(a, "id"), { value: JSON.stringify(t.id) });
     if (t.id !== undefined) ids.add(t.id);
     if (t.when) condition(at(a, "when"), t.when);
-    if (t.error !== undefined && !errorTypes.includes(t.error)) c.report("VS311", at(a, "error"), { value: JSON.stringify(t.error), choices: nameList(errorTypes) });
+    if (t.error !== undefined && !errorTypes.includes(t.error))
+      c.report("VS311", at(a, "error"), { value: JSON.stringify(t.error), choices: nameList(errorTypes) });
     if (t.effects?.increment !== undefined) field(at(a, "effects", "increment"), t.effects.increment);
     for (const k of Object.keys(t.effects?.set ?? {})) field(at(a, "effects", "set", k), k);
   });

@@ -7,9 +7,13 @@ import type { Checks } from "./context.js";
 export function checkVersions(c: Checks): void {
   const sets = rawAt(c.root("fieldsets.yaml")).fieldSets as Record<string, Raw>;
   const envelope = rawAt(c.root("older.yaml")).envelope;
-  const fields = { ...Object.assign({}, ...((envelope.include ?? []) as string[]).map((s) => sets[s]?.fields ?? {})), ...envelope.fields } as Record<string, Raw>;
+  const fields = { ...Object.assign({}, ...((envelope.include ?? []) as string[]).map((s) => sets[s]?.fields ?? {})), ...envelope.fields } as Record<
+    string,
+    Raw
+  >;
   const envelopeVersion = fields.metadata_version?.const;
   const root = c.root("versions.yaml");
   const version = rawAt(root).olderInterface.metadataVersion;
-  if (envelopeVersion !== version) c.report("VS413", at(root, "olderInterface", "metadataVersion"), { value: describeValue(version), envelope: describeValue(envelopeVersion) });
+  if (envelopeVersion !== version)
+    c.report("VS413", at(root, "olderInterface", "metadataVersion"), { value: describeValue(version), envelope: describeValue(envelopeVersion) });
 }

@@ -10,11 +10,16 @@ export function checkWebhooks(c: Checks): void {
   const wh = rawAt(root);
   const limits = rawAt(c.root("limits.yaml")).limits;
   const toleranceName: string | undefined = wh.signatures?.["2"]?.toleranceLimit;
-  if (toleranceName === undefined || typeof limits[toleranceName]?.ms !== "number") c.report("VS414", at(root, "signatures", "2", "toleranceLimit"), { value: describeValue(toleranceName) });
+  if (toleranceName === undefined || typeof limits[toleranceName]?.ms !== "number")
+    c.report("VS414", at(root, "signatures", "2", "toleranceLimit"), { value: describeValue(toleranceName) });
   const shapes = shapeSources(c);
   for (const [name, p] of Object.entries(wh.payloads as Record<string, { schema: string; signatureVersion: string }>)) {
     if (!shapes.has(p.schema)) c.report("VS304", at(root, "payloads", name, "schema"), { value: JSON.stringify(p.schema) });
-    if (!wh.signatures[p.signatureVersion]) c.report("VS316", at(root, "payloads", name, "signatureVersion"), { value: describeValue(p.signatureVersion), choices: nameList(Object.keys(wh.signatures)) });
+    if (!wh.signatures[p.signatureVersion])
+      c.report("VS316", at(root, "payloads", name, "signatureVersion"), {
+        value: describeValue(p.signatureVersion),
+        choices: nameList(Object.keys(wh.signatures)),
+      });
   }
   const names = Object.keys(wh.payloads);
   if (!names.includes("v5") || !names.includes("older")) c.report("VS419", at(root, "payloads"), { found: nameList(names) }, true);

@@ -14,7 +14,11 @@ export class BudgetExhausted extends Error {
  * answer in time), true when one began and broke a bound (its size, time or nesting) or was cut off.
  */
 export class ExchangeFailed extends Error {
-  constructor(message: string, readonly why: string, readonly connected: boolean) {
+  constructor(
+    message: string,
+    readonly why: string,
+    readonly connected: boolean,
+  ) {
     super(message);
   }
 }
@@ -59,7 +63,11 @@ function whyFailed(e: unknown, timeoutMs: number): string {
   if ((e as Error).name === "TimeoutError") return `no answer within ${timeoutMs} ms`;
   const code = (e as { cause?: { code?: string } }).cause?.code;
   if (code !== undefined && RESET_CODES.has(code)) return "connection reset";
-  return code === "ECONNREFUSED" ? "connection refused (ECONNREFUSED)" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `host not found (${code})` : (code ?? "connection failed");
+  return code === "ECONNREFUSED"
+    ? "connection refused (ECONNREFUSED)"
+    : code === "ENOTFOUND" || code === "EAI_AGAIN"
+      ? `host not found (${code})`
+      : (code ?? "connection failed");
 }
 
 /** Whether JSON text nests arrays and objects deeper than `max` (a scan: no parser recursion is risked). */
@@ -92,13 +100,18 @@ async function readBounded(res: Response, bounds: Bounds, what: string): Promise
       size += value.byteLength;
       if (size > bounds.maxBodyBytes) {
         void reader.cancel().catch(() => {});
-        throw new ExchangeFailed(`${what}: body over ${bounds.maxBodyBytes} bytes`, `the body is larger than ${bounds.maxBodyBytes} bytes (the size bound)`, true);
+        throw new ExchangeFailed(
+          `${what}: body over ${bounds.maxBodyBytes} bytes`,
+          `the body is larger than ${bounds.maxBodyBytes} bytes (the size bound)`,
+          true,
+        );
       }
       chunks.push(value);
     }
   } catch (e) {
     if (e instanceof ExchangeFailed) throw e;
-    const why = (e as Error).name === "TimeoutError" ? `the body did not end within ${bounds.timeoutMs} ms (the time bound)` : "connection reset during the body";
+    const why =
+      (e as Error).name === "TimeoutError" ? `the body did not end within ${bounds.timeoutMs} ms (the time bound)` : "connection reset during the body";
     throw new ExchangeFailed(`${what}: ${why}`, why, true);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -106,7 +119,8 @@ async function readBounded(res: Response, bounds: Bounds, what: string): Promise
 
 /** Parses JSON within the nesting bound; undefined when it is not JSON. */
 export function parseBounded(text: string, maxDepth: number, what: string): unknown {
-  if (nestedDeeperThan(text, maxDepth)) throw new ExchangeFailed(`${what}: JSON nested deeper than ${maxDepth}`, `the JSON body nests deeper than ${maxDepth} levels (the depth bound)`, true);
+  if (nestedDeeperThan(text, maxDepth))
+    throw new ExchangeFailed(`${what}: JSON nested deeper than ${maxDepth}`, `the JSON body nests deeper than ${maxDepth} levels (the depth bound)`, true);
   try {
     return JSON.parse(text);
   } catch {
@@ -160,7 +174,11 @@ export class Client {
     let res: Response;
     try {
       res = await (this.o.fetch ?? fetch)(new URL(path.replace(/^\//, ""), this.o.baseUrl.endsWith("/") ? this.o.baseUrl : `${this.o.baseUrl}/`), {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal, redirect: "manual",
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        redirect: "manual",
       });
     } catch (e) {
       const why = whyFailed(e, this.o.timeoutMs);
@@ -169,7 +187,12 @@ export class Client {
     this.answered++;
     this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
     const text = this.redact(await readBounded(res, this.o, what));
-    return { status: res.status, contentType: res.headers.get("content-type") ?? undefined, text, json: this.redact(parseBounded(text, this.o.maxDepth, what)) };
+    return {
+      status: res.status,
+      contentType: res.headers.get("content-type") ?? undefined,
+      text,
+      json: this.redact(parseBounded(text, this.o.maxDepth, what)),
+    };
   }
 }
 

@@ -29,19 +29,54 @@ export const isMediaType = (contentType: string | undefined, mediaType: string) 
 
 /** The checks every answer of a spec operation gets, whatever its status. */
 export function answerChecks(e: Endpoint, mediaType: string, id: string, a: Judged): CheckResult[] {
-  const out = [result(`${id}#content-type`, e.operationId, isMediaType(a.contentType, mediaType), `Content-Type ${mediaType} (the service's specification, section 4: all bodies are JSON)`, a.contentType === undefined ? "no Content-Type" : `Content-Type ${a.contentType}`)];
+  const out = [
+    result(
+      `${id}#content-type`,
+      e.operationId,
+      isMediaType(a.contentType, mediaType),
+      `Content-Type ${mediaType} (the service's specification, section 4: all bodies are JSON)`,
+      a.contentType === undefined ? "no Content-Type" : `Content-Type ${a.contentType}`,
+    ),
+  ];
   if (e.auth === "basic" && isObj(a.json) && "statusCode" in a.json) {
-    out.push(result(`${id}#status-code`, e.operationId, a.json["statusCode"] === a.status, `the envelope's statusCode equal to the HTTP status (${a.status})`, `statusCode ${brief(a.json["statusCode"])} in an HTTP ${a.status} answer`));
+    out.push(
+      result(
+        `${id}#status-code`,
+        e.operationId,
+        a.json["statusCode"] === a.status,
+        `the envelope's statusCode equal to the HTTP status (${a.status})`,
+        `statusCode ${brief(a.json["statusCode"])} in an HTTP ${a.status} answer`,
+      ),
+    );
   }
   if (e.auth === "body" && (a.status < 200 || a.status > 299)) {
-    out.push(result(`${id}#error-json`, e.operationId, a.json !== undefined, "a JSON error body (the service's specification, sections 4.1 and 7)", `HTTP ${a.status}: ${brief(a.text, 120)}`));
+    out.push(
+      result(
+        `${id}#error-json`,
+        e.operationId,
+        a.json !== undefined,
+        "a JSON error body (the service's specification, sections 4.1 and 7)",
+        `HTTP ${a.status}: ${brief(a.text, 120)}`,
+      ),
+    );
   }
   return out;
 }
 
 export function schemaResult(rt: Runtime, id: string, operation: string, schema: string, body: unknown): CheckResult {
   const r = rt.validate(schema, body);
-  return result(id, operation, r.valid, `a body valid against ${schema}`, r.valid ? "" : r.errors.slice(0, 3).map((e) => `${e.path.join(".") || "(root)"}: ${e.message}`).join("; "));
+  return result(
+    id,
+    operation,
+    r.valid,
+    `a body valid against ${schema}`,
+    r.valid
+      ? ""
+      : r.errors
+          .slice(0, 3)
+          .map((e) => `${e.path.join(".") || "(root)"}: ${e.message}`)
+          .join("; "),
+  );
 }
 
 /** A JSON Schema as far as presence reads it (other keywords are ignored). */
@@ -92,7 +127,16 @@ export function presenceChecks(schemaOf: (id: string) => unknown, id: string, op
   const schema = schemaOf(schemaId) as SchemaNode | undefined;
   if (!schema || !isObj(body)) return [];
   const { missing, unsure } = absentFields(schema, body);
-  const out = [result(`${id}#presence`, operation, missing.length === 0, `every field ${schemaId} always carries`, `missing: ${missing.slice(0, 10).join(", ")}`)];
-  if (unsure.length) out.push({ id: `${id}#presence-not-shown`, operation, outcome: "warned", expected: `the fields ${schemaId} lists (their presence is not shown in the service's specification)`, got: `absent: ${unsure.slice(0, 10).join(", ")}` });
+  const out = [
+    result(`${id}#presence`, operation, missing.length === 0, `every field ${schemaId} always carries`, `missing: ${missing.slice(0, 10).join(", ")}`),
+  ];
+  if (unsure.length)
+    out.push({
+      id: `${id}#presence-not-shown`,
+      operation,
+      outcome: "warned",
+      expected: `the fields ${schemaId} lists (their presence is not shown in the service's specification)`,
+      got: `absent: ${unsure.slice(0, 10).join(", ")}`,
+    });
   return out;
 }

@@ -86,10 +86,16 @@ export class ExchangeJudge {
   private readonly seen: Seen = { states: new Map(), traceOfUser: new Map() };
   private readonly validation: Model["errorTypes"][number];
   private readonly endpoints: readonly Endpoint[];
-  constructor(private readonly model: Model, private readonly rt: Runtime, requestedActionsPath?: string) {
+  constructor(
+    private readonly model: Model,
+    private readonly rt: Runtime,
+    requestedActionsPath?: string,
+  ) {
     this.validation = model.errorTypes.find((e) => e.type === "validation_error")!;
     // An endpoint whose path is not shown is judged where the user says it is served.
-    this.endpoints = model.endpoints.map((e) => (e.path === null && e.operationId === "submitRequestedActions" && requestedActionsPath ? { ...e, path: requestedActionsPath } : e));
+    this.endpoints = model.endpoints.map((e) =>
+      e.path === null && e.operationId === "submitRequestedActions" && requestedActionsPath ? { ...e, path: requestedActionsPath } : e,
+    );
   }
 
   judge(x: Exchange, maxDepth: number): CheckResult[] {
@@ -100,8 +106,22 @@ export class ExchangeJudge {
     const out: CheckResult[] = [];
     const sent = e.request ? parseJson(x.requestBody, maxDepth) : undefined;
     const predicted = e.request && sent !== undefined ? this.predict(e.request, sent) : undefined;
-    if (e.request && sent === undefined) out.push({ id: `client:${x.n}:${e.operationId}#request`, operation: "client", outcome: "warned", expected: "a JSON request body (the service's specification, section 4)", got: "a body that is not JSON" });
-    if (predicted?.length) out.push({ id: `client:${x.n}:${e.operationId}#request`, operation: "client", outcome: "warned", expected: `a request valid against ${e.request}`, got: `the service should answer ${this.validation.httpStatus} ${this.validation.type}: ${brief(predicted, 300)}` });
+    if (e.request && sent === undefined)
+      out.push({
+        id: `client:${x.n}:${e.operationId}#request`,
+        operation: "client",
+        outcome: "warned",
+        expected: "a JSON request body (the service's specification, section 4)",
+        got: "a body that is not JSON",
+      });
+    if (predicted?.length)
+      out.push({
+        id: `client:${x.n}:${e.operationId}#request`,
+        operation: "client",
+        outcome: "warned",
+        expected: `a request valid against ${e.request}`,
+        got: `the service should answer ${this.validation.httpStatus} ${this.validation.type}: ${brief(predicted, 300)}`,
+      });
     out.push(...this.statusChecks(id, e, x.answer, predicted));
     out.push(...answerChecks(e, this.model.bodyMediaType, id, x.answer));
     const schema = x.answer.status === 200 ? e.responses["200"] : x.answer.status >= 400 && e.auth === "basic" ? e.errorBody : undefined;
@@ -123,26 +143,58 @@ export class ExchangeJudge {
     const v = this.validation;
     if (predicted.length === 0) {
       // Success is HTTP 200 (the service's specification, section 4); a 422 for a valid payload is the server's error.
-      if (a.status === v.httpStatus) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `no ${v.httpStatus} for a payload the validators find valid`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
+      if (a.status === v.httpStatus)
+        return [
+          {
+            id: `${id}#status`,
+            operation: e.operationId,
+            outcome: "failed",
+            expected: `no ${v.httpStatus} for a payload the validators find valid`,
+            got: `HTTP ${a.status}: ${brief(a.text, 200)}`,
+          },
+        ];
       // Where the specification shows no answer at all (the follow-up request), any 2xx is the service's to choose.
       const shown = Object.keys(e.responses);
-      if (shown.length > 0 && a.status >= 200 && a.status < 300 && e.responses[String(a.status)] === undefined) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${shown.join(" or ")} for a valid payload`, got: `HTTP ${a.status}` }];
+      if (shown.length > 0 && a.status >= 200 && a.status < 300 && e.responses[String(a.status)] === undefined)
+        return [
+          {
+            id: `${id}#status`,
+            operation: e.operationId,
+            outcome: "failed",
+            expected: `HTTP ${shown.join(" or ")} for a valid payload`,
+            got: `HTTP ${a.status}`,
+          },
+        ];
       return [];
     }
     // Another refusal (credentials, size, content type) may come first: the specification does not show the order.
     if (a.status >= 400 && a.status < 500 && a.status !== v.httpStatus) return [];
-    if (a.status !== v.httpStatus) return [{ id: `${id}#status`, operation: e.operationId, outcome: "failed", expected: `HTTP ${v.httpStatus} ${v.type} (or another refusal) for an invalid payload`, got: `HTTP ${a.status}: ${brief(a.text, 200)}` }];
+    if (a.status !== v.httpStatus)
+      return [
+        {
+          id: `${id}#status`,
+          operation: e.operationId,
+          outcome: "failed",
+          expected: `HTTP ${v.httpStatus} ${v.type} (or another refusal) for an invalid payload`,
+          got: `HTTP ${a.status}: ${brief(a.text, 200)}`,
+        },
+      ];
     const body = isObj(a.json) ? a.json : {};
     const details = e.auth === "basic" ? (isObj(body["error"]) ? body["error"]["details"] : undefined) : body["details"];
     if (e.auth !== "basic" && !Array.isArray(details)) return [];
     const got = Array.isArray(details) ? canonicalIssues(details as Issue[]) : details;
     const ok = JSON.stringify(got) === JSON.stringify(predicted);
-    return [ok ? { id: `${id}#errors`, operation: e.operationId, outcome: "held", expected: "the predicted issues" } : { id: `${id}#errors`, operation: e.operationId, outcome: "failed", expected: `exactly ${brief(predicted, 300)}`, got: brief(got, 300) }];
+    return [
+      ok
+        ? { id: `${id}#errors`, operation: e.operationId, outcome: "held", expected: "the predicted issues" }
+        : { id: `${id}#errors`, operation: e.operationId, outcome: "failed", expected: `exactly ${brief(predicted, 300)}`, got: brief(got, 300) },
+    ];
   }
 
   /** What the life cycle allows, judged from what the proxy saw: GET transitions and attempts, and 474/475 on a resubmission. */
   private behaviour(id: string, e: Endpoint, params: Record<string, string>, sent: unknown, a: Judged): CheckResult[] {
-    if (e.method === "GET" && params["trace"] !== undefined && a.status === 200 && isObj(a.json) && isObj(a.json["data"])) return this.transition(id, e, params["trace"], a.json["data"]);
+    if (e.method === "GET" && params["trace"] !== undefined && a.status === 200 && isObj(a.json) && isObj(a.json["data"]))
+      return this.transition(id, e, params["trace"], a.json["data"]);
     if (e.auth !== "basic" || e.method !== "POST" || !isObj(sent) || typeof sent["userId"] !== "string") return [];
     const trace = this.seen.traceOfUser.get(sent["userId"]);
     if (a.status === 200 && isObj(a.json) && typeof a.json["trace"] === "string") this.seen.traceOfUser.set(sent["userId"], a.json["trace"]);
@@ -158,11 +210,23 @@ export class ExchangeJudge {
     const out: CheckResult[] = [];
     const [from, to] = [before["verificationStatus"], now["verificationStatus"]];
     if (typeof from === "string" && typeof to === "string" && from !== to && this.rt.canTransition && !this.rt.canTransition(from, to, before)) {
-      out.push({ id: `${id}#transition`, operation: e.operationId, outcome: "failed", expected: `a change of status the transition table allows (the service's specification, section 3)`, got: `${from} -> ${to}` });
+      out.push({
+        id: `${id}#transition`,
+        operation: e.operationId,
+        outcome: "failed",
+        expected: `a change of status the transition table allows (the service's specification, section 3)`,
+        got: `${from} -> ${to}`,
+      });
     }
     const field = this.model.attempts.field;
     if (typeof before[field] === "number" && typeof now[field] === "number" && now[field] < before[field]) {
-      out.push({ id: `${id}#attempt`, operation: e.operationId, outcome: "failed", expected: `${field} never decreases (the service's specification, section 3)`, got: `${field} ${now[field]} after ${before[field]}` });
+      out.push({
+        id: `${id}#attempt`,
+        operation: e.operationId,
+        outcome: "failed",
+        expected: `${field} never decreases (the service's specification, section 3)`,
+        got: `${field} ${now[field]} after ${before[field]}`,
+      });
     }
     return out;
   }
@@ -174,7 +238,9 @@ export class ExchangeJudge {
     const cap = state[this.model.attempts.capField];
     const attempt = state[this.model.attempts.field];
     const locked = this.model.submissionStatuses.find((s) => s.locksResubmission)?.value;
-    const atCap = state["submissionStatus"] === locked || (state["verificationStatus"] === "rejected" && typeof cap === "number" && typeof attempt === "number" && attempt >= cap);
+    const atCap =
+      state["submissionStatus"] === locked ||
+      (state["verificationStatus"] === "rejected" && typeof cap === "number" && typeof attempt === "number" && attempt >= cap);
     const expected = atCap ? tooMany : state["verificationStatus"] === "pending" ? conflict : undefined;
     if (!expected) return [];
     const ok = a.status === expected.httpStatus;
@@ -183,7 +249,15 @@ export class ExchangeJudge {
     // A pending verification may have been processed since the proxy last saw it (the service decides when):
     // another answer is then only a warning. At the cap the status stays until a resubmission.
     const stale = expected === conflict;
-    return [{ id: `${id}#resubmission`, operation: e.operationId, outcome: stale ? "warned" : "failed", expected: what, got: `HTTP ${a.status}${stale ? " (the verification may have left pending since it was last seen through GET)" : ""}: ${brief(a.text, 160)}` }];
+    return [
+      {
+        id: `${id}#resubmission`,
+        operation: e.operationId,
+        outcome: stale ? "warned" : "failed",
+        expected: what,
+        got: `HTTP ${a.status}${stale ? " (the verification may have left pending since it was last seen through GET)" : ""}: ${brief(a.text, 160)}`,
+      },
+    ];
   }
 }
 
@@ -235,10 +309,19 @@ export async function startJudgingProxy(o: ProxyOptions): Promise<RunningProxy> 
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
     let sent: Promise<Buffer | undefined> = Promise.resolve(undefined);
-    const up = (https ? httpsRequest : httpRequest)({ protocol: o.upstream.protocol, hostname: o.upstream.hostname, port: o.upstream.port, method: req.method, path: `${prefix}${req.url ?? "/"}`, headers, agent });
+    const up = (https ? httpsRequest : httpRequest)({
+      protocol: o.upstream.protocol,
+      hostname: o.upstream.hostname,
+      port: o.upstream.port,
+      method: req.method,
+      path: `${prefix}${req.url ?? "/"}`,
+      headers,
+      agent,
+    });
     up.on("response", async (ures) => {
       const raw: string[] = [];
-      for (let i = 0; i < ures.rawHeaders.length; i += 2) if (!HOP_BY_HOP.has(ures.rawHeaders[i]!.toLowerCase())) raw.push(ures.rawHeaders[i]!, ures.rawHeaders[i + 1]!);
+      for (let i = 0; i < ures.rawHeaders.length; i += 2)
+        if (!HOP_BY_HOP.has(ures.rawHeaders[i]!.toLowerCase())) raw.push(ures.rawHeaders[i]!, ures.rawHeaders[i + 1]!);
       res.writeHead(ures.statusCode ?? 502, ures.statusMessage, raw);
       const answer = await collect(ures, o.maxBodyBytes, (c) => res.write(c)).catch(() => undefined);
       res.end();
@@ -253,13 +336,22 @@ export async function startJudgingProxy(o: ProxyOptions): Promise<RunningProxy> 
       });
     });
     up.on("error", (e) => {
-      o.onResult({ id: `proxy:${number}:upstream`, operation: "proxy", outcome: "failed", expected: `an answer from the upstream to ${req.method} ${(req.url ?? "/").split("?")[0]}`, got: (e as { code?: string }).code ?? "connection failed" });
+      o.onResult({
+        id: `proxy:${number}:upstream`,
+        operation: "proxy",
+        outcome: "failed",
+        expected: `an answer from the upstream to ${req.method} ${(req.url ?? "/").split("?")[0]}`,
+        got: (e as { code?: string }).code ?? "connection failed",
+      });
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end("verispec conform --proxy: the upstream gave no answer\n");
       else res.destroy();
     });
     // The request goes up as it arrives (whole, whatever its size); only what fits the bound is judged.
     sent = collect(req, o.maxBodyBytes, (c) => up.write(c));
-    await sent.then(() => up.end(), () => up.destroy());
+    await sent.then(
+      () => up.end(),
+      () => up.destroy(),
+    );
   };
   const server: Server = createServer((req, res) => void forward(req, res).catch(() => (res.headersSent ? res.destroy() : res.writeHead(502).end())));
   await new Promise<void>((resolve, reject) => {

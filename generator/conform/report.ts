@@ -44,7 +44,15 @@ export interface RunFacts {
 export function summarise(facts: RunFacts, results: readonly CheckResult[]): Summary {
   const count = (o: CheckResult["outcome"]) => results.filter((r) => r.outcome === o).length;
   const { stopped, ...rest } = facts;
-  return { ...rest, checks: results.length, held: count("held"), failed: count("failed"), skipped: count("skipped"), warned: count("warned"), ...(stopped === undefined ? {} : { stopped }) };
+  return {
+    ...rest,
+    checks: results.length,
+    held: count("held"),
+    failed: count("failed"),
+    skipped: count("skipped"),
+    warned: count("warned"),
+    ...(stopped === undefined ? {} : { stopped }),
+  };
 }
 
 const oneLine = (s: string | undefined, max = 400) => {
@@ -53,7 +61,8 @@ const oneLine = (s: string | undefined, max = 400) => {
 };
 
 /** One line for a failed or warned check (also the proxy's line per finding). */
-export const findingLine = (r: CheckResult) => `${r.outcome === "warned" ? "WARN" : "FAIL"} ${r.id} [${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`;
+export const findingLine = (r: CheckResult) =>
+  `${r.outcome === "warned" ? "WARN" : "FAIL"} ${r.id} [${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`;
 
 export const summaryLine = (s: Summary) =>
   `conform ${s.baseUrl}${s.specHash ? ` (specHash ${s.specHash})` : ""}: ${s.checks} checks, ${s.held} held, ${s.failed} failed, ${s.warned} warned, ${s.skipped} skipped; ${s.requests} requests, ${s.webhooks} webhooks received, ${s.seconds.toFixed(1)} s`;
@@ -62,7 +71,12 @@ export function textReport(s: Summary, results: readonly CheckResult[]): string 
   const lines = results.filter((r) => r.outcome === "failed").map(findingLine);
   // Warnings repeat per answer: one line per kind, counted.
   const warnings = new Map<string, number>();
-  for (const r of results) if (r.outcome === "warned") warnings.set(`[${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`, (warnings.get(`[${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`) ?? 0) + 1);
+  for (const r of results)
+    if (r.outcome === "warned")
+      warnings.set(
+        `[${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`,
+        (warnings.get(`[${r.operation}] expected ${oneLine(r.expected)}; got ${oneLine(r.got)}`) ?? 0) + 1,
+      );
   for (const [what, n] of warnings) lines.push(`WARN ${n}× ${what}`);
   const reasons = new Map<string, number>();
   for (const r of results) if (r.outcome === "skipped") reasons.set(r.reason ?? "", (reasons.get(r.reason ?? "") ?? 0) + 1);
@@ -74,7 +88,10 @@ export function textReport(s: Summary, results: readonly CheckResult[]): string 
 
 export const jsonReport = (s: Summary, results: readonly CheckResult[]) => `${JSON.stringify({ summary: s, checks: results })}\n`;
 
-const xml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+const xml = (s: string) =>
+  s
+    .replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
 
 /** A warned check is a passing test case with its warning in system-out (JUnit has no warning outcome). */
 function junitCase(r: CheckResult): string {

@@ -72,7 +72,8 @@ function markTestData(model: Model, createSchema: string | undefined, v: Request
   const markIn = (holder: Obj, key: string, at: string[]) => {
     if (touches(v, ...at)) {
       const value = holder[key];
-      if (typeof value === "string" && value.length >= TEST_DATA_MARK.length && /^[A-Za-z ]*$/.test(value.slice(0, TEST_DATA_MARK.length))) holder[key] = TEST_DATA_MARK + value.slice(TEST_DATA_MARK.length);
+      if (typeof value === "string" && value.length >= TEST_DATA_MARK.length && /^[A-Za-z ]*$/.test(value.slice(0, TEST_DATA_MARK.length)))
+        holder[key] = TEST_DATA_MARK + value.slice(TEST_DATA_MARK.length);
       else unmarked = true;
     } else if (key in holder) holder[key] = TEST_DATA_MARK;
   };
@@ -117,7 +118,13 @@ export interface ConformOutcome {
 export async function runConform(model: Model, rt: Runtime, o: ConformOptions): Promise<ConformOutcome> {
   const run = new ConformRun(model, rt, o);
   await run.plan();
-  await checkWebhooks(model, rt, o, run.created.map((x) => x.trace), run.results);
+  await checkWebhooks(
+    model,
+    rt,
+    o,
+    run.created.map((x) => x.trace),
+    run.results,
+  );
   run.tick();
   return { results: run.results, ...(run.stopped === undefined ? {} : { stopped: run.stopped }) };
 }
@@ -142,7 +149,11 @@ class ConformRun {
   private readonly lifecycle: LifecycleCase[];
   private readonly planned: number;
 
-  constructor(private readonly model: Model, private readonly rt: Runtime, private readonly o: ConformOptions) {
+  constructor(
+    private readonly model: Model,
+    private readonly rt: Runtime,
+    private readonly o: ConformOptions,
+  ) {
     this.create = this.endpoint("createVerification");
     this.get = this.endpoint("getVerification");
     this.validation = model.errorTypes.find((e) => e.type === "validation_error")!;
@@ -175,7 +186,6 @@ class ConformRun {
     return this.model.endpoints.find((e) => e.operationId === id)!;
   }
 
-
   private budgetReason(): string {
     return `request budget reached (--max-requests ${this.o.client.o.maxRequests})`;
   }
@@ -203,7 +213,15 @@ class ConformRun {
    * first exchange getting none says the server is unreachable. `probe`: an authentication probe, whose
    * refusal is the point.
    */
-  private async send(id: string, operation: string, method: "GET" | "POST", path: string, body?: unknown, auth: Auth = "basic", probe = false): Promise<Answer | undefined> {
+  private async send(
+    id: string,
+    operation: string,
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+    auth: Auth = "basic",
+    probe = false,
+  ): Promise<Answer | undefined> {
     if (this.budgetHit) return void this.skipped(id, operation, this.budgetReason());
     if (this.stopped !== undefined) return void this.skipped(id, operation, `the run stopped: ${this.stopped}`);
     let a: Answer;
@@ -217,7 +235,8 @@ class ConformRun {
       if (!(e instanceof ExchangeFailed)) throw e;
       if (!e.connected && this.o.client.answered === 0) throw new Unreachable(`${method} ${path}: ${e.why}`);
       this.failed(id, operation, `an answer to ${method} ${path}`, e.why);
-      if (++this.exchangeFailures >= MAX_EXCHANGE_FAILURES) this.stopped = `stopped after ${this.exchangeFailures} exchanges without a usable answer (the last: ${e.why})`;
+      if (++this.exchangeFailures >= MAX_EXCHANGE_FAILURES)
+        this.stopped = `stopped after ${this.exchangeFailures} exchanges without a usable answer (the last: ${e.why})`;
       return undefined;
     }
     this.paths.add(path.split("?")[0]!);
@@ -252,12 +271,18 @@ class ConformRun {
   private prepare(v: RequestCase): Prepared {
     const e = this.endpoint(v.operation);
     const path = e.path ?? (e.operationId === "submitRequestedActions" ? this.o.requestedActionsPath : undefined);
-    if (path === undefined) return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.source}); give --requested-actions-path to run it` };
-    if (v.changed && CREDENTIAL_FIELDS.has(String(v.changed[0]))) return { skip: "the answer to failed authentication is not shown (the service's specification, section 7)" };
+    if (path === undefined)
+      return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.source}); give --requested-actions-path to run it` };
+    if (v.changed && CREDENTIAL_FIELDS.has(String(v.changed[0])))
+      return { skip: "the answer to failed authentication is not shown (the service's specification, section 7)" };
     const body = markTestData(this.model, this.create.request, v, v.payload as Obj);
     if (body === undefined) return { skip: "a valid case that sets the name itself, too short to carry the test-data mark, is not sent" };
     if (e.auth !== "body") return { path, body, auth: e.auth === "basic" ? "basic" : "none" };
-    for (const [k, value] of [["metadata_serviceUid", this.o.serviceUid], ["metadata_secretKey", this.o.secret]] as const) if (k in body) body[k] = value;
+    for (const [k, value] of [
+      ["metadata_serviceUid", this.o.serviceUid],
+      ["metadata_secretKey", this.o.secret],
+    ] as const)
+      if (k in body) body[k] = value;
     if (v.valid && e.operationId === "getVerificationStatus") {
       for (const key of ["trace", "userId"] as const) {
         if (!(key in body)) continue;
@@ -297,9 +322,28 @@ class ConformRun {
     this.schemaCheck(`${id}#body`, e.operationId, e.responses["200"]!, a.json);
     if (e === this.create) {
       const body = isObj(a.json) ? a.json : {};
-      if (this.createdMessage !== undefined) this.check(`${id}#message`, e.operationId, body["message"] === this.createdMessage, `message ${JSON.stringify(this.createdMessage)}`, brief(body["message"]));
-      this.check(`${id}#envelope`, e.operationId, body["status"] === "success" && body["data"] === null && body["error"] === null, "status success, data null, error null", `status ${brief(body["status"])}, data ${brief(body["data"])}, error ${brief(body["error"])}`);
-      this.check(`${id}#trace`, e.operationId, typeof body["trace"] === "string" && body["trace"] !== "", "a trace naming the new verification", brief(body["trace"]));
+      if (this.createdMessage !== undefined)
+        this.check(
+          `${id}#message`,
+          e.operationId,
+          body["message"] === this.createdMessage,
+          `message ${JSON.stringify(this.createdMessage)}`,
+          brief(body["message"]),
+        );
+      this.check(
+        `${id}#envelope`,
+        e.operationId,
+        body["status"] === "success" && body["data"] === null && body["error"] === null,
+        "status success, data null, error null",
+        `status ${brief(body["status"])}, data ${brief(body["data"])}, error ${brief(body["error"])}`,
+      );
+      this.check(
+        `${id}#trace`,
+        e.operationId,
+        typeof body["trace"] === "string" && body["trace"] !== "",
+        "a trace naming the new verification",
+        brief(body["trace"]),
+      );
       if (typeof body["trace"] === "string" && body["trace"] !== "") this.created.push({ trace: body["trace"], sent, vector: v.id });
     }
     if (e.operationId === "verify" && isObj(a.json)) {
@@ -311,19 +355,36 @@ class ConformRun {
   private checkRefused(id: string, v: RequestCase, e: Endpoint, a: Answer): void {
     const validation = this.validation;
     const expected = `HTTP ${validation.httpStatus} ${validation.type} with ${JSON.stringify(v.errors)}`;
-    this.check(`${id}#status`, e.operationId, a.status === validation.httpStatus, `HTTP ${validation.httpStatus} for an invalid payload`, `HTTP ${a.status}: ${brief(a.text, 200)}`);
+    this.check(
+      `${id}#status`,
+      e.operationId,
+      a.status === validation.httpStatus,
+      `HTTP ${validation.httpStatus} for an invalid payload`,
+      `HTTP ${a.status}: ${brief(a.text, 200)}`,
+    );
     if (a.status !== validation.httpStatus) return;
     const body = isObj(a.json) ? a.json : {};
     let details: unknown;
     if (e.auth === "basic") {
       this.schemaCheck(`${id}#body`, e.operationId, e.errorBody, a.json);
       const error = isObj(body["error"]) ? body["error"] : {};
-      this.check(`${id}#type`, e.operationId, error["type"] === validation.type && (validation.message === undefined || body["message"] === validation.message), `error.type ${validation.type}, message ${JSON.stringify(validation.message)}`, `error.type ${brief(error["type"])}, message ${brief(body["message"])}`);
+      this.check(
+        `${id}#type`,
+        e.operationId,
+        error["type"] === validation.type && (validation.message === undefined || body["message"] === validation.message),
+        `error.type ${validation.type}, message ${JSON.stringify(validation.message)}`,
+        `error.type ${brief(error["type"])}, message ${brief(body["message"])}`,
+      );
       details = error["details"];
     } else {
       // The older error body's shape is not shown (section 7): its issues are compared where it lists them.
       details = body["details"];
-      if (!Array.isArray(details)) return void this.skipped(`${id}#errors`, e.operationId, "the older interface's error body is not shown (the service's specification, section 7) and this one lists no details");
+      if (!Array.isArray(details))
+        return void this.skipped(
+          `${id}#errors`,
+          e.operationId,
+          "the older interface's error body is not shown (the service's specification, section 7) and this one lists no details",
+        );
     }
     const got = Array.isArray(details) ? canonicalIssues(details as RequestCase["errors"]) : details;
     this.check(`${id}#errors`, e.operationId, equal(got, v.errors), expected, brief(got, 600));
@@ -336,7 +397,11 @@ class ConformRun {
    */
   private async authProbes(): Promise<void> {
     const wrong = `verispec-conform-wrong-${randomBytes(6).toString("hex")}`;
-    const v5: [string, Auth][] = [["wrong-secret", { authorization: basicAuth(this.o.serviceUid, wrong) }], ["missing", "none"], ["malformed", { authorization: "Basic %not-base64%" }]];
+    const v5: [string, Auth][] = [
+      ["wrong-secret", { authorization: basicAuth(this.o.serviceUid, wrong) }],
+      ["missing", "none"],
+      ["malformed", { authorization: "Basic %not-base64%" }],
+    ];
     const valid = this.vectors.find((v) => v.schema === this.create.request && v.valid);
     const p = valid && this.prepare(valid);
     for (const [kind, auth] of v5) {
@@ -350,7 +415,15 @@ class ConformRun {
     }
     const first = this.created[0];
     if (first) {
-      const a = await this.send("auth:v5/get/wrong-secret", this.get.operationId, "GET", this.get.path!.replace("{trace}", encodeURIComponent(first.trace)), undefined, v5[0]![1], true);
+      const a = await this.send(
+        "auth:v5/get/wrong-secret",
+        this.get.operationId,
+        "GET",
+        this.get.path!.replace("{trace}", encodeURIComponent(first.trace)),
+        undefined,
+        v5[0]![1],
+        true,
+      );
       if (a) this.refusal("auth:v5/get/wrong-secret", this.get.operationId, a, false);
     }
     await this.olderAuthProbes(wrong);
@@ -374,7 +447,19 @@ class ConformRun {
       if (!a) continue;
       let created = isObj(a.json) && typeof a.json["trace"] === "string";
       if (!created && lookup?.path) {
-        const found = await this.send(`${id}#created`, lookup.operationId, "POST", lookup.path, { metadata_version: p.body["metadata_version"], metadata_serviceUid: this.o.serviceUid, metadata_secretKey: this.o.secret, userId: body["metadata_userId"] }, "none");
+        const found = await this.send(
+          `${id}#created`,
+          lookup.operationId,
+          "POST",
+          lookup.path,
+          {
+            metadata_version: p.body["metadata_version"],
+            metadata_serviceUid: this.o.serviceUid,
+            metadata_secretKey: this.o.secret,
+            userId: body["metadata_userId"],
+          },
+          "none",
+        );
         created = found?.status === 200 && isObj(found.json) && typeof found.json["trace"] === "string";
       }
       this.refusal(id, older!.operation, a, created);
@@ -384,7 +469,13 @@ class ConformRun {
   /** A probe's answer: not a 2xx success, and nothing created. */
   private refusal(id: string, operation: string, a: Answer, created: boolean): void {
     const ok = (a.status < 200 || a.status > 299) && !created;
-    this.check(id, operation, ok, "not a 2xx success, and nothing created (the refusal's status and body are not shown: the service's specification, section 7)", `HTTP ${a.status}${created ? ", and the verification was created" : ""}: ${brief(a.text, 160)}`);
+    this.check(
+      id,
+      operation,
+      ok,
+      "not a 2xx success, and nothing created (the refusal's status and body are not shown: the service's specification, section 7)",
+      `HTTP ${a.status}${created ? ", and the verification was created" : ""}: ${brief(a.text, 160)}`,
+    );
   }
 
   private async detailStatus(id: string, trace: string): Promise<number | undefined> {
@@ -405,30 +496,57 @@ class ConformRun {
     const detail = this.model.shapes[get.responses["200"]!]?.properties?.["data"];
     const keys = Object.keys(this.model.shapes[detail?.ref ?? ""]?.properties ?? {}).filter((k) => k in x.sent && k !== "trace");
     const differ = keys.filter((k) => !equal(data[k], x.sent[k]));
-    this.check(`${id}#matches-request`, get.operationId, differ.length === 0, `${keys.join(", ")} as sent`, differ.map((k) => `${k}: sent ${brief(x.sent[k], 80)}, got ${brief(data[k], 80)}`).join("; "));
+    this.check(
+      `${id}#matches-request`,
+      get.operationId,
+      differ.length === 0,
+      `${keys.join(", ")} as sent`,
+      differ.map((k) => `${k}: sent ${brief(x.sent[k], 80)}, got ${brief(data[k], 80)}`).join("; "),
+    );
   }
 
   /** The attempt cycle, driven through a control API where the server has one. */
   private async attemptCycle(hasControl: boolean): Promise<void> {
     const create = this.create;
     if (!hasControl) {
-      for (const l of this.lifecycle.filter((l) => l.event === "resubmit" && l.given.type === "individual")) this.skipped(`lifecycle:${l.id}`, create.operationId, "the server offers no way to drive a verification's status (no control API found at /_sandbox)");
+      for (const l of this.lifecycle.filter((l) => l.event === "resubmit" && l.given.type === "individual"))
+        this.skipped(`lifecycle:${l.id}`, create.operationId, "the server offers no way to drive a verification's status (no control API found at /_sandbox)");
       return;
     }
-    const base: Obj = { ...(clone((this.vectors.find((v) => v.schema === create.request && v.valid)!.payload) as Obj)), name: TEST_DATA_MARK, type: "individual", subType: "data", userId: `${this.o.runId}-attempts` };
+    const base: Obj = {
+      ...clone(this.vectors.find((v) => v.schema === create.request && v.valid)!.payload as Obj),
+      name: TEST_DATA_MARK,
+      type: "individual",
+      subType: "data",
+      userId: `${this.o.runId}-attempts`,
+    };
     delete base["documents"];
     delete base["stakeholders"];
     const first = await this.send("lifecycle:submit/new", create.operationId, "POST", create.path!, base);
     if (!first) return;
     const trace = isObj(first.json) && typeof first.json["trace"] === "string" ? first.json["trace"] : "";
-    if (first.status !== 200 || !trace) return void this.failed("lifecycle:submit/new", create.operationId, "HTTP 200 and a trace for a new individual (subType data)", `HTTP ${first.status}: ${brief(first.text, 200)}`);
+    if (first.status !== 200 || !trace)
+      return void this.failed(
+        "lifecycle:submit/new",
+        create.operationId,
+        "HTTP 200 and a trace for a new individual (subType data)",
+        `HTTP ${first.status}: ${brief(first.text, 200)}`,
+      );
     this.created.push({ trace, sent: base, vector: "lifecycle-individual" });
     const start = await this.detail("lifecycle:submit/new#state", trace);
     if (this.budgetHit) return;
     const submit = this.lifecycle.find((l) => l.event === "submit")!;
-    if (submit.expect.outcome === "transition") this.check(`lifecycle:${submit.id}`, create.operationId, equal(lifecycleState(start), submit.expect.state), brief(submit.expect.state), brief(lifecycleState(start)));
+    if (submit.expect.outcome === "transition")
+      this.check(
+        `lifecycle:${submit.id}`,
+        create.operationId,
+        equal(lifecycleState(start), submit.expect.state),
+        brief(submit.expect.state),
+        brief(lifecycleState(start)),
+      );
     const cap = start?.["maxAttempts"];
-    if (typeof cap !== "number") return void this.skipped("lifecycle:resubmit", create.operationId, "the created individual carries no maxAttempts: its rejections are final");
+    if (typeof cap !== "number")
+      return void this.skipped("lifecycle:resubmit", create.operationId, "the created individual carries no maxAttempts: its rejections are final");
     await this.resubmitUntilLocked(trace, base, start?.["attempt"] as number, cap);
   }
 
@@ -436,12 +554,26 @@ class ConformRun {
   private async resubmitUntilLocked(trace: string, base: Obj, startAttempt: number, cap: number): Promise<void> {
     const vector = (prefix: string) => this.lifecycle.find((l) => l.id.startsWith(prefix));
     const inFlight = vector("resubmit/pending/in-flight");
-    if (inFlight) await this.resubmit(trace, base, { ...inFlight, expect: inFlight.expect.outcome === "error" ? { ...inFlight.expect, state: { ...inFlight.expect.state, attempt: startAttempt } } : inFlight.expect });
+    if (inFlight)
+      await this.resubmit(trace, base, {
+        ...inFlight,
+        expect: inFlight.expect.outcome === "error" ? { ...inFlight.expect, state: { ...inFlight.expect.state, attempt: startAttempt } } : inFlight.expect,
+      });
     for (let attempt = this.model.attempts.startsAt; attempt <= cap; attempt++) {
       const l = vector(`resubmit/rejected/attempt-${attempt}-of-${cap}`);
-      if (!l) return void this.skipped("lifecycle:resubmit", this.create.operationId, `the server's cap (${cap}) is not the spec's observed default; no vector for it`);
-      const control = await this.send(`lifecycle:${l.id}#control`, "control", "POST", `/_sandbox/verifications/${encodeURIComponent(trace)}/status`, { verificationStatus: "rejected" });
-      if (control?.status !== 200) return this.budgetHit ? void this.skipped(`lifecycle:${l.id}`, this.create.operationId, this.budgetReason()) : void this.failed(`lifecycle:${l.id}#control`, "control", "the control API sets rejected", "it refused");
+      if (!l)
+        return void this.skipped(
+          "lifecycle:resubmit",
+          this.create.operationId,
+          `the server's cap (${cap}) is not the spec's observed default; no vector for it`,
+        );
+      const control = await this.send(`lifecycle:${l.id}#control`, "control", "POST", `/_sandbox/verifications/${encodeURIComponent(trace)}/status`, {
+        verificationStatus: "rejected",
+      });
+      if (control?.status !== 200)
+        return this.budgetHit
+          ? void this.skipped(`lifecycle:${l.id}`, this.create.operationId, this.budgetReason())
+          : void this.failed(`lifecycle:${l.id}#control`, "control", "the control API sets rejected", "it refused");
       await this.resubmit(trace, base, l);
     }
     const again = vector("resubmit/rejected/already-locked-at-cap");
@@ -464,14 +596,30 @@ class ConformRun {
     const x = l.expect;
     if (x.outcome === "error") {
       const type = isObj(a.json) && isObj(a.json["error"]) ? a.json["error"]["type"] : undefined;
-      this.check(id, create.operationId, a.status === x.httpStatus && type === x.error && equal(after, x.state), `HTTP ${x.httpStatus} ${x.error}, then ${brief(x.state)}`, `HTTP ${a.status} ${brief(type)}, then ${brief(after)}`);
+      this.check(
+        id,
+        create.operationId,
+        a.status === x.httpStatus && type === x.error && equal(after, x.state),
+        `HTTP ${x.httpStatus} ${x.error}, then ${brief(x.state)}`,
+        `HTTP ${a.status} ${brief(type)}, then ${brief(after)}`,
+      );
     } else if (x.outcome === "transition") {
-      this.check(id, create.operationId, a.status === 200 && equal(after, x.state), `HTTP 200, then ${brief(x.state)}`, `HTTP ${a.status}, then ${brief(after)}`);
+      this.check(
+        id,
+        create.operationId,
+        a.status === 200 && equal(after, x.state),
+        `HTTP 200, then ${brief(x.state)}`,
+        `HTTP ${a.status}, then ${brief(after)}`,
+      );
     }
   }
 }
 
 /** The part of a verification's detail the life-cycle vectors state. */
-const lifecycleState = (d: Obj | undefined) => ({ verificationStatus: d?.["verificationStatus"] ?? null, submissionStatus: d?.["submissionStatus"] ?? null, attempt: d?.["attempt"] ?? null });
+const lifecycleState = (d: Obj | undefined) => ({
+  verificationStatus: d?.["verificationStatus"] ?? null,
+  submissionStatus: d?.["submissionStatus"] ?? null,
+  attempt: d?.["attempt"] ?? null,
+});
 
 export type { Endpoint };

@@ -57,9 +57,17 @@ const versionHeader = (model: Model) => model.signatures.flatMap((s) => s.header
 /** One delivery's checks (results pushed); its verified payload, or undefined. */
 export async function checkDelivery(model: Model, rt: Runtime, secret: string, d: Received, n: number, results: CheckResult[]): Promise<Obj | undefined> {
   const id = `webhook:delivery-${n}`;
-  const push = (what: string, ok: boolean, expected: string, got: string) => results.push(ok ? { id: `${id}#${what}`, operation: OP, outcome: "held", expected } : { id: `${id}#${what}`, operation: OP, outcome: "failed", expected, got });
+  const push = (what: string, ok: boolean, expected: string, got: string) =>
+    results.push(
+      ok ? { id: `${id}#${what}`, operation: OP, outcome: "held", expected } : { id: `${id}#${what}`, operation: OP, outcome: "failed", expected, got },
+    );
   const type = header(d, "content-type");
-  push("content-type", isMediaType(type, model.bodyMediaType), `Content-Type ${model.bodyMediaType} (a webhook's payload is JSON, the service's specification, section 6)`, type === undefined ? "no Content-Type" : `Content-Type ${type}`);
+  push(
+    "content-type",
+    isMediaType(type, model.bodyMediaType),
+    `Content-Type ${model.bodyMediaType} (a webhook's payload is JSON, the service's specification, section 6)`,
+    type === undefined ? "no Content-Type" : `Content-Type ${type}`,
+  );
   const vh = versionHeader(model);
   if (vh !== undefined) push("version-header", header(d, vh) !== undefined, `a ${vh} header (the service's specification, section 6.4)`, `no ${vh} header`);
   const body = parsed(d.body);
@@ -68,7 +76,12 @@ export async function checkDelivery(model: Model, rt: Runtime, secret: string, d
   // The current payload's `version` is its format's name, `v5` (the service's specification, section 6.2).
   if (body && v5 && body["version"] === v5.format && typeof body["verificationStatus"] === "string") {
     const status = body["verificationStatus"];
-    push("status-sent", !silent.includes(status), `no webhook for ${silent.join(", ")} (the service's specification, section 3: webhooks for it are currently not sent)`, `a webhook for status ${status}`);
+    push(
+      "status-sent",
+      !silent.includes(status),
+      `no webhook for ${silent.join(", ")} (the service's specification, section 3: webhooks for it are currently not sent)`,
+      `a webhook for status ${status}`,
+    );
   }
   const format = body && v5 && body["version"] === v5.format ? "v5" : "older";
   const schema = body && model.webhookPayloads.find((p) => p.format === format)?.schema;
@@ -83,7 +96,14 @@ export async function checkDelivery(model: Model, rt: Runtime, secret: string, d
     if (reason === undefined) throw e;
     const issues = (e as { errors?: readonly { path: readonly unknown[]; message: string }[] }).errors;
     const digests = reason === "signature_mismatch" && header(d, vh ?? "") !== "2" ? v1Mismatches(model, d, secret) : [];
-    const detail = digests.length ? `: ${digests.join("; ")}` : issues?.length ? `: ${issues.slice(0, 2).map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}` : "";
+    const detail = digests.length
+      ? `: ${digests.join("; ")}`
+      : issues?.length
+        ? `: ${issues
+            .slice(0, 2)
+            .map((x) => `${x.path.join(".")}: ${x.message}`)
+            .join("; ")}`
+        : "";
     push("verified", false, "signature, payload and timestamp verified with the signing key of VERISPEC_SIGNING_SECRET", `${reason}${detail}`);
     return undefined;
   }
@@ -96,10 +116,16 @@ function checkOrder(byTrace: Map<string, Obj[]>, results: CheckResult[]): void {
     const bad: string[] = [];
     for (let i = 1; i < list.length; i++) {
       const [a, b] = [list[i - 1]!, list[i]!];
-      if (typeof a["timestamp"] === "number" && typeof b["timestamp"] === "number" && b["timestamp"] < a["timestamp"]) bad.push(`timestamp ${b["timestamp"]} after ${a["timestamp"]}`);
-      if (typeof a["attempt"] === "number" && typeof b["attempt"] === "number" && b["attempt"] < a["attempt"]) bad.push(`attempt ${b["attempt"]} after ${a["attempt"]}`);
+      if (typeof a["timestamp"] === "number" && typeof b["timestamp"] === "number" && b["timestamp"] < a["timestamp"])
+        bad.push(`timestamp ${b["timestamp"]} after ${a["timestamp"]}`);
+      if (typeof a["attempt"] === "number" && typeof b["attempt"] === "number" && b["attempt"] < a["attempt"])
+        bad.push(`attempt ${b["attempt"]} after ${a["attempt"]}`);
     }
-    results.push(bad.length === 0 ? { id: `webhook:order:${trace}`, operation: OP, outcome: "held", expected } : { id: `webhook:order:${trace}`, operation: OP, outcome: "failed", expected, got: bad.slice(0, 3).join("; ") });
+    results.push(
+      bad.length === 0
+        ? { id: `webhook:order:${trace}`, operation: OP, outcome: "held", expected }
+        : { id: `webhook:order:${trace}`, operation: OP, outcome: "failed", expected, got: bad.slice(0, 3).join("; ") },
+    );
   }
 }
 
@@ -114,7 +140,11 @@ export async function checkWebhooks(model: Model, rt: Runtime, o: WebhookChecks,
   const lost = missing();
   const expected = `a delivery for each of ${traces.length} created verifications within ${o.webhookWaitMs} ms`;
   const named = `${lost.slice(0, NAMED_TRACES).join(", ")}${lost.length > NAMED_TRACES ? `, and ${lost.length - NAMED_TRACES} more` : ""}`;
-  results.push(lost.length === 0 ? { id: "webhook:each-creation-delivered", operation: OP, outcome: "held", expected } : { id: "webhook:each-creation-delivered", operation: OP, outcome: "failed", expected, got: `${lost.length} without one: ${named}` });
+  results.push(
+    lost.length === 0
+      ? { id: "webhook:each-creation-delivered", operation: OP, outcome: "held", expected }
+      : { id: "webhook:each-creation-delivered", operation: OP, outcome: "failed", expected, got: `${lost.length} without one: ${named}` },
+  );
   const byTrace = new Map<string, Obj[]>();
   for (const [i, d] of r.deliveries.entries()) {
     const p = await checkDelivery(model, rt, o.signingSecret, d, i + 1, results);

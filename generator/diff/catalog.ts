@@ -27,7 +27,11 @@ export const CHECKS = {
   "request-property-required-added": c("breaking", "request", "a new required property in a request body"),
   "request-property-became-required": c("breaking", "request", "an optional request property became required"),
   "request-property-removed": c("warning", "request", "a property a sender may still send is gone from a request body"),
-  "request-property-rejected": c("breaking", "request", "a property is gone from a request object that rejects unknown properties: senders that still send it fail"),
+  "request-property-rejected": c(
+    "breaking",
+    "request",
+    "a property is gone from a request object that rejects unknown properties: senders that still send it fail",
+  ),
   "request-enum-value-removed": c("breaking", "request", "a request enum or value list lost a value"),
   "request-country-removed": c("breaking", "request", "a request country list lost a country"),
   "request-const-changed": c("breaking", "request", "the fixed value of a request property changed"),
@@ -35,7 +39,11 @@ export const CHECKS = {
   "request-length-tightened": c("breaking", "request", "a request string's minLength rose or maxLength fell"),
   "request-minimum-raised": c("breaking", "request", "a request number's minimum rose"),
   "request-pattern-added": c("breaking", "request", "a request string gained a pattern"),
-  "request-pattern-changed": c("breaking", "request", "a request string's pattern changed and the new one does not provably accept every value the old one did"),
+  "request-pattern-changed": c(
+    "breaking",
+    "request",
+    "a request string's pattern changed and the new one does not provably accept every value the old one did",
+  ),
   "request-format-added": c("breaking", "request", "a request string gained a format or its format changed"),
   "request-conditional-rule-added": c("warning", "request", "a request object gained rules that apply when a field has given values"),
   "request-additional-properties-closed": c("breaking", "request", "a request object no longer accepts unknown properties"),
@@ -80,7 +88,11 @@ export const CHECKS = {
   "response-property-became-required": c("info", "response", "a response property is now always present"),
   "response-enum-value-removed": c("info", "response", "a response enum or value list lost a value"),
   "response-union-branch-removed": c("info", "response", "a response union lost a branch"),
-  "response-constraint-relaxed": c("warning", "response", "a response property may carry values it could not before (a longer string, another pattern, a lower minimum, unknown properties)"),
+  "response-constraint-relaxed": c(
+    "warning",
+    "response",
+    "a response property may carry values it could not before (a longer string, another pattern, a lower minimum, unknown properties)",
+  ),
   "response-constraint-tightened": c("info", "response", "a response property carries a narrower range of values (type, length, pattern, format, minimum)"),
   "deprecated-property-removed": c("warning", "response", "a deprecated property was removed"),
   "operation-response-changed": c("breaking", "response", "an operation's success response is gone or is another schema"),
@@ -120,7 +132,11 @@ export const CHECKS = {
   "deprecation-removed": c("info", "behaviour", "a deprecation was withdrawn or its subject removed"),
   "schema-removed": c("warning", "behaviour", "a published schema id is gone (generated/schemas/<id>.json)"),
   "schema-added": c("info", "behaviour", "a new published schema id"),
-  "spec-version-not-bumped": c("breaking", "behaviour", "spec/versions.yaml's specVersion was not raised enough for the changes (warning when none of them is breaking)"),
+  "spec-version-not-bumped": c(
+    "breaking",
+    "behaviour",
+    "spec/versions.yaml's specVersion was not raised enough for the changes (warning when none of them is breaking)",
+  ),
 } as const satisfies Record<string, Check>;
 
 export type CheckId = keyof typeof CHECKS;

@@ -40,7 +40,13 @@ function schemaContext(p: Pair, direction: Direction, schema: string, use: Omit<
 
 /** The file:line where a country list is written (countries.yaml), for messages. */
 function definitionOf(side: Side, set: ValueSet): string | undefined {
-  const path = set.countryGroup ? ["groups", set.name, "countries"] : set.name === "usStates" ? ["usStates", "codes"] : set.name === "iso3" ? ["iso3166Alpha3"] : undefined;
+  const path = set.countryGroup
+    ? ["groups", set.name, "countries"]
+    : set.name === "usStates"
+      ? ["usStates", "codes"]
+      : set.name === "iso3"
+        ? ["iso3166Alpha3"]
+        : undefined;
   const pos = path && locate(side, "countries.yaml", path);
   return pos ? `${pos.file}:${pos.line}` : undefined;
 }
@@ -73,7 +79,11 @@ function compareEntityRequests(p: Pair): void {
   for (const id of keysOf(b, h)) {
     const [br, hr] = [b[id], h[id]];
     if (!br || !hr) {
-      p.emit(br ? "schema-removed" : "schema-added", `schema ${code(id)} ${br ? "removed" : "added"}`, p.at("older.yaml", ["entityRequests", id], { schema: id }));
+      p.emit(
+        br ? "schema-removed" : "schema-added",
+        `schema ${code(id)} ${br ? "removed" : "added"}`,
+        p.at("older.yaml", ["entityRequests", id], { schema: id }),
+      );
       continue;
     }
     const op = p.head.model.endpoints.find((e) => e.request === id)?.operationId;
@@ -103,7 +113,13 @@ function compareEntityKinds(p: Pair): void {
       const j = hb.indexOf(branch.name);
       const path = `/properties/fields/oneOf/${j >= 0 ? j : i}`;
       if (j < 0) {
-        p.emit("entity-branch-removed", `${code(kind)} branch ${branch.name} (${branch.countries.values.join(", ")}) removed`, { schema, path, base: branch.fields.country?.pos ?? bk.pos, head: hk.pos, ...use });
+        p.emit("entity-branch-removed", `${code(kind)} branch ${branch.name} (${branch.countries.values.join(", ")}) removed`, {
+          schema,
+          path,
+          base: branch.fields.country?.pos ?? bk.pos,
+          head: hk.pos,
+          ...use,
+        });
         return;
       }
       const hbr = hk.branches[j]!;
@@ -111,7 +127,13 @@ function compareEntityKinds(p: Pair): void {
     });
     hk.branches.forEach((branch, j) => {
       if (!bk.branches.some((x) => x.name === branch.name)) {
-        p.emit("entity-branch-added", `${code(kind)} branch ${branch.name} (${branch.countries.values.join(", ")}) added`, { schema, path: `/properties/fields/oneOf/${j}`, base: bk.pos, head: branch.fields.country?.pos ?? hk.pos, ...use });
+        p.emit("entity-branch-added", `${code(kind)} branch ${branch.name} (${branch.countries.values.join(", ")}) added`, {
+          schema,
+          path: `/properties/fields/oneOf/${j}`,
+          base: bk.pos,
+          head: branch.fields.country?.pos ?? hk.pos,
+          ...use,
+        });
       }
     });
     compareStakeholders(p, bk, hk, { schema, path: "/properties/stakeholders", ...use });
@@ -121,7 +143,12 @@ function compareEntityKinds(p: Pair): void {
 function compareStakeholders(p: Pair, bk: EntityKind, hk: EntityKind, where: Location): void {
   const [bs, hs] = [bk.stakeholders, hk.stakeholders];
   const loc = { ...where, base: bs?.roleSet.pos ?? bk.pos, head: hs?.roleSet.pos ?? hk.pos };
-  if (Boolean(bs?.required) !== Boolean(hs?.required)) p.emit(hs?.required ? "stakeholders-became-required" : "stakeholders-became-optional", `${code(hk.kind)}: stakeholders ${hs?.required ? "now required" : "no longer required"}`, loc);
+  if (Boolean(bs?.required) !== Boolean(hs?.required))
+    p.emit(
+      hs?.required ? "stakeholders-became-required" : "stakeholders-became-optional",
+      `${code(hk.kind)}: stakeholders ${hs?.required ? "now required" : "no longer required"}`,
+      loc,
+    );
   if (!bs || !hs) {
     if (bs) p.emit("role-removed", `${code(hk.kind)} no longer takes stakeholders`, loc);
     if (hs) p.emit("role-added", `${code(hk.kind)} now takes stakeholders (roles ${hs.roleSet.roles.map((r) => r.name).join(", ")})`, loc);
@@ -138,7 +165,12 @@ function compareRoles(p: Pair, br: readonly Role[], hr: readonly Role[], label: 
     if (!y) p.emit("role-removed", `${label}: role ${code(name)} removed`, where);
     else if (!x) p.emit(y.required ? "role-became-required" : "role-added", `${label}: role ${code(name)} added${y.required ? " as required" : ""}`, where);
     else {
-      if (x.required !== y.required) p.emit(y.required ? "role-became-required" : "role-became-optional", `${label}: role ${code(name)} ${y.required ? "now required" : "no longer required"}`, where);
+      if (x.required !== y.required)
+        p.emit(
+          y.required ? "role-became-required" : "role-became-optional",
+          `${label}: role ${code(name)} ${y.required ? "now required" : "no longer required"}`,
+          where,
+        );
       const lost = x.types.filter((t) => !y.types.includes(t));
       const gained = y.types.filter((t) => !x.types.includes(t));
       if (lost.length > 0) p.emit("role-type-removed", `${label}: role ${code(name)} no longer takes ${lost.join(", ")}`, where);
@@ -207,12 +239,18 @@ function compareEndpoints(p: Pair): void {
     if (x.request !== y.request) p.emit("operation-request-changed", `request body ${x.request ?? "none"} -> ${y.request ?? "none"}`, where);
     for (const status of keysOf(x.responses, y.responses)) {
       const [xs, ys] = [x.responses[status], y.responses[status]];
-      if (xs !== ys) p.emit(ys ? (xs ? "operation-response-changed" : "operation-response-added") : "operation-response-changed", `response ${status}: ${xs ?? "none"} -> ${ys ?? "none"}`, where);
+      if (xs !== ys)
+        p.emit(
+          ys ? (xs ? "operation-response-changed" : "operation-response-added") : "operation-response-changed",
+          `response ${status}: ${xs ?? "none"} -> ${ys ?? "none"}`,
+          where,
+        );
     }
     if (x.errorBody !== y.errorBody) p.emit("operation-response-changed", `error body ${x.errorBody} -> ${y.errorBody}`, where);
     for (const e of y.errors.filter((v) => !x.errors.includes(v))) p.emit("operation-error-added", `may now return error ${code(e)}`, where);
     for (const e of x.errors.filter((v) => !y.errors.includes(v))) p.emit("operation-error-removed", `no longer returns error ${code(e)}`, where);
-    if (json(x.limits) !== json(y.limits)) p.emit("limit-changed", `limits that apply: ${x.limits.join(", ") || "none"} -> ${y.limits.join(", ") || "none"}`, where);
+    if (json(x.limits) !== json(y.limits))
+      p.emit("limit-changed", `limits that apply: ${x.limits.join(", ") || "none"} -> ${y.limits.join(", ") || "none"}`, where);
     for (const name of keysOf(x.pathParams, y.pathParams)) {
       const [bf, hf] = [x.pathParams[name], y.pathParams[name]];
       if (bf && hf) compareField(bf, hf, `/parameters/${name}`, schemaContext(p, "request", id, { operation: id }));
@@ -230,7 +268,8 @@ function compareWebhooks(p: Pair): void {
       p.emit(y ? "webhook-added" : "webhook-removed", `webhook ${name} (${(x ?? y)!.summary}) ${y ? "added" : "removed"}`, where);
       continue;
     }
-    if (x.signatureVersion !== y.signatureVersion) p.emit("webhook-signature-version-changed", `signed with version ${x.signatureVersion} -> ${y.signatureVersion}`, where);
+    if (x.signatureVersion !== y.signatureVersion)
+      p.emit("webhook-signature-version-changed", `signed with version ${x.signatureVersion} -> ${y.signatureVersion}`, where);
     if (x.schema !== y.schema) {
       const [bs, hs] = [p.base.model.shapes[x.schema], p.head.model.shapes[y.schema]];
       if (bs && hs) compareField(bs, hs, "", schemaContext(p, "response", y.schema, { webhook: name }));
@@ -255,16 +294,25 @@ function compareSignatures(p: Pair): void {
         p.emit("signature-header-changed", `version ${version}: header ${header} ${yh ? "added" : "removed"}`, hwhere);
         continue;
       }
-      if (xh.prefix !== yh.prefix) p.emit("signature-header-changed", `version ${version}: ${header} prefix ${json(xh.prefix ?? "")} -> ${json(yh.prefix ?? "")}`, hwhere);
-      if (xh.value !== yh.value) p.emit("signature-header-changed", `version ${version}: ${header} value ${json(xh.value ?? "")} -> ${json(yh.value ?? "")}`, hwhere);
-      if (xh.digest !== yh.digest) p.emit("signature-digest-changed", `version ${version}: ${header} digest ${xh.digest ?? "none"} -> ${yh.digest ?? "none"}`, hwhere);
+      if (xh.prefix !== yh.prefix)
+        p.emit("signature-header-changed", `version ${version}: ${header} prefix ${json(xh.prefix ?? "")} -> ${json(yh.prefix ?? "")}`, hwhere);
+      if (xh.value !== yh.value)
+        p.emit("signature-header-changed", `version ${version}: ${header} value ${json(xh.value ?? "")} -> ${json(yh.value ?? "")}`, hwhere);
+      if (xh.digest !== yh.digest)
+        p.emit("signature-digest-changed", `version ${version}: ${header} digest ${xh.digest ?? "none"} -> ${yh.digest ?? "none"}`, hwhere);
     }
-    if (json(x.receiverMust) !== json(y.receiverMust)) p.emit("signature-receiver-rules-changed", `version ${version}: receivers must ${x.receiverMust.join("; ") || "(nothing stated)"} -> ${y.receiverMust.join("; ") || "(nothing stated)"}`, where);
+    if (json(x.receiverMust) !== json(y.receiverMust))
+      p.emit(
+        "signature-receiver-rules-changed",
+        `version ${version}: receivers must ${x.receiverMust.join("; ") || "(nothing stated)"} -> ${y.receiverMust.join("; ") || "(nothing stated)"}`,
+        where,
+      );
     if (!x.bodyVariant?.deprecated && y.bodyVariant?.deprecated) p.emit("deprecation-added", `version ${version}: the body variant is deprecated`, where);
     if (x.bodyVariant && !y.bodyVariant) p.emit("deprecation-removed", `version ${version}: the body variant removed`, where);
   }
   const [bt, ht] = [p.base.model.webhookToleranceMs, p.head.model.webhookToleranceMs];
-  if (bt !== ht) p.emit("webhook-tolerance-changed", `timestamp tolerance ±${bt / 1000} s -> ±${ht / 1000} s`, p.at("limits.yaml", ["limits", "webhookTimestampTolerance"]));
+  if (bt !== ht)
+    p.emit("webhook-tolerance-changed", `timestamp tolerance ±${bt / 1000} s -> ±${ht / 1000} s`, p.at("limits.yaml", ["limits", "webhookTimestampTolerance"]));
 }
 
 /** A transition's identity: where it starts and what triggers it. */
@@ -297,7 +345,11 @@ function compareTransitions(p: Pair): void {
 }
 
 function sortKeys(o: object): object {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return Object.fromEntries(
+    Object.entries(o)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
 }
 
 function describeDelta(x: object, y: object): string {
@@ -312,15 +364,34 @@ function compareStatuses(p: Pair): void {
   const [b, h] = [byKey(p.base.model.verificationStatuses, (s) => s.value), byKey(p.head.model.verificationStatuses, (s) => s.value)];
   for (const value of keysOf(b, h)) {
     const [x, y] = [b[value], h[value]];
-    if (x && y && x.outcome !== y.outcome) p.emit("status-outcome-changed", `${code(value)}: outcome ${x.outcome} -> ${y.outcome}`, p.at("statuses.yaml", ["verificationStatuses", value, "outcome"]));
+    if (x && y && x.outcome !== y.outcome)
+      p.emit(
+        "status-outcome-changed",
+        `${code(value)}: outcome ${x.outcome} -> ${y.outcome}`,
+        p.at("statuses.yaml", ["verificationStatuses", value, "outcome"]),
+      );
   }
   const [bo, ho] = [p.base.model.outcomes, p.head.model.outcomes];
   for (const name of keysOf(bo, ho)) {
     const [x, y] = [bo[name], ho[name]];
-    if (json(x?.guidance) !== json(y?.guidance)) p.emit("status-outcome-changed", `receiver guidance for ${name}: ${x ? json(x.guidance) : "none"} -> ${y ? json(y.guidance) : "none"}`, p.at("statuses.yaml", ["outcomes", name]));
+    if (json(x?.guidance) !== json(y?.guidance))
+      p.emit(
+        "status-outcome-changed",
+        `receiver guidance for ${name}: ${x ? json(x.guidance) : "none"} -> ${y ? json(y.guidance) : "none"}`,
+        p.at("statuses.yaml", ["outcomes", name]),
+      );
   }
-  const locks = (m: Model) => m.submissionStatuses.filter((s) => s.locksResubmission).map((s) => s.value).join(",");
-  if (locks(p.base.model) !== locks(p.head.model)) p.emit("submission-status-lock-changed", `submission statuses that lock resubmission: ${locks(p.base.model) || "none"} -> ${locks(p.head.model) || "none"}`, p.at("statuses.yaml", ["submissionStatuses"]));
+  const locks = (m: Model) =>
+    m.submissionStatuses
+      .filter((s) => s.locksResubmission)
+      .map((s) => s.value)
+      .join(",");
+  if (locks(p.base.model) !== locks(p.head.model))
+    p.emit(
+      "submission-status-lock-changed",
+      `submission statuses that lock resubmission: ${locks(p.base.model) || "none"} -> ${locks(p.head.model) || "none"}`,
+      p.at("statuses.yaml", ["submissionStatuses"]),
+    );
 }
 
 function compareAttempts(p: Pair): void {
@@ -329,11 +400,13 @@ function compareAttempts(p: Pair): void {
   for (const key of ["field", "startsAt", "capField"] as const) {
     if (x[key] !== y[key]) p.emit("attempt-rule-changed", `attempts.${key} ${json(x[key])} -> ${json(y[key])}`, where(key));
   }
-  if (x.observedDefaultCap !== y.observedDefaultCap) p.emit("attempt-default-cap-changed", `default attempt cap ${x.observedDefaultCap} -> ${y.observedDefaultCap}`, where("observedDefaultCap"));
+  if (x.observedDefaultCap !== y.observedDefaultCap)
+    p.emit("attempt-default-cap-changed", `default attempt cap ${x.observedDefaultCap} -> ${y.observedDefaultCap}`, where("observedDefaultCap"));
   // The rule sentences restate this data (check/prose.ts keeps them in agreement): reworded with a change
   // of the data, they are that change, reported above; reworded alone, they are reported here.
   const dataChanged = (["field", "startsAt", "capField", "observedDefaultCap"] as const).some((key) => x[key] !== y[key]);
-  if (!dataChanged && json(x.rules) !== json(y.rules)) p.emit("attempt-rule-changed", `attempt rules: ${describeDelta({ rules: x.rules }, { rules: y.rules })}`, where("rules"));
+  if (!dataChanged && json(x.rules) !== json(y.rules))
+    p.emit("attempt-rule-changed", `attempt rules: ${describeDelta({ rules: x.rules }, { rules: y.rules })}`, where("rules"));
 }
 
 function compareLimits(p: Pair): void {
@@ -395,11 +468,21 @@ function compareVersions(p: Pair): void {
     [x.pathPrefix, y.pathPrefix, ["currentInterface", "pathPrefix"]],
     [x.webhookVersion, y.webhookVersion, ["currentInterface", "webhookVersion"]],
   ];
-  for (const [bv, hv, path] of pairs) if (bv !== hv) p.emit("interface-version-changed", `${path.join(".")} ${json(bv)} -> ${json(hv)}`, p.at("versions.yaml", path));
-  if (json(x.olderPaths) !== json(y.olderPaths)) p.emit("interface-version-changed", `older interface paths ${x.olderPaths.join(", ")} -> ${y.olderPaths.join(", ")}`, p.at("versions.yaml", ["olderInterface", "paths"]));
+  for (const [bv, hv, path] of pairs)
+    if (bv !== hv) p.emit("interface-version-changed", `${path.join(".")} ${json(bv)} -> ${json(hv)}`, p.at("versions.yaml", path));
+  if (json(x.olderPaths) !== json(y.olderPaths))
+    p.emit(
+      "interface-version-changed",
+      `older interface paths ${x.olderPaths.join(", ")} -> ${y.olderPaths.join(", ")}`,
+      p.at("versions.yaml", ["olderInterface", "paths"]),
+    );
   const [bd, hd] = [x.deprecations.map((d) => d.what), y.deprecations.map((d) => d.what)];
   for (const d of hd.filter((v) => !bd.includes(v))) p.emit("deprecation-added", `deprecated: ${d}`, p.at("versions.yaml", ["deprecations", hd.indexOf(d)]));
-  for (const d of bd.filter((v) => !hd.includes(v))) p.emit("deprecation-removed", `no longer listed as deprecated: ${d}`, { base: locate(p.base, "versions.yaml", ["deprecations", bd.indexOf(d)]), head: locate(p.head, "versions.yaml", ["deprecations"]) } as Location);
+  for (const d of bd.filter((v) => !hd.includes(v)))
+    p.emit("deprecation-removed", `no longer listed as deprecated: ${d}`, {
+      base: locate(p.base, "versions.yaml", ["deprecations", bd.indexOf(d)]),
+      head: locate(p.head, "versions.yaml", ["deprecations"]),
+    } as Location);
 }
 
 function compareServers(p: Pair): void {

@@ -76,7 +76,8 @@ export function compareField(b: Field, h: Field, path: string, ctx: SchemaContex
   if (bt && ht) {
     const lost = bt.filter((t) => !ht.includes(t));
     const gained = ht.filter((t) => !bt.includes(t));
-    if (lost.length > 0) ctx.emit(pick(ctx, "request-type-narrowed", "response-constraint-tightened"), `no longer ${req ? "accepts" : "carries"} ${lost.join(", ")}`, at);
+    if (lost.length > 0)
+      ctx.emit(pick(ctx, "request-type-narrowed", "response-constraint-tightened"), `no longer ${req ? "accepts" : "carries"} ${lost.join(", ")}`, at);
     if (gained.length > 0) ctx.emit(pick(ctx, "request-constraint-relaxed", "response-type-widened"), `may now be ${gained.join(", ")}`, at);
   }
   if (b.nullable && !h.nullable) ctx.emit(pick(ctx, "request-type-narrowed", "response-constraint-tightened"), "no longer nullable", at);
@@ -84,7 +85,12 @@ export function compareField(b: Field, h: Field, path: string, ctx: SchemaContex
 
   // Fixed values and closed lists.
   if (b.const !== undefined || h.const !== undefined) {
-    if (json(b.const) !== json(h.const)) ctx.emit(pick(ctx, "request-const-changed", "response-const-changed"), `fixed value ${b.const === undefined ? "none" : json(b.const)} -> ${h.const === undefined ? "none" : json(h.const)}`, at);
+    if (json(b.const) !== json(h.const))
+      ctx.emit(
+        pick(ctx, "request-const-changed", "response-const-changed"),
+        `fixed value ${b.const === undefined ? "none" : json(b.const)} -> ${h.const === undefined ? "none" : json(h.const)}`,
+        at,
+      );
   }
   compareValues(b, h, at, ctx);
 
@@ -138,11 +144,21 @@ function compareConstraints(b: Field, h: Field, at: Location, ctx: SchemaContext
   const tight: CheckId = req ? "request-length-tightened" : "response-constraint-tightened";
   const loose: CheckId = req ? "request-constraint-relaxed" : "response-constraint-relaxed";
   const [bmin, hmin] = [minLengthOf(b) ?? 0, minLengthOf(h) ?? 0];
-  if (hmin > bmin) ctx.emit(tight, `minLength ${bmin} -> ${hmin}${req ? `: ${nowRefused(h, "minLength", hmin - 1 > bmin ? `values of ${bmin}-${hmin - 1} characters` : `values of ${bmin} ${bmin === 1 ? "character" : "characters"}`)}` : ""}`, at);
+  if (hmin > bmin)
+    ctx.emit(
+      tight,
+      `minLength ${bmin} -> ${hmin}${req ? `: ${nowRefused(h, "minLength", hmin - 1 > bmin ? `values of ${bmin}-${hmin - 1} characters` : `values of ${bmin} ${bmin === 1 ? "character" : "characters"}`)}` : ""}`,
+      at,
+    );
   if (hmin < bmin) ctx.emit(loose, `minLength ${bmin} -> ${hmin}`, at);
   const [bmax, hmax] = [maxLengthOf(b) ?? Infinity, maxLengthOf(h) ?? Infinity];
   const n = (v: number) => (v === Infinity ? "none" : String(v));
-  if (hmax < bmax) ctx.emit(tight, `maxLength ${n(bmax)} -> ${n(hmax)}${req ? `: ${nowRefused(h, "maxLength", `values of ${hmax + 1}${bmax === Infinity ? " or more" : `-${bmax}`} characters`)}` : ""}`, at);
+  if (hmax < bmax)
+    ctx.emit(
+      tight,
+      `maxLength ${n(bmax)} -> ${n(hmax)}${req ? `: ${nowRefused(h, "maxLength", `values of ${hmax + 1}${bmax === Infinity ? " or more" : `-${bmax}`} characters`)}` : ""}`,
+      at,
+    );
   if (hmax > bmax) ctx.emit(loose, `maxLength ${n(bmax)} -> ${n(hmax)}`, at);
   comparePatterns(b, h, at, ctx);
   const [bf, hf] = [formatOf(b), formatOf(h)];
@@ -216,33 +232,62 @@ export function compareProperties(
     if (h) {
       if (isRequired(b) !== isRequired(h)) {
         const nowRequired = isRequired(h);
-        const id: CheckId = req ? (nowRequired ? "request-property-became-required" : "request-property-became-optional") : nowRequired ? "response-property-became-required" : "response-property-became-optional";
+        const id: CheckId = req
+          ? nowRequired
+            ? "request-property-became-required"
+            : "request-property-became-optional"
+          : nowRequired
+            ? "response-property-became-required"
+            : "response-property-became-optional";
         ctx.emit(id, `\`${name}\` is now ${nowRequired ? "required" : "optional"}`, where(ctx, p, b.pos, h.pos));
       }
       compareField(b, h, p, ctx);
       continue;
     }
     const at = where(ctx, p, b.pos, parent.head);
-    if (req) ctx.emit(closed ? "request-property-rejected" : "request-property-removed", `\`${name}\` removed${closed ? " (unknown properties are rejected)" : ""}`, at);
+    if (req)
+      ctx.emit(
+        closed ? "request-property-rejected" : "request-property-removed",
+        `\`${name}\` removed${closed ? " (unknown properties are rejected)" : ""}`,
+        at,
+      );
     else ctx.emit(b.deprecated ? "deprecated-property-removed" : "response-property-removed", `\`${name}\` removed`, at);
   }
   for (const name of Object.keys(hp)) {
     if (bp[name]) continue;
     const h = hp[name]!;
     const at = where(ctx, `${path}/properties/${pointerKey(name)}`, parent.base, h.pos);
-    if (req) ctx.emit(isRequired(h) ? "request-property-required-added" : "request-property-optional-added", `\`${name}\` added${isRequired(h) ? " as required" : ""}`, at);
+    if (req)
+      ctx.emit(
+        isRequired(h) ? "request-property-required-added" : "request-property-optional-added",
+        `\`${name}\` added${isRequired(h) ? " as required" : ""}`,
+        at,
+      );
     else ctx.emit("response-property-added", `\`${name}\` added`, at);
   }
 }
 
 function compareObject(b: Field, h: Field, path: string, ctx: SchemaContext): void {
-  if (b.properties || h.properties) compareProperties(b.properties ?? {}, h.properties ?? {}, path, ctx, { base: b.pos, head: h.pos }, h.additionalProperties === false);
+  if (b.properties || h.properties)
+    compareProperties(b.properties ?? {}, h.properties ?? {}, path, ctx, { base: b.pos, head: h.pos }, h.additionalProperties === false);
   const open = (f: Field) => f.additionalProperties !== false;
   const at = where(ctx, path, b.pos, h.pos);
-  if (open(b) && !open(h) && (b.properties || h.properties)) ctx.emit(ctx.direction === "request" ? "request-additional-properties-closed" : "response-constraint-tightened", "unknown properties are no longer accepted", at);
-  if (!open(b) && open(h)) ctx.emit(ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-relaxed", "unknown properties are now accepted", at);
-  if (typeof b.additionalProperties === "object" && typeof h.additionalProperties === "object") compareField(b.additionalProperties, h.additionalProperties, `${path}/additionalProperties`, ctx);
-  if (json(b.exactlyOneOf) !== json(h.exactlyOneOf)) ctx.emit(ctx.direction === "request" ? "request-union-branch-removed" : "response-union-branch-added", `exactly one of ${list(b.exactlyOneOf ?? [])} -> ${list(h.exactlyOneOf ?? [])}`, at);
+  if (open(b) && !open(h) && (b.properties || h.properties))
+    ctx.emit(
+      ctx.direction === "request" ? "request-additional-properties-closed" : "response-constraint-tightened",
+      "unknown properties are no longer accepted",
+      at,
+    );
+  if (!open(b) && open(h))
+    ctx.emit(ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-relaxed", "unknown properties are now accepted", at);
+  if (typeof b.additionalProperties === "object" && typeof h.additionalProperties === "object")
+    compareField(b.additionalProperties, h.additionalProperties, `${path}/additionalProperties`, ctx);
+  if (json(b.exactlyOneOf) !== json(h.exactlyOneOf))
+    ctx.emit(
+      ctx.direction === "request" ? "request-union-branch-removed" : "response-union-branch-added",
+      `exactly one of ${list(b.exactlyOneOf ?? [])} -> ${list(h.exactlyOneOf ?? [])}`,
+      at,
+    );
 }
 
 const branchKey = (f: Field) => f.ref ?? json(f.const) ?? f.title ?? "";
@@ -255,13 +300,28 @@ function compareUnion(b: Field, h: Field, path: string, ctx: SchemaContext): voi
   const bk = bb.map(branchKey);
   bb.forEach((branch, i) => {
     const j = hk.indexOf(bk[i]!);
-    if (j < 0) ctx.emit(pick(ctx, "request-union-branch-removed", "response-union-branch-removed"), `branch ${bk[i]} removed`, where(ctx, `${path}/oneOf/${i}`, branch.pos, h.pos));
+    if (j < 0)
+      ctx.emit(
+        pick(ctx, "request-union-branch-removed", "response-union-branch-removed"),
+        `branch ${bk[i]} removed`,
+        where(ctx, `${path}/oneOf/${i}`, branch.pos, h.pos),
+      );
     else compareField(branch, hb[j]!, `${path}/oneOf/${j}`, ctx);
   });
   hb.forEach((branch, j) => {
-    if (!bk.includes(hk[j]!)) ctx.emit(pick(ctx, "request-union-branch-added", "response-union-branch-added"), `branch ${hk[j]} added`, where(ctx, `${path}/oneOf/${j}`, b.pos, branch.pos));
+    if (!bk.includes(hk[j]!))
+      ctx.emit(
+        pick(ctx, "request-union-branch-added", "response-union-branch-added"),
+        `branch ${hk[j]} added`,
+        where(ctx, `${path}/oneOf/${j}`, b.pos, branch.pos),
+      );
   });
-  if (b.discriminator !== h.discriminator) ctx.emit(pick(ctx, "request-union-branch-removed", "response-union-branch-added"), `discriminator ${b.discriminator ?? "none"} -> ${h.discriminator ?? "none"}`, where(ctx, path, b.pos, h.pos));
+  if (b.discriminator !== h.discriminator)
+    ctx.emit(
+      pick(ctx, "request-union-branch-removed", "response-union-branch-added"),
+      `discriminator ${b.discriminator ?? "none"} -> ${h.discriminator ?? "none"}`,
+      where(ctx, path, b.pos, h.pos),
+    );
 }
 
 /** A ref to the same shape: that shape is compared on its own. A ref elsewhere: compare the two targets here. */
@@ -282,9 +342,19 @@ function compareWhen(b: Field, h: Field, path: string, ctx: SchemaContext): void
   b.when.forEach((c, i) => {
     const j = hk.indexOf(key(c));
     if (j >= 0) compareProperties(c.properties, h.when[j]!.properties, `${path}/allOf/${j}/then`, ctx, { base: b.pos, head: h.pos });
-    else ctx.emit(ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-relaxed", `the conditional rules when ${key(c)} were removed`, where(ctx, path, b.pos, h.pos));
+    else
+      ctx.emit(
+        ctx.direction === "request" ? "request-constraint-relaxed" : "response-constraint-relaxed",
+        `the conditional rules when ${key(c)} were removed`,
+        where(ctx, path, b.pos, h.pos),
+      );
   });
   h.when.forEach((c) => {
-    if (!b.when.some((x) => key(x) === key(c))) ctx.emit(ctx.direction === "request" ? "request-conditional-rule-added" : "response-constraint-tightened", `new conditional rules when ${key(c)}`, where(ctx, path, b.pos, h.pos));
+    if (!b.when.some((x) => key(x) === key(c)))
+      ctx.emit(
+        ctx.direction === "request" ? "request-conditional-rule-added" : "response-constraint-tightened",
+        `new conditional rules when ${key(c)}`,
+        where(ctx, path, b.pos, h.pos),
+      );
   });
 }

@@ -12,6 +12,10 @@ export function diffSides(base: Side, head: Side, overrides: Overrides = {}): Di
   const hpos = locate(head, "versions.yaml", ["specVersion"]);
   const version = versionFinding(changes, bv, hv, { ...(bpos ? { base: bpos } : {}), ...(hpos ? { head: hpos } : {}) });
   const findings = version ? [...changes, ...applyOverrides([version], overrides)] : changes;
-  const info = (s: Side) => ({ label: s.label, ...(s.commit ? { commit: s.commit } : {}), ...(s.model.versions.specVersion ? { specVersion: s.model.versions.specVersion } : {}) });
+  const info = (s: Side) => ({
+    label: s.label,
+    ...(s.commit ? { commit: s.commit } : {}),
+    ...(s.model.versions.specVersion ? { specVersion: s.model.versions.specVersion } : {}),
+  });
   return { base: info(base), head: info(head), findings: sortFindings(findings) };
 }

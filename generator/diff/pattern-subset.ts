@@ -13,9 +13,29 @@ type Node =
 
 const MAX_CP = 0x10ffff;
 const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]];
-const LINE_TERMINATORS: Ranges = [[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]];
+const WORD: Ranges = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
+const SPACE: Ranges = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+];
+const LINE_TERMINATORS: Ranges = [
+  [0x0a, 0x0a],
+  [0x0d, 0x0d],
+  [0x2028, 0x2029],
+];
 
 function normalize(ranges: Ranges): Ranges {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
@@ -173,7 +193,8 @@ class Reader {
       if (this.peek() === "-" && this.cps[this.i + 1] !== undefined && String.fromCodePoint(this.cps[this.i + 1]!) !== "]") {
         this.take();
         const last = single();
-        if (first.length !== 1 || last.length !== 1 || first[0]![0] !== first[0]![1] || last[0]![0] !== last[0]![1] || last[0]![0] < first[0]![0]) throw new Unsupported();
+        if (first.length !== 1 || last.length !== 1 || first[0]![0] !== first[0]![1] || last[0]![0] !== last[0]![1] || last[0]![0] < first[0]![0])
+          throw new Unsupported();
         ranges.push([first[0]![0], last[0]![0]]);
       } else ranges.push(...first.map(([a, b]): [number, number] => [a, b]));
     }

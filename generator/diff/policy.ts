@@ -28,13 +28,19 @@ export function readOverrides(file: string, required: boolean): Overrides {
   const data = doc.toJS() as unknown;
   if (data === null || data === undefined) return {};
   const severities = (data as { severities?: unknown }).severities;
-  if (typeof data !== "object" || Array.isArray(data) || Object.keys(data).some((k) => k !== "severities") || (severities !== undefined && (typeof severities !== "object" || severities === null || Array.isArray(severities)))) {
+  if (
+    typeof data !== "object" ||
+    Array.isArray(data) ||
+    Object.keys(data).some((k) => k !== "severities") ||
+    (severities !== undefined && (typeof severities !== "object" || severities === null || Array.isArray(severities)))
+  ) {
     throw new UsageError(`${file}: expected a mapping with one key, severities: { <check id>: breaking|warning|info|none }`);
   }
   const out: Partial<Record<CheckId, Severity | "none">> = {};
   for (const [id, value] of Object.entries((severities ?? {}) as Record<string, unknown>)) {
     if (!isCheckId(id)) throw new UsageError(`${file}: unknown check id ${JSON.stringify(id)} (list them with 'verispec diff --checks')`);
-    if (value !== "none" && !SEVERITIES.includes(value as Severity)) throw new UsageError(`${file}: ${id}: expected breaking, warning, info or none, found ${JSON.stringify(value)}`);
+    if (value !== "none" && !SEVERITIES.includes(value as Severity))
+      throw new UsageError(`${file}: ${id}: expected breaking, warning, info or none, found ${JSON.stringify(value)}`);
     out[id] = value as Severity | "none";
   }
   return out;
@@ -69,9 +75,7 @@ export function versionFinding(findings: readonly Finding[], base: string | unde
   const h = parseSemver(head);
   const breaking = findings.some((f) => f.severity === "breaking");
   const need = breaking ? (b[0] === 0 ? "minor" : "major") : "minor";
-  const ok =
-    h !== undefined &&
-    (need === "major" ? h[0] > b[0] : h[0] > b[0] || (h[0] === b[0] && h[1] > b[1]));
+  const ok = h !== undefined && (need === "major" ? h[0] > b[0] : h[0] > b[0] || (h[0] === b[0] && h[1] > b[1]));
   if (ok) return undefined;
   // The other findings, named as such: the summary line counts this one too, so "N breaking" there is N+1 here's.
   const n = findings.length;

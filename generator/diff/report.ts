@@ -33,7 +33,13 @@ export function placeText(f: Finding): string {
 
 /** Schema id and JSON Pointer, operation, webhook; `code` wraps names (markdown). */
 function subjectText(f: Finding, code: (t: string) => string = (t) => t): string {
-  return [f.schema && `${code(f.schema)}${f.path && f.path !== "/" ? ` ${code(f.path)}` : ""}`, f.operation && `operation ${code(f.operation)}`, f.webhook && `webhook ${code(f.webhook)}`].filter(Boolean).join(", ");
+  return [
+    f.schema && `${code(f.schema)}${f.path && f.path !== "/" ? ` ${code(f.path)}` : ""}`,
+    f.operation && `operation ${code(f.operation)}`,
+    f.webhook && `webhook ${code(f.webhook)}`,
+  ]
+    .filter(Boolean)
+    .join(", ");
 }
 
 export function summaryLine(r: DiffResult): string {

@@ -48,7 +48,9 @@ function gitOrNull(cwd: string, args: readonly string[]): string | null {
 export function checkoutSpec(repo: string, rev: string, specPath: string, tmp: string): { commit: string; dir: string } {
   const commit = gitOrNull(repo, ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`])?.trim();
   if (!commit) throw new UsageError(`${JSON.stringify(rev)} is neither a spec directory nor a git revision of ${repo}`);
-  const names = git(repo, ["ls-tree", "-r", "-z", "--name-only", commit, "--", `${specPath}/`]).split("\0").filter(Boolean);
+  const names = git(repo, ["ls-tree", "-r", "-z", "--name-only", commit, "--", `${specPath}/`])
+    .split("\0")
+    .filter(Boolean);
   if (names.length === 0) throw new UsageError(`revision ${rev} (${commit.slice(0, 12)}) has no ${specPath}/ directory`);
   const dir = join(tmp, "spec");
   for (const name of names) {

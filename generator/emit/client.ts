@@ -30,7 +30,12 @@ function method(e: Endpoint): { params: string; names: string; call: string; res
   const optionsType = e.path === null ? "RequestOptions & { path: string }" : "RequestOptions";
   params.push(e.path === null ? `opts: ${optionsType}` : `opts?: ${optionsType}`);
   const response = e.responses["200"];
-  return { params: params.join(", "), names: names.join(", "), call: `core.call(operations.${opKey(e)}, { ${input.join(", ")} })`, result: response ?? "unknown" };
+  return {
+    params: params.join(", "),
+    names: names.join(", "),
+    call: `core.call(operations.${opKey(e)}, { ${input.join(", ")} })`,
+    result: response ?? "unknown",
+  };
 }
 
 function methodDoc(e: Endpoint, indent: string): string {
@@ -39,7 +44,9 @@ function methodDoc(e: Endpoint, indent: string): string {
       `\`${e.method} ${e.path ?? "<path you supply>"}\`: ${e.summary}.`,
       e.description,
       e.unknown ? `Not shown in the service's specification: ${e.unknown}` : undefined,
-      e.auth === "body" ? "Credentials (`metadata_version`, `metadata_serviceUid`, `metadata_secretKey`) are added by the client." : "Sent with HTTP Basic `serviceUid:secret`.",
+      e.auth === "body"
+        ? "Credentials (`metadata_version`, `metadata_serviceUid`, `metadata_secretKey`) are added by the client."
+        : "Sent with HTTP Basic `serviceUid:secret`.",
       e.method === "POST" ? "Never retried automatically: a POST is not idempotent." : "Retried on network errors and 5xx (see `retry`).",
       `@see The service's specification, section ${e.source}`,
     ],
@@ -78,7 +85,9 @@ function methodLines(model: Model): { iface: string[]; impl: string[] } {
       return { sig: `${methodDoc(e, indent)}${indent}${name}(${m.params}): Promise<${m.result}>;`, impl: `${indent}${name}: (${m.names}) => ${m.call},` };
     });
     if (group) {
-      iface.push(`  /** The current interface (\`${model.versions.pathPrefix}\`), HTTP Basic. */\n  readonly ${group}: {\n${sigs.map((s) => s.sig).join("\n")}\n  };`);
+      iface.push(
+        `  /** The current interface (\`${model.versions.pathPrefix}\`), HTTP Basic. */\n  readonly ${group}: {\n${sigs.map((s) => s.sig).join("\n")}\n  };`,
+      );
       impl.push(`    ${group}: {\n${sigs.map((s) => `  ${s.impl}`).join("\n")}\n    },`);
     } else {
       iface.push(...sigs.map((s) => s.sig));
@@ -149,11 +158,16 @@ export function clientFiles(model: Model): OutputFile[] {
         dts: `export declare const operations: ${constType(table)};`,
       },
       {
-        doc: ["/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4) and the error type of each HTTP status (the service's specification, section 7). */"],
+        doc: [
+          "/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4) and the error type of each HTTP status (the service's specification, section 7). */",
+        ],
         js: `export const specConstants = ${JSON.stringify(constants, null, 2)};`,
         dts: "export declare const specConstants: SpecConstants;",
       },
-      { js: "", dts: `\n${REQUEST_OPTIONS}\n\n/** The client \`createClient\` returns; one method per endpoint of the spec. */\nexport interface VerispecClient {\n${iface.join("\n")}\n}` },
+      {
+        js: "",
+        dts: `\n${REQUEST_OPTIONS}\n\n/** The client \`createClient\` returns; one method per endpoint of the spec. */\nexport interface VerispecClient {\n${iface.join("\n")}\n}`,
+      },
       {
         js: `// A dynamic import: bundlers split the validators into their own chunk, loaded only with
 // \`validate\` or \`validateResponses\`, so they stay out of the client bundle.
@@ -203,7 +217,9 @@ export function indexFiles(model: Model): OutputFile[] {
         dts: `export declare const specVersion: ${lit(version)};`,
       },
       {
-        doc: ["/** The content hash of the spec files this was generated from: `verispec check`, the sandbox's start line and `verispec conform` print the same. */"],
+        doc: [
+          "/** The content hash of the spec files this was generated from: `verispec check`, the sandbox's start line and `verispec conform` print the same. */",
+        ],
         js: `export const specHash = ${lit(model.specHash)};`,
         dts: `export declare const specHash: ${lit(model.specHash)};`,
       },

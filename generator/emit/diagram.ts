@@ -33,7 +33,10 @@ const targets = (t: Transition) => (t.to.length ? [...t.to] : [UNSTATED]);
 
 /** Columns by breadth-first distance from the start and from "any"; rows in order of first appearance. */
 function layout(model: Model): { nodes: Map<string, Node>; unplaced: string[] } {
-  const rank = new Map<string, number>([[START, 0], [ANY, 0]]);
+  const rank = new Map<string, number>([
+    [START, 0],
+    [ANY, 0],
+  ]);
   for (let changed = true; changed; ) {
     changed = false;
     for (const t of model.transitions) {
@@ -96,7 +99,8 @@ function edgeSvg(a: Node, b: Node, label: number, bend: number): string {
   return `<path d="M ${num(x1)} ${num(y1)} Q ${num(cx)} ${num(cy)} ${num(x2)} ${num(y2)}" class="edge"/>${badge((x1 + 2 * cx + x2) / 4, (y1 + 2 * cy + y2) / 4, label)}`;
 }
 
-const badge = (x: number, y: number, n: number) => `<circle cx="${num(x)}" cy="${num(y)}" r="9" class="badge"/><text x="${num(x)}" y="${num(y + 4)}" class="badge-text">${n}</text>`;
+const badge = (x: number, y: number, n: number) =>
+  `<circle cx="${num(x)}" cy="${num(y)}" r="9" class="badge"/><text x="${num(x)}" y="${num(y + 4)}" class="badge-text">${n}</text>`;
 
 /** Words into lines of at most `width` characters (a long word stays whole). */
 function wrap(text: string, width: number): string[] {

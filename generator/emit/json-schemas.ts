@@ -110,10 +110,17 @@ export function emitJsonSchemas(model: Model): OutputFile[] {
   const defs = jsonSchemaDefinitions(model);
   const byId = new Map(defs.map((d) => [d.id, d]));
   const schemas = defs.filter((d) => d.published).map((d) => ({ path: `schemas/${d.id}.json`, contents: jsonText(standaloneSchema(d, byId)) }));
-  const manifest = { $comment: BANNER, specVersion: model.versions.specVersion ?? null, specHash: model.specHash, schemaIds: defs.filter((d) => d.published).map((d) => d.id) };
+  const manifest = {
+    $comment: BANNER,
+    specVersion: model.versions.specVersion ?? null,
+    specHash: model.specHash,
+    schemaIds: defs.filter((d) => d.published).map((d) => d.id),
+  };
   return [...schemas, { path: MANIFEST, contents: jsonText(manifest) }, ...vocabularyFiles()];
 }
 
 export function publishedSchemaIds(model: Model): string[] {
-  return jsonSchemaDefinitions(model).filter((d) => d.published).map((d) => d.id);
+  return jsonSchemaDefinitions(model)
+    .filter((d) => d.published)
+    .map((d) => d.id);
 }

@@ -4,7 +4,11 @@ import type { Rule, ValueSet } from "../model/types.js";
 
 /** Identifier of a schema id: "v4.entities.Trust" -> "V4EntitiesTrust". */
 export function pascalId(id: string): string {
-  return id.split(/[^A-Za-z0-9]+/).filter(Boolean).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join("");
+  return id
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join("");
 }
 
 /** The generated validator of a schema id: "v4.Gender" -> "validateV4Gender". */
@@ -14,7 +18,11 @@ export const validatorName = (id: string) => `validate${pascalId(id)}`;
 export const rawName = (id: string) => `raw${pascalId(id)}`;
 
 /** "v4.VerifyRequest" -> "VerifyBody", "v4.RequestedActionsRequest" -> "RequestedActionsBody". */
-export const bodyTypeName = (requestId: string) => `${requestId.split(".").pop()!.replace(/Request$/, "")}Body`;
+export const bodyTypeName = (requestId: string) =>
+  `${requestId
+    .split(".")
+    .pop()!
+    .replace(/Request$/, "")}Body`;
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 

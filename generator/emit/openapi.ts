@@ -23,7 +23,15 @@ function errorResponses(model: Model, schemas: Schemas, e: Endpoint): Record<str
   const base = Object(exampleOf(schemas, e.errorBody)) as JsonSchema;
   for (const type of e.errors) {
     const t = model.errorTypes.find((x) => x.type === type)!;
-    const example: JsonSchema = { ...base, ...(e.path !== null && "path" in base ? { path: e.path } : {}), statusCode: t.httpStatus, status: "error", data: null, help: null, error: { type: t.type } };
+    const example: JsonSchema = {
+      ...base,
+      ...(e.path !== null && "path" in base ? { path: e.path } : {}),
+      statusCode: t.httpStatus,
+      status: "error",
+      data: null,
+      help: null,
+      error: { type: t.type },
+    };
     if (t.message) example.message = t.message;
     else if ("message" in base) example.message = "<message>";
     if (type === "validation_error") {
@@ -49,17 +57,24 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
   const responses: Record<string, ResponseObject> = {};
   for (const [status, id] of Object.entries(e.responses)) {
     const example = exampleOf(schemas, id);
-    responses[status] = { description: `Success (the service's specification, section ${e.source}).`, content: { [model.bodyMediaType]: { schema: ref(id), ...(example ? { example } : {}) } } };
+    responses[status] = {
+      description: `Success (the service's specification, section ${e.source}).`,
+      content: { [model.bodyMediaType]: { schema: ref(id), ...(example ? { example } : {}) } },
+    };
   }
   Object.assign(responses, errorResponses(model, schemas, e));
   const limits = e.limits.map((l) => model.limits[l]!).map((l) => `- ${l.name}: ${l.value} (the service's specification, section ${l.source})`);
   const description = [
     e.description,
-    e.auth === "body" ? `Authentication: ${model.auth.body!.description} (the service's specification, section ${model.auth.body!.source})` : `Authentication: ${model.auth.basic!.description} (the service's specification, section ${model.auth.basic!.source})`,
+    e.auth === "body"
+      ? `Authentication: ${model.auth.body!.description} (the service's specification, section ${model.auth.body!.source})`
+      : `Authentication: ${model.auth.basic!.description} (the service's specification, section ${model.auth.basic!.source})`,
     limits.length ? `Limits:\n${limits.join("\n")}` : undefined,
     e.unknown ? `Not shown in the service's specification: ${e.unknown}` : undefined,
     `The service's specification, section ${e.source}.`,
-  ].filter(Boolean).join("\n\n");
+  ]
+    .filter(Boolean)
+    .join("\n\n");
   const op: OperationObject = {
     operationId: e.operationId,
     summary: e.summary,
@@ -74,7 +89,12 @@ function operation(model: Model, schemas: Schemas, e: Endpoint): OperationObject
     op.requestBody = { required: true, content: { [model.bodyMediaType]: { schema: ref(e.request), ...(example ? { example } : {}) } } };
   }
   const params: ParameterObject[] = Object.entries(e.pathParams).map(([name, f]) => ({
-    name, in: "path", required: true, description: f.description, schema: fieldSchema(f, options), example: "7f0c2a9e-3b8d-4c55-9d1e-2f4b6a8c0d12",
+    name,
+    in: "path",
+    required: true,
+    description: f.description,
+    schema: fieldSchema(f, options),
+    example: "7f0c2a9e-3b8d-4c55-9d1e-2f4b6a8c0d12",
   }));
   if (params.length) op.parameters = params;
   return op;
@@ -84,7 +104,9 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
   const p = model.webhookPayloads.find((x) => x.name === name)!;
   const scheme = model.signatures.find((s) => s.version === p.signatureVersion)!;
   const parameters: ParameterObject[] = scheme.headers.map((h) => ({
-    name: h.name, in: "header", required: h.value !== undefined || p.signatureVersion === "2",
+    name: h.name,
+    in: "header",
+    required: h.value !== undefined || p.signatureVersion === "2",
     description: [h.description, h.prefix ? `Prefix \`${h.prefix}\`.` : undefined, h.value ? `Value \`${h.value}\`.` : undefined].filter(Boolean).join(" "),
     schema: h.value !== undefined ? { type: "string", const: h.value } : { type: "string", pattern: `^${h.prefix}[0-9a-f]{64}$` },
   }));
@@ -92,10 +114,14 @@ function webhookItem(model: Model, schemas: Schemas, name: string): PathItemObje
   const description = [
     scheme.description,
     scheme.receiverMust.length ? `Receivers must: ${scheme.receiverMust.join("; ")}.` : undefined,
-    scheme.bodyVariant ? `${scheme.bodyVariant.description}${scheme.bodyVariant.unknown ? ` Not shown in the service's specification: ${scheme.bodyVariant.unknown}` : ""}` : undefined,
+    scheme.bodyVariant
+      ? `${scheme.bodyVariant.description}${scheme.bodyVariant.unknown ? ` Not shown in the service's specification: ${scheme.bodyVariant.unknown}` : ""}`
+      : undefined,
     `Delivery (the service's specification, section ${model.delivery.source}):\n${model.delivery.rules.map((r) => `- ${r}`).join("\n")}`,
     `The service's specification, section ${p.source}.`,
-  ].filter(Boolean).join("\n\n");
+  ]
+    .filter(Boolean)
+    .join("\n\n");
   return {
     post: {
       operationId: p.operationId,
@@ -119,11 +145,18 @@ function statusTable(model: Model): string {
   const dashed = dashedNote(unplacedStatuses(model));
   return [
     "## Verification statuses (the service's specification, section 3)",
-    "| Value | Meaning | Receiver outcome |", "|---|---|---|", ...rows, "",
+    "| Value | Meaning | Receiver outcome |",
+    "|---|---|---|",
+    ...rows,
+    "",
     "## Submission statuses (the service's specification, section 3)",
-    "| Value | Meaning |", "|---|---|", ...sub, "",
+    "| Value | Meaning |",
+    "|---|---|",
+    ...sub,
+    "",
     "## Transitions (the service's specification, section 3)",
-    ...transitions, "",
+    ...transitions,
+    "",
     ...model.attempts.rules.map((r) => `- ${r}`),
     "",
     // generated/statuses.svg without its legend (the list above is the legend), inline: the reference page
@@ -196,7 +229,9 @@ export function withOpenConditionalBranches(schemas: Readonly<Record<string, Jso
 }
 
 export function buildOpenApi(model: Model): OpenAPIObject {
-  const schemas = withNamedConditionalCases(withOpenConditionalBranches(withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])))));
+  const schemas = withNamedConditionalCases(
+    withOpenConditionalBranches(withDiscriminatorMappings(sortedObject(buildDefinitions(model, options).map((d) => [d.id, d.schema])))),
+  );
   const paths: Record<string, PathItemObject> = {};
   for (const e of model.endpoints) {
     if (e.path === null) continue; // section 4.4 of the service's specification: the follow-up request's path is not shown

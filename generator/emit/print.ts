@@ -18,7 +18,11 @@ export const propertyKey = (k: string): string => (isIdentifier(k) ? k : lit(k))
  * short line prints as `/** text *\/` unless `block`; nothing to say prints nothing.
  */
 export function jsdoc(lines: readonly (string | undefined)[], indent: string, { block = false } = {}): string {
-  const text = lines.filter((l): l is string => !!l).join("\n\n").replace(/\*\//g, "*\\/").trim();
+  const text = lines
+    .filter((l): l is string => !!l)
+    .join("\n\n")
+    .replace(/\*\//g, "*\\/")
+    .trim();
   if (!text && !block) return "";
   const body = text.split("\n");
   if (!block && body.length === 1 && !text.startsWith("@")) return `${indent}/** ${text} */\n`;
@@ -34,7 +38,11 @@ export interface Declaration {
 }
 
 /** `<base>.js` and `<base>.d.ts`: the banner, each file's imports, a blank line, then the declarations. */
-export function moduleFiles(base: string, imports: { readonly js: readonly string[]; readonly dts: readonly string[] }, decls: readonly Declaration[]): OutputFile[] {
+export function moduleFiles(
+  base: string,
+  imports: { readonly js: readonly string[]; readonly dts: readonly string[] },
+  decls: readonly Declaration[],
+): OutputFile[] {
   const print = (side: "js" | "dts") => {
     const lines = [`// ${BANNER}`, ...imports[side]];
     if (decls.length) lines.push("");

@@ -26,11 +26,24 @@ const withBanner = (text: string) => `// ${BANNER}\n${text.replace(/\r\n/g, "\n"
 function compileTemplates(root: string): OutputFile[] {
   const ts = createRequire(import.meta.url)("typescript") as typeof import("typescript");
   const templates = join(root, "templates");
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.build.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")); } });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, "tsconfig.build.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      },
+    },
+  );
   if (!config) throw new Error("tsconfig.build.json: not readable");
   const outDir = join(root, ".runtime-out"); // never written: emit goes to the callback below
   const options = { ...config.options, noEmit: false, declaration: true, rootDir: templates, outDir };
-  const roots = RUNTIME_FOLDERS.flatMap((folder) => filesUnder(join(templates, folder)).filter(isModule).map((f) => join(templates, folder, f)));
+  const roots = RUNTIME_FOLDERS.flatMap((folder) =>
+    filesUnder(join(templates, folder))
+      .filter(isModule)
+      .map((f) => join(templates, folder, f)),
+  );
   const out: OutputFile[] = [];
   const program = ts.createProgram(roots, options);
   const result = program.emit(undefined, (fileName, text) => {
@@ -51,7 +64,11 @@ function sourcesKey(root: string): string {
   const hash = createHash("sha256").update(createRequire(import.meta.url)("typescript/package.json").version as string);
   hash.update(readFileSync(join(root, "tsconfig.json"))).update(readFileSync(join(root, "tsconfig.build.json")));
   for (const folder of RUNTIME_FOLDERS)
-    for (const f of filesUnder(join(root, "templates", folder)).filter(isModule)) hash.update(`${folder}/${f}\0`).update(readFileSync(join(root, "templates", folder, f))).update("\0");
+    for (const f of filesUnder(join(root, "templates", folder)).filter(isModule))
+      hash
+        .update(`${folder}/${f}\0`)
+        .update(readFileSync(join(root, "templates", folder, f)))
+        .update("\0");
   return hash.digest("hex").slice(0, 32);
 }
 

@@ -17,7 +17,12 @@ function need<T>(value: T | undefined, what: string): T {
  */
 function formField(model: Model, name: string, f: Field) {
   const options = f.enum ?? (f.ref ? model.shapes[f.ref]?.enum : undefined);
-  return { name, ...(f.title ? { label: f.title } : {}), ...(options ? { options: options.map(String) } : {}), ...(f.rule?.name === "dataUri" ? { document: true } : {}) };
+  return {
+    name,
+    ...(f.title ? { label: f.title } : {}),
+    ...(options ? { options: options.map(String) } : {}),
+    ...(f.rule?.name === "dataUri" ? { document: true } : {}),
+  };
 }
 
 /**
@@ -25,11 +30,16 @@ function formField(model: Model, name: string, f: Field) {
  * roles of its stakeholders, and the fields of each stakeholder type (2.1), labelled by their titles.
  */
 function hostedForms(model: Model) {
-  const kinds = model.entityKinds.filter((k) => k.interface === "idform").map((k) => {
-    const fields = new Map<string, Field>();
-    for (const b of k.branches) for (const [name, f] of Object.entries(b.fields)) if (!fields.has(name)) fields.set(name, f);
-    return [k.kind, { title: k.title, fields: [...fields].map(([name, f]) => formField(model, name, f)), roles: (k.stakeholders?.roleSet.roles ?? []).map((r) => r.name) }] as const;
-  });
+  const kinds = model.entityKinds
+    .filter((k) => k.interface === "idform")
+    .map((k) => {
+      const fields = new Map<string, Field>();
+      for (const b of k.branches) for (const [name, f] of Object.entries(b.fields)) if (!fields.has(name)) fields.set(name, f);
+      return [
+        k.kind,
+        { title: k.title, fields: [...fields].map(([name, f]) => formField(model, name, f)), roles: (k.stakeholders?.roleSet.roles ?? []).map((r) => r.name) },
+      ] as const;
+    });
   const stakeholderFields = model.stakeholderTypes.map((t) => {
     const shape = need(model.shapes[t.fields], `stakeholders.yaml fields shape ${t.fields}`);
     return [t.name, Object.entries(shape.properties ?? {}).map(([name, f]) => formField(model, name, f))] as const;
@@ -47,7 +57,10 @@ function resubmittableKind(model: Model): { type: string; subType: string } {
   const equal = (field: string) => {
     const test = parts.find((p) => "field" in p && p.field === field && "equals" in p);
     const value = test && "equals" in test ? test.equals : undefined;
-    if (typeof value !== "string" || parts.length !== 2) throw new Error("sandbox emitter: statuses.yaml condition resubmittable must be `all` of two `equals` tests, on type and subType (the store selects by them)");
+    if (typeof value !== "string" || parts.length !== 2)
+      throw new Error(
+        "sandbox emitter: statuses.yaml condition resubmittable must be `all` of two `equals` tests, on type and subType (the store selects by them)",
+      );
     return value;
   };
   return { type: equal("type"), subType: equal("subType") };
@@ -56,14 +69,19 @@ function resubmittableKind(model: Model): { type: string; subType: string } {
 /** The entity type of an individual: the value statuses.yaml condition `isEntity` excludes. */
 function individualType(model: Model): string {
   const { expr } = need(model.conditions["isEntity"], "statuses.yaml condition isEntity");
-  if (!("notEquals" in expr) || expr.field !== "type" || typeof expr.notEquals !== "string") throw new Error("sandbox emitter: statuses.yaml condition isEntity must be `type` notEquals the individual's type");
+  if (!("notEquals" in expr) || expr.field !== "type" || typeof expr.notEquals !== "string")
+    throw new Error("sandbox emitter: statuses.yaml condition isEntity must be `type` notEquals the individual's type");
   return expr.notEquals;
 }
 
 /** The spec facts the sandbox reads, as one plain JSON value. */
 export function sandboxSpec(model: Model) {
   const limit = (name: string, key: string) => need(model.limits[name]?.numbers[key], `limits.yaml ${name}.${key}`);
-  const payload = (prefix: string) => need(model.webhookPayloads.find((p) => p.schema.startsWith(prefix)), `webhooks.yaml ${prefix} payload`).schema;
+  const payload = (prefix: string) =>
+    need(
+      model.webhookPayloads.find((p) => p.schema.startsWith(prefix)),
+      `webhooks.yaml ${prefix} payload`,
+    ).schema;
   return {
     specVersion: model.versions.specVersion ?? null,
     specHash: model.specHash,
@@ -80,7 +98,10 @@ export function sandboxSpec(model: Model) {
     lockingSubmissionStatus: need(model.submissionStatuses.find((s) => s.locksResubmission)?.value, "a submission status with locksResubmission"),
     errors: Object.fromEntries(model.errorTypes.map((e) => [e.type, { httpStatus: e.httpStatus, ...(e.message ? { message: e.message } : {}) }])),
     endpoints: Object.fromEntries(
-      model.endpoints.map((e) => [e.operationId, { method: e.method, path: e.path, auth: e.auth, ...(e.request ? { request: e.request } : {}), responses: e.responses }]),
+      model.endpoints.map((e) => [
+        e.operationId,
+        { method: e.method, path: e.path, auth: e.auth, ...(e.request ? { request: e.request } : {}), responses: e.responses },
+      ]),
     ),
     metadataVersion: model.versions.metadataVersion,
     webhookVersion: model.versions.webhookVersion,
@@ -95,7 +116,10 @@ export function sandboxSpec(model: Model) {
     individualType: individualType(model),
     // The media type of every body (the service's specification, section 4; endpoints.yaml bodies).
     bodyMediaType: model.bodyMediaType,
-    createdMessage: need(model.shapes["v5.VerificationCreateResponse"]?.properties?.["message"]?.examples?.[0] as string | undefined, "v5.VerificationCreateResponse message example"),
+    createdMessage: need(
+      model.shapes["v5.VerificationCreateResponse"]?.properties?.["message"]?.examples?.[0] as string | undefined,
+      "v5.VerificationCreateResponse message example",
+    ),
   };
 }
 

@@ -48,7 +48,10 @@ function objectHaving(properties: Record<string, unknown>, required: readonly st
   return { type: "object", properties: props, required: [...required] };
 }
 
-function withNotes(schema: JsonSchema, field: { source?: string; description?: string; unknown?: string; title?: string; presence?: Field["presence"] }): JsonSchema {
+function withNotes(
+  schema: JsonSchema,
+  field: { source?: string; description?: string; unknown?: string; title?: string; presence?: Field["presence"] },
+): JsonSchema {
   const f = { ...field, unknown: [field.unknown, field.presence?.unknown].filter(Boolean).join(" ") || undefined };
   const out: JsonSchema = {};
   if (f.title) out.title = f.title;
@@ -101,7 +104,8 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
   if (f.secret) s.writeOnly = true;
   if (f.deprecated) s.deprecated = true;
   if (f.properties) Object.assign(s, objectSchema(f.properties, f.additionalProperties, o), presenceNotShown(f));
-  else if (f.additionalProperties !== undefined) s.additionalProperties = typeof f.additionalProperties === "boolean" ? f.additionalProperties : fieldSchema(f.additionalProperties, o);
+  else if (f.additionalProperties !== undefined)
+    s.additionalProperties = typeof f.additionalProperties === "boolean" ? f.additionalProperties : fieldSchema(f.additionalProperties, o);
   if (f.items) s.items = fieldSchema(f.items, o);
   const allOf: JsonSchema[] = f.when.map((c) => ({
     if: objectHaving({ [c.field]: c.values.length === 1 ? { const: c.values[0] } : { enum: [...c.values] } }),
@@ -155,7 +159,9 @@ function ruleSchema(rule: Rule, notes: Model["patternNotes"], o: BuildOptions): 
 }
 
 function objectSchema(props: Readonly<Record<string, Field>>, additional: boolean | Field | undefined, o: BuildOptions): JsonSchema {
-  const required = Object.entries(props).filter(([, f]) => f.required === "yes").map(([k]) => k);
+  const required = Object.entries(props)
+    .filter(([, f]) => f.required === "yes")
+    .map(([k]) => k);
   const s: JsonSchema = { properties: Object.fromEntries(Object.entries(props).map(([k, f]) => [k, fieldSchema(f, o)])) };
   if (required.length) s.required = required;
   if (additional !== undefined) s.additionalProperties = typeof additional === "boolean" ? additional : fieldSchema(additional, o);
@@ -165,7 +171,10 @@ function objectSchema(props: Readonly<Record<string, Field>>, additional: boolea
 /** `x-presence-not-shown` of an object the service sends: its fields not always present, sorted. */
 function presenceNotShown(f: Field): JsonSchema {
   if (!f.presence || !f.properties) return {};
-  const names = Object.entries(f.properties).filter(([, x]) => x.required !== "yes").map(([k]) => k).sort();
+  const names = Object.entries(f.properties)
+    .filter(([, x]) => x.required !== "yes")
+    .map(([k]) => k)
+    .sort();
   return names.length ? { [PRESENCE_NOT_SHOWN_KEYWORD]: names } : {};
 }
 
@@ -194,7 +203,16 @@ function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): Js
     type: "object",
     properties: {
       type: { type: "string", enum: types.map((t) => t.name) },
-      role: { type: "string", enum: roleSet.roles.map((r) => r.name), description: roleSet.roles.map((r) => `\`${r.name}\`: ${[r.description, `types ${r.types.join(", ")}`, r.required ? "required" : undefined, r.unknown].filter(Boolean).join("; ")}`).join("\n") },
+      role: {
+        type: "string",
+        enum: roleSet.roles.map((r) => r.name),
+        description: roleSet.roles
+          .map(
+            (r) =>
+              `\`${r.name}\`: ${[r.description, `types ${r.types.join(", ")}`, r.required ? "required" : undefined, r.unknown].filter(Boolean).join("; ")}`,
+          )
+          .join("\n"),
+      },
       // Any object here (the per-type rules below give its shape). `additionalProperties: true` is the JSON
       // Schema default, written out so that generators (openapi-typescript) do not read an empty object.
       fields: { type: "object", additionalProperties: true },
@@ -217,13 +235,14 @@ function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): Js
 
 /** `{ type, fields, stakeholders }` of an entity kind, without the envelope. */
 function entityParts(kind: EntityKind, model: Model, o: BuildOptions): { properties: Record<string, JsonSchema>; required: string[] } {
-  const fields = kind.branches.length === 1
-    ? branchSchema(kind, 0, o)
-    : {
-        type: "object",
-        oneOf: kind.branches.map((_, i) => branchSchema(kind, i, o)),
-        ...(o.target === "json-schema" ? { discriminator: { propertyName: "country" } } : {}),
-      };
+  const fields =
+    kind.branches.length === 1
+      ? branchSchema(kind, 0, o)
+      : {
+          type: "object",
+          oneOf: kind.branches.map((_, i) => branchSchema(kind, i, o)),
+          ...(o.target === "json-schema" ? { discriminator: { propertyName: "country" } } : {}),
+        };
   const properties: Record<string, JsonSchema> = { type: { type: "string", const: kind.kind }, fields };
   const required = ["type", "fields"];
   if (kind.stakeholders) {
@@ -279,11 +298,19 @@ function requirementRules(reqs: readonly V5Requirement[], model: Model): JsonSch
   const out: JsonSchema[] = [];
   for (const r of reqs) {
     for (const a of r.addresses) {
-      out.push({ if: whenType(r.type), then: { required: ["addresses"], properties: { addresses: objectHaving({ [a]: { type: "string" } }) } }, "x-spec-section": r.source });
+      out.push({
+        if: whenType(r.type),
+        then: { required: ["addresses"], properties: { addresses: objectHaving({ [a]: { type: "string" } }) } },
+        "x-spec-section": r.source,
+      });
     }
     for (const group of r.identifiersFor) {
       for (const id of group.identifiers) {
-        out.push({ if: whenType(r.type, group.countries.values), then: { required: ["identifiers"], properties: { identifiers: objectHaving({ [id]: { type: "string" } }) } }, "x-spec-section": r.source });
+        out.push({
+          if: whenType(r.type, group.countries.values),
+          then: { required: ["identifiers"], properties: { identifiers: objectHaving({ [id]: { type: "string" } }) } },
+          "x-spec-section": r.source,
+        });
       }
     }
     for (const kind of r.documents) {
@@ -328,12 +355,18 @@ export function buildDefinitions(model: Model, o: BuildOptions): Definition[] {
     if (shape.requirements) schema = { ...schema, allOf: [...((schema.allOf as JsonSchema[]) ?? []), ...requirementRules(model.v5Requirements, model)] };
     defs.push({ id, published: true, schema });
   }
-  for (const set of model.valueSets) defs.push({ id: valueSetDefinitionId(set), published: false, schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, source: set.source }) });
+  for (const set of model.valueSets)
+    defs.push({
+      id: valueSetDefinitionId(set),
+      published: false,
+      schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, source: set.source }),
+    });
   for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule, model.patternNotes, o) });
   for (const kind of model.entityKinds) defs.push({ id: entitySchemaId(kind.kind), published: true, schema: entityKindSchema(kind, model, o) });
   for (const request of model.entityRequests) {
     defs.push({ id: request.id, published: true, schema: entityRequestSchema(request, model, o) });
-    for (const kind of kindsOf(request, model)) defs.push({ id: entityRequestVariantId(request, kind), published: false, schema: entityRequestVariant(request, kind, model, o) });
+    for (const kind of kindsOf(request, model))
+      defs.push({ id: entityRequestVariantId(request, kind), published: false, schema: entityRequestVariant(request, kind, model, o) });
   }
   return defs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -20,7 +20,9 @@ export const bundlePath = (folder: string) => join("templates", folder, "bundle.
 export function templateBundle(root: string, folder: string, exports: Readonly<Record<string, string>>): string {
   if (COMPILED) return readFileSync(join(DIST, bundlePath(folder)), "utf8").replace(/\r\n/g, "\n");
   const esbuild = createRequire(import.meta.url)("esbuild") as typeof import("esbuild");
-  const entry = Object.entries(exports).map(([name, file]) => `export { ${name} } from "./${file}";`).join("\n");
+  const entry = Object.entries(exports)
+    .map(([name, file]) => `export { ${name} } from "./${file}";`)
+    .join("\n");
   const { outputFiles } = esbuild.buildSync({
     stdin: { contents: entry, resolveDir: join(root, "templates", folder), sourcefile: `templates/${folder}/bundle.ts`, loader: "ts" },
     // Comments name the template files relative to the package root: no machine's path in the output.

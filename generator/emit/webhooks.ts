@@ -31,14 +31,25 @@ export function webhookRules(model: Model) {
     statuses: Object.fromEntries(
       model.verificationStatuses.map((s) => [
         s.value,
-        { meaning: s.meaning, outcome: s.outcome, guidance: s.outcome === "by_attempts" ? "" : model.outcomes[s.outcome]!.guidance, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}) },
+        {
+          meaning: s.meaning,
+          outcome: s.outcome,
+          guidance: s.outcome === "by_attempts" ? "" : model.outcomes[s.outcome]!.guidance,
+          ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}),
+        },
       ]),
     ),
     outcomes: Object.fromEntries(Object.entries(model.outcomes).map(([k, o]) => [k, o.guidance])),
     conditions: Object.fromEntries(Object.values(model.conditions).map((c) => [c.name, c.expr])),
     transitions: model.transitions.map((t) => ({
-      ...(t.id ? { id: t.id } : {}), from: t.from, to: t.to, trigger: t.trigger, ...(t.condition ? { condition: t.condition } : {}),
-      ...(t.when ? { when: t.when } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
+      ...(t.id ? { id: t.id } : {}),
+      from: t.from,
+      to: t.to,
+      trigger: t.trigger,
+      ...(t.condition ? { condition: t.condition } : {}),
+      ...(t.when ? { when: t.when } : {}),
+      ...(t.effects ? { effects: t.effects } : {}),
+      ...(t.error ? { error: t.error } : {}),
     })),
     retryCondition: model.attempts.retryCondition,
   };
@@ -62,10 +73,16 @@ const RUNTIME_REEXPORTS = `export {
 /** The kit's functions, bound to the spec's rules: name and JSDoc. */
 const KIT_FUNCTIONS: readonly (readonly [string, string])[] = [
   ["verifyWebhook", "/** Verifies a received webhook (signature version 1 or 2, timestamp, replay) and returns its payload. */"],
-  ["verifyWebhookRequest", "/** Verifies a Fetch API Request (Hono, Next.js route handlers, Workers, Deno, Bun): its raw bytes within a size limit, then verifyWebhook. */"],
+  [
+    "verifyWebhookRequest",
+    "/** Verifies a Fetch API Request (Hono, Next.js route handlers, Workers, Deno, Bun): its raw bytes within a size limit, then verifyWebhook. */",
+  ],
   ["signWebhook", "/** Signs a payload as the service does, for tests and local tools. */"],
   ["interpretWebhook", "/** What a payload's status means for the receiver (the service's specification, section 6.2). */"],
-  ["canTransition", "/** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */"],
+  [
+    "canTransition",
+    "/** Whether the transition table of section 3 of the service's specification allows going from one status to another (conditions evaluated on the fields given). */",
+  ],
 ];
 
 export function emitWebhooks(model: Model): OutputFile[] {
@@ -109,7 +126,11 @@ const kit = createWebhookKit({
         dts: "export declare const webhookRules: WebhookRules;",
       },
       { js: kit, dts: `/** A verified payload, typed by its format. */\nexport type WebhookPayload = ${schemas.v5} | ${schemas.v4};` },
-      ...KIT_FUNCTIONS.map(([name, doc]) => ({ doc: [doc], js: `export const ${name} = kit.${name};`, dts: `export declare const ${name}: ${kitType}["${name}"];` })),
+      ...KIT_FUNCTIONS.map(([name, doc]) => ({
+        doc: [doc],
+        js: `export const ${name} = kit.${name};`,
+        dts: `export declare const ${name}: ${kitType}["${name}"];`,
+      })),
       { js: RUNTIME_REEXPORTS, dts: `${RUNTIME_REEXPORTS}\nexport type * from "./runtime/webhooks/index.js";` },
     ],
   );

@@ -29,7 +29,9 @@ export interface LoadedSpec {
 
 /** The YAML files of the spec, sorted; spec/meta/ holds the meta-schema, not spec data. */
 function listYamlFiles(dir: string): string[] {
-  return filesUnder(dir, { skipDirs: ["meta"] }).filter((f) => f.endsWith(".yaml") || f.endsWith(".yml")).map((f) => join(dir, f));
+  return filesUnder(dir, { skipDirs: ["meta"] })
+    .filter((f) => f.endsWith(".yaml") || f.endsWith(".yml"))
+    .map((f) => join(dir, f));
 }
 
 /**
@@ -42,7 +44,8 @@ function readSpecText(specDir: string, path: string): string {
   try {
     const real = realpathSync(path);
     const inside = relative(realpathSync(specDir), real);
-    if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new UsageError(`spec file ${shown} resolves outside the spec directory; refused (not read)`);
+    if (inside === "" || inside.startsWith("..") || isAbsolute(inside))
+      throw new UsageError(`spec file ${shown} resolves outside the spec directory; refused (not read)`);
     const bytes = readAtMost(real);
     if (bytes === undefined) throw new UsageError(tooLargeMessage(`spec file ${shown}`, "verispec"));
     return bytes.toString("utf8");

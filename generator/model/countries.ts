@@ -10,6 +10,11 @@ export function buildCountries(ctx: ModelContext): Model["countries"] {
   for (const [name, g] of Object.entries(countries.groups as Record<string, Raw>)) {
     groups[name] = { name, countryGroup: true, source: g.source, description: g.description, values: [...g.countries] };
   }
-  const usStates: ValueSet = { name: "usStates", source: countries.usStates.source, description: "2-letter USA state code.", values: [...countries.usStates.codes] };
+  const usStates: ValueSet = {
+    name: "usStates",
+    source: countries.usStates.source,
+    description: "2-letter USA state code.",
+    values: [...countries.usStates.codes],
+  };
   return { iso3, groups, usStates };
 }

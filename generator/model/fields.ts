@@ -11,7 +11,12 @@ export class FieldBuilder {
   private readonly fieldSetsFile;
   private readonly fieldSets: Record<string, Raw>;
 
-  constructor(ctx: ModelContext, private readonly rules: Readonly<Record<string, Rule>>, private readonly values: ValueSets, private readonly messages: MessageBook) {
+  constructor(
+    ctx: ModelContext,
+    private readonly rules: Readonly<Record<string, Rule>>,
+    private readonly values: ValueSets,
+    private readonly messages: MessageBook,
+  ) {
     this.fieldSetsFile = ctx.file("fieldsets.yaml");
     this.fieldSets = raw({ file: this.fieldSetsFile, path: ["fieldSets"] }) as Record<string, Raw>;
   }
@@ -23,20 +28,38 @@ export class FieldBuilder {
     const type = r.type ?? (rule ? "string" : r.values ? "string" : undefined);
     return {
       pos: positionOf(a.file, a.path, true),
-      source: r.source, title: r.title, description: r.description ?? rule?.description, unknown: r.unknown,
-      type, required: r.required === true ? "yes" : r.required === "ifPresent" ? "ifPresent" : r.required === false ? "no" : defaultRequired,
-      nullable: r.nullable === true, rule, enum: r.enum, const: r.const,
+      source: r.source,
+      title: r.title,
+      description: r.description ?? rule?.description,
+      unknown: r.unknown,
+      type,
+      required: r.required === true ? "yes" : r.required === "ifPresent" ? "ifPresent" : r.required === false ? "no" : defaultRequired,
+      nullable: r.nullable === true,
+      rule,
+      enum: r.enum,
+      const: r.const,
       values: r.values !== undefined ? this.values.resolve(r.values) : undefined,
-      format: r.format, deprecated: r.deprecated === true, secret: r.secret === true, examples: r.examples ?? (rule?.examples.length ? rule.examples : undefined),
-      minimum: r.minimum, maximum: r.maximum, properties,
+      format: r.format,
+      deprecated: r.deprecated === true,
+      secret: r.secret === true,
+      examples: r.examples ?? (rule?.examples.length ? rule.examples : undefined),
+      minimum: r.minimum,
+      maximum: r.maximum,
+      properties,
       additionalProperties: typeof r.additionalProperties === "object" ? this.field(at(a, "additionalProperties")) : r.additionalProperties,
       items: r.items ? this.field(at(a, "items")) : undefined,
-      ref: r.ref, when: this.conditions(a, r), exactlyOneOf: r.exactlyOneOf,
+      ref: r.ref,
+      when: this.conditions(a, r),
+      exactlyOneOf: r.exactlyOneOf,
       oneOf: r.oneOf ? (r.oneOf as Raw[]).map((_, i) => this.field(at(a, "oneOf", i))) : undefined,
-      discriminator: r.discriminator, selectBy: r.selectBy,
+      discriminator: r.discriminator,
+      selectBy: r.selectBy,
       messages: this.messages.resolve(r.messages),
-      requirements: r.requirements === true, unknownShape: r.unknownShape === true,
-      openKeys: r.openKeys === true, onlyIn: r.onlyIn, presence: r.presence,
+      requirements: r.requirements === true,
+      unknownShape: r.unknownShape === true,
+      openKeys: r.openKeys === true,
+      onlyIn: r.onlyIn,
+      presence: r.presence,
     };
   }
 
@@ -55,7 +78,7 @@ export class FieldBuilder {
       const set = this.fieldSets[setName]!;
       for (const name of Object.keys(set.fields)) out[name] = this.field({ file: this.fieldSetsFile, path: ["fieldSets", setName, "fields", name] });
     }
-    for (const name of Object.keys(ownKey ? raw(a)[ownKey] ?? {} : {})) out[name] = this.field(at(a, ownKey!, name));
+    for (const name of Object.keys(ownKey ? (raw(a)[ownKey] ?? {}) : {})) out[name] = this.field(at(a, ownKey!, name));
     return out;
   }
 }

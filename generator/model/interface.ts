@@ -14,15 +14,27 @@ export function buildLimits(ctx: ModelContext): Record<string, Limit> {
   return limits;
 }
 
-export function buildWebhooks(ctx: ModelContext, limits: Readonly<Record<string, Limit>>): Pick<Model, "delivery" | "signatures" | "webhookToleranceMs" | "webhookPayloads"> {
+export function buildWebhooks(
+  ctx: ModelContext,
+  limits: Readonly<Record<string, Limit>>,
+): Pick<Model, "delivery" | "signatures" | "webhookToleranceMs" | "webhookPayloads"> {
   const wh = ctx.root("webhooks.yaml");
   const signatures: SignatureScheme[] = Object.entries(wh.signatures as Record<string, Raw>).map(([version, s]) => ({
-    version, source: s.source, description: s.description,
+    version,
+    source: s.source,
+    description: s.description,
     headers: Object.entries(s.headers as Record<string, Raw>).map(([name, h]) => ({ name, ...h })),
-    receiverMust: s.receiverMust ?? [], bodyVariant: s.bodyVariant,
+    receiverMust: s.receiverMust ?? [],
+    bodyVariant: s.bodyVariant,
   }));
   const webhookPayloads: WebhookPayloadDef[] = Object.entries(wh.payloads as Record<string, Raw>).map(([name, p]) => ({
-    name, format: name === "v5" ? "v5" : "older", source: p.source, schema: p.schema, signatureVersion: p.signatureVersion, operationId: p.operationId, summary: p.summary,
+    name,
+    format: name === "v5" ? "v5" : "older",
+    source: p.source,
+    schema: p.schema,
+    signatureVersion: p.signatureVersion,
+    operationId: p.operationId,
+    summary: p.summary,
   }));
   return {
     delivery: { source: wh.delivery.source, rules: wh.delivery.rules },
@@ -42,10 +54,21 @@ export function buildEndpoints(ctx: ModelContext, fields: FieldBuilder): Pick<Mo
     const a: At = { file, path: ["endpoints", operationId] };
     const declared = Object.keys(e.pathParams ?? {});
     return {
-      operationId, source: e.source, method: e.method, path: e.path, auth: e.auth, client: e.client, summary: e.summary,
-      description: e.description, unknown: e.unknown, request: e.request,
+      operationId,
+      source: e.source,
+      method: e.method,
+      path: e.path,
+      auth: e.auth,
+      client: e.client,
+      summary: e.summary,
+      description: e.description,
+      unknown: e.unknown,
+      request: e.request,
       pathParams: Object.fromEntries(declared.map((n) => [n, fields.field(at(a, "pathParams", n), "yes")])),
-      responses: e.responses, errors: e.errors ?? [], errorBody: e.errorBody, limits: e.limits ?? [],
+      responses: e.responses,
+      errors: e.errors ?? [],
+      errorBody: e.errorBody,
+      limits: e.limits ?? [],
     };
   });
   return { servers: ep.servers, auth: ep.auth, endpoints, bodyMediaType: (ep.bodies?.mediaType as string | undefined) ?? SECTION_4_MEDIA_TYPE };

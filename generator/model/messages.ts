@@ -35,5 +35,11 @@ export function buildMessages(ctx: ModelContext): MessageBook {
 
 export function buildErrorTypes(ctx: ModelContext): ErrorType[] {
   const errors = ctx.root("errors.yaml");
-  return Object.entries(errors.errorTypes as Record<string, Raw>).map(([type, e]) => ({ type, source: e.source, httpStatus: e.httpStatus, message: e.message, condition: e.condition }));
+  return Object.entries(errors.errorTypes as Record<string, Raw>).map(([type, e]) => ({
+    type,
+    source: e.source,
+    httpStatus: e.httpStatus,
+    message: e.message,
+    condition: e.condition,
+  }));
 }

@@ -14,8 +14,16 @@ export function buildRules(ctx: ModelContext, messages: MessageBook): Record<str
   for (const [name, r] of Object.entries(rawAt({ file, path: ["rules"] }) as Record<string, Raw>)) {
     const pattern = r.pattern === undefined ? undefined : expandPattern(r.pattern, patternParts);
     rules[name] = {
-      name, source: r.source, description: r.description, minLength: r.minLength, maxLength: r.maxLength, pattern, format: r.format,
-      messages: messages.resolve(r.messages), examples: r.examples ?? [], pos: positionOf(file, ["rules", name], true),
+      name,
+      source: r.source,
+      description: r.description,
+      minLength: r.minLength,
+      maxLength: r.maxLength,
+      pattern,
+      format: r.format,
+      messages: messages.resolve(r.messages),
+      examples: r.examples ?? [],
+      pos: positionOf(file, ["rules", name], true),
     };
   }
   return rules;

@@ -13,11 +13,20 @@ export function buildStatuses(ctx: ModelContext): StatusModel {
   const statuses = ctx.root("statuses.yaml");
   return {
     verificationStatuses: Object.entries(statuses.verificationStatuses as Record<string, Raw>).map(([value, s]) => ({
-      value, source: s.source, meaning: s.meaning, outcome: s.outcome, ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}), ...(s.sendsWebhook === false ? { sendsWebhook: false as const } : {}),
+      value,
+      source: s.source,
+      meaning: s.meaning,
+      outcome: s.outcome,
+      ...(s.onlyWhen ? { onlyWhen: s.onlyWhen } : {}),
+      ...(s.sendsWebhook === false ? { sendsWebhook: false as const } : {}),
     })),
     olderVerificationStatuses: [...statuses.olderVerificationStatuses.values],
     submissionStatuses: Object.entries(statuses.submissionStatuses as Record<string, Raw>).map(([value, s]) => ({
-      value, source: s.source, meaning: s.meaning, unknown: s.unknown, locksResubmission: s.locksResubmission === true,
+      value,
+      source: s.source,
+      meaning: s.meaning,
+      unknown: s.unknown,
+      locksResubmission: s.locksResubmission === true,
     })),
     outcomes: statuses.outcomes,
     conditions: buildConditions(statuses),
@@ -44,8 +53,16 @@ function buildConditions(statuses: Raw): Record<string, NamedCondition> {
 function buildTransitions(statuses: Raw): Transition[] {
   return (statuses.transitions as Raw[]).map((t) => ({
     // The condition's text has one home: the named condition `when` refers to (check/prose.ts VS435).
-    ...(t.id ? { id: t.id } : {}), source: t.source, from: t.from, trigger: t.trigger, condition: t.condition ?? statuses.conditions?.[t.when?.ref]?.text, to: [...t.to],
-    ...(t.when ? { when: conditionExpr(t.when) } : {}), ...(t.effects ? { effects: t.effects } : {}), ...(t.error ? { error: t.error } : {}),
-    alsoHappens: t.alsoHappens, unknown: t.unknown,
+    ...(t.id ? { id: t.id } : {}),
+    source: t.source,
+    from: t.from,
+    trigger: t.trigger,
+    condition: t.condition ?? statuses.conditions?.[t.when?.ref]?.text,
+    to: [...t.to],
+    ...(t.when ? { when: conditionExpr(t.when) } : {}),
+    ...(t.effects ? { effects: t.effects } : {}),
+    ...(t.error ? { error: t.error } : {}),
+    alsoHappens: t.alsoHappens,
+    unknown: t.unknown,
   }));
 }

@@ -326,7 +326,11 @@ export interface Model {
   readonly conditions: Readonly<Record<string, NamedCondition>>;
   readonly transitions: readonly Transition[];
   readonly attempts: {
-    readonly source: string; readonly field: string; readonly startsAt: number; readonly capField: string; readonly observedDefaultCap: number;
+    readonly source: string;
+    readonly field: string;
+    readonly startsAt: number;
+    readonly capField: string;
+    readonly observedDefaultCap: number;
     /** The named condition under which a rejection can be retried. */
     readonly retryCondition: string;
     readonly rules: readonly string[];

@@ -12,12 +12,33 @@ export interface ValueSets {
   resolve(name: string): ValueSet;
 }
 
-export function buildValueSets(ctx: ModelContext, countries: Model["countries"], statuses: StatusModel, errorTypes: readonly ErrorType[], codes: readonly string[]): ValueSets {
+export function buildValueSets(
+  ctx: ModelContext,
+  countries: Model["countries"],
+  statuses: StatusModel,
+  errorTypes: readonly ErrorType[],
+  codes: readonly string[],
+): ValueSets {
   const byName: Record<string, ValueSet> = {
-    iso3: { name: "iso3", source: ctx.root("countries.yaml").source, description: "ISO 3166-1 alpha-3 country code.", values: countries.iso3.map((c) => c.code) },
+    iso3: {
+      name: "iso3",
+      source: ctx.root("countries.yaml").source,
+      description: "ISO 3166-1 alpha-3 country code.",
+      values: countries.iso3.map((c) => c.code),
+    },
     usStates: countries.usStates,
-    verificationStatuses: { name: "verificationStatuses", source: "3", description: "Verification status.", values: statuses.verificationStatuses.map((s) => s.value) },
-    olderVerificationStatuses: { name: "olderVerificationStatuses", source: "6.3", description: "Verification status of the older webhook payload.", values: statuses.olderVerificationStatuses },
+    verificationStatuses: {
+      name: "verificationStatuses",
+      source: "3",
+      description: "Verification status.",
+      values: statuses.verificationStatuses.map((s) => s.value),
+    },
+    olderVerificationStatuses: {
+      name: "olderVerificationStatuses",
+      source: "6.3",
+      description: "Verification status of the older webhook payload.",
+      values: statuses.olderVerificationStatuses,
+    },
     submissionStatuses: { name: "submissionStatuses", source: "3", description: "Submission status.", values: statuses.submissionStatuses.map((s) => s.value) },
     errorTypes: { name: "errorTypes", source: "7", description: "Error type.", values: errorTypes.map((e) => e.type) },
     validationCodes: { name: "validationCodes", source: "7", description: "Validation issue code (Zod 4's codes).", values: [...codes] },

@@ -27,8 +27,7 @@ export function toError(status: number, body: unknown, constants: SpecConstants)
   // Object(x): the value itself for objects, an empty wrapper for text, null or undefined.
   const env = Object(body);
   const err = Object(env.error);
-  const Cls =
-    BY_TYPE.get(err.type) ?? BY_TYPE.get(env.type) ?? BY_TYPE.get(constants.errorTypesByStatus[status]) ?? HttpError;
+  const Cls = BY_TYPE.get(err.type) ?? BY_TYPE.get(env.type) ?? BY_TYPE.get(constants.errorTypesByStatus[status]) ?? HttpError;
   return new Cls(`HTTP ${status}` + (env.message ? ": " + env.message : ""), {
     status,
     trace: env.trace,
@@ -56,14 +55,11 @@ export function toError(status: number, body: unknown, constants: SpecConstants)
  * ever sent anywhere but `baseUrl`. Response bodies are read up to `maxResponseBytes` (default 10 MiB);
  * a 2xx of an operation with a response schema must be JSON (ResponseFormatError otherwise).
  */
-export function createClientCore(
-  options: ClientOptions,
-  constants: SpecConstants,
-  loadValidate: () => Promise<Validate>,
-): ClientCore {
+export function createClientCore(options: ClientOptions, constants: SpecConstants, loadValidate: () => Promise<Validate>): ClientCore {
   const { secret } = options;
   // One line naming the option, never a value (a missing variable would send `undefined:undefined`).
-  for (const k of ["serviceUid", "secret"] as const) if (typeof options[k] !== "string" || !options[k]) throw new TypeError(`createClient: ${k} is missing or not a string`);
+  for (const k of ["serviceUid", "secret"] as const)
+    if (typeof options[k] !== "string" || !options[k]) throw new TypeError(`createClient: ${k} is missing or not a string`);
   const token = base64Utf8(options.serviceUid + ":" + secret);
   const redact = redactor([secret, token]);
   const credentials = { metadata_version: constants.olderVersion, metadata_serviceUid: options.serviceUid, metadata_secretKey: secret };
@@ -71,7 +67,12 @@ export function createClientCore(
   // Loaded lazily and once, so validators stay out of the core bundle.
   let validator: Promise<Validate> | undefined;
   /** Throws `Cls` with the validator's issues (redacted) when `data` does not match `schemaId`. */
-  async function check(Cls: typeof ValidationError | typeof ResponseValidationError, prefix: string, schemaId: string | undefined, data: unknown): Promise<void> {
+  async function check(
+    Cls: typeof ValidationError | typeof ResponseValidationError,
+    prefix: string,
+    schemaId: string | undefined,
+    data: unknown,
+  ): Promise<void> {
     if (!schemaId) return;
     const result = (await (validator ??= loadValidate()))(schemaId, data);
     if (!result.valid) {

@@ -16,6 +16,7 @@ export function processEnvironment(): Environment {
 /** `serviceUid` and `secret` from `env`; a TypeError of one line naming each variable unset or empty (never a value). */
 export function credentialsFrom(env: Environment, caller = "createClientFromEnv"): { serviceUid: string; secret: string } {
   const missing = Object.values(CREDENTIAL_VARIABLES).filter((name) => !env[name]);
-  if (missing.length) throw new TypeError(`${caller}: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set (the sandbox reads the same variables)`);
+  if (missing.length)
+    throw new TypeError(`${caller}: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set (the sandbox reads the same variables)`);
   return { serviceUid: env[CREDENTIAL_VARIABLES.serviceUid]!, secret: env[CREDENTIAL_VARIABLES.secret]! };
 }

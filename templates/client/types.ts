@@ -33,10 +33,7 @@ export interface ServiceIssue {
   path: Array<string | number>;
 }
 
-export type Validate = (
-  schemaId: string,
-  data: unknown,
-) => { valid: true } | { valid: false; errors: ServiceIssue[] };
+export type Validate = (schemaId: string, data: unknown) => { valid: true } | { valid: false; errors: ServiceIssue[] };
 
 export interface RetryOptions {
   /** Extra attempts after the first; default 2. */

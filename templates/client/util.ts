@@ -1,8 +1,7 @@
 // Small pure helpers of the client core; no Node-only APIs (runs in browsers too).
 
 /** Base64 of the UTF-8 bytes (btoa alone throws on non-Latin-1 input). */
-export const base64Utf8 = (s: string): string =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(s)));
+export const base64Utf8 = (s: string): string => btoa(String.fromCharCode(...new TextEncoder().encode(s)));
 
 /**
  * Fills `{name}` placeholders with URL-encoded values. The template must be a relative path
@@ -35,8 +34,7 @@ export const backoffMs = (attempt: number, baseMs: number, maxMs: number, random
 const REDACTED = "[redacted]";
 
 const hex = (n: number, digits = 2) => n.toString(16).padStart(digits, "0");
-const htmlEscape = (s: string, apos: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? apos);
+const htmlEscape = (s: string, apos: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? apos);
 /** `\uXXXX` for each UTF-16 unit `which` matches. */
 const unicodeEscaped = (s: string, which: RegExp) => s.replace(which, (c) => "\\u" + hex(c.charCodeAt(0), 4));
 
@@ -84,11 +82,7 @@ export function redactor(secrets: string[]): <T>(value: T) => T {
   // Longest first: a longer encoding is replaced whole before a shorter one could split it.
   const needles = [...new Set(secrets.filter(Boolean).flatMap(encodings))].sort((a, b) => b.length - a.length); // an empty needle would split every character
   const replace = (key: string, v: unknown) =>
-    key === "metadata_secretKey"
-      ? REDACTED
-      : typeof v === "string"
-        ? needles.reduce((text, n) => text.split(n).join(REDACTED), v)
-        : v;
+    key === "metadata_secretKey" ? REDACTED : typeof v === "string" ? needles.reduce((text, n) => text.split(n).join(REDACTED), v) : v;
   // Falsy values (undefined, "", null, 0) hold no secret and would not survive the JSON round trip.
   return (value) => value && JSON.parse(JSON.stringify(value, replace));
 }

@@ -15,14 +15,7 @@ export type VerificationStatus = string;
 export type SubmissionStatus = string;
 
 /** How a receiver reads a verification status (section 6.2); `locked` is the verification status `locked`'s. */
-export type WebhookOutcome =
-  | "processing"
-  | "verified"
-  | "retry_possible"
-  | "final_rejection"
-  | "fetch_details"
-  | "stakeholder_removed"
-  | "locked";
+export type WebhookOutcome = "processing" | "verified" | "retry_possible" | "final_rejection" | "fetch_details" | "stakeholder_removed" | "locked";
 
 /** One verification status: its meaning (section 3) and how a receiver reads it (6.2). */
 export interface StatusRule {

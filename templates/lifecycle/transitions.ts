@@ -33,12 +33,22 @@ export interface TransitionTable {
  * With `fields` (the verification's or payload's fields) each row's condition and the target status's
  * `onlyWhen` are evaluated; without, the answer is whether any row could allow it.
  */
-export function canTransition(rules: TransitionTable, from: VerificationStatus | null, to: VerificationStatus, fields?: Readonly<Record<string, unknown>>): boolean {
+export function canTransition(
+  rules: TransitionTable,
+  from: VerificationStatus | null,
+  to: VerificationStatus,
+  fields?: Readonly<Record<string, unknown>>,
+): boolean {
   return findTransitions(rules, from, to, fields).length > 0;
 }
 
 /** The rows of the table that allow `from` → `to` (conditions evaluated when `fields` is given), in table order. */
-export function findTransitions(rules: TransitionTable, from: VerificationStatus | null, to: VerificationStatus, fields?: Readonly<Record<string, unknown>>): TransitionRule[] {
+export function findTransitions(
+  rules: TransitionTable,
+  from: VerificationStatus | null,
+  to: VerificationStatus,
+  fields?: Readonly<Record<string, unknown>>,
+): TransitionRule[] {
   if (!Object.hasOwn(rules.statuses, to)) return [];
   const target = rules.statuses[to]!;
   if (fields && target.onlyWhen !== undefined && !evaluateCondition(rules, { ref: target.onlyWhen }, fields)) return [];

@@ -30,7 +30,12 @@ export interface MockOptions {
 }
 
 /** A verification as the handlers hold it: its detail (as GET answers it), interface, userId and history. */
-export type MockVerification = Record<string, unknown> & { readonly trace: string; readonly api: "v5" | "older"; readonly userId: string | null; readonly history: readonly Record<string, unknown>[] };
+export type MockVerification = Record<string, unknown> & {
+  readonly trace: string;
+  readonly api: "v5" | "older";
+  readonly userId: string | null;
+  readonly history: readonly Record<string, unknown>[];
+};
 
 export interface MockState {
   readonly now: number;
@@ -60,7 +65,10 @@ function counterIds(): { next: () => string; reset: () => void } {
 
 /** The sandbox clock over an injected time. */
 class MockClock extends SandboxClock {
-  constructor(private readonly base: () => number, maxOffsetMs: number) {
+  constructor(
+    private readonly base: () => number,
+    maxOffsetMs: number,
+  ) {
     super(0, maxOffsetMs);
   }
 
@@ -79,7 +87,14 @@ export function createMockHandlers(binding: SandboxBinding, options: MockOptions
   const store = memoryStore();
   const clock = new MockClock(options.now ?? Date.now, choice<number>(spec, "controlApi", "maxClockOffsetMs"));
   const service = new SandboxService({
-    binding, store, newId, clock, webhookUrls: [], signatureVersion: "2", processingMs: options.processingMs ?? 1000, signingSecret: options.signingSecret ?? "msw-signing-secret-0123456789",
+    binding,
+    store,
+    newId,
+    clock,
+    webhookUrls: [],
+    signatureVersion: "2",
+    processingMs: options.processingMs ?? 1000,
+    signingSecret: options.signingSecret ?? "msw-signing-secret-0123456789",
   });
   const kit = httpKit(binding, clock, newId, { serviceUid, secret });
   const routes = mockRoutes(binding, service, clock, kit);
@@ -109,10 +124,15 @@ export function createMockHandlers(binding: SandboxBinding, options: MockOptions
 }
 
 function mockState(s: ReturnType<ReturnType<typeof memoryStore>["state"]>, service: SandboxService, clock: SandboxClock): MockState {
-  const verifications = [...s.verifications.values()].map((v: Verification): MockVerification => ({
-    ...service.detail(v), trace: v.trace, api: v.api, userId: v.userId,
-    history: s.history.filter((h) => h.trace === v.trace).map(({ trace: _t, ...h }) => h),
-  }));
+  const verifications = [...s.verifications.values()].map(
+    (v: Verification): MockVerification => ({
+      ...service.detail(v),
+      trace: v.trace,
+      api: v.api,
+      userId: v.userId,
+      history: s.history.filter((h) => h.trace === v.trace).map(({ trace: _t, ...h }) => h),
+    }),
+  );
   const webhooks = s.outbox.map((o) => ({ trace: o.trace, format: o.format, payload: JSON.parse(o.body) as unknown }));
   return { now: clock.now(), verifications, webhooks };
 }
@@ -139,7 +159,10 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
       kit.params({ trace });
       const v = await service.get(trace);
       if (!v || v.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
-      return kit.json(200, kit.envelope(c.sentUid, c.path, 200, { message: choice<string>(spec, "getMessage", "message"), trace, pathParams: { trace }, data: service.detail(v) }));
+      return kit.json(
+        200,
+        kit.envelope(c.sentUid, c.path, 200, { message: choice<string>(spec, "getMessage", "message"), trace, pathParams: { trace }, data: service.detail(v) }),
+      );
     }),
     route("verify", async (c) => {
       kit.validate(request("verify"), c.body);
@@ -148,7 +171,12 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
     route("idForm", async (c) => {
       kit.validate(request("idForm"), c.body);
       const id = await service.createForm(c.body);
-      return kit.json(200, { source: choice<string>(spec, "formSource", "source"), serviceLink: `${new URL(c.request.url).origin}/_form/${id}`, verificationUuid: id, status: "success" });
+      return kit.json(200, {
+        source: choice<string>(spec, "formSource", "source"),
+        serviceLink: `${new URL(c.request.url).origin}/_form/${id}`,
+        verificationUuid: id,
+        status: "success",
+      });
     }),
     route("getVerificationStatus", async (c) => {
       kit.validate(request("getVerificationStatus"), c.body);
@@ -156,10 +184,14 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
       if (text === undefined) throw service.notFound("traceOrUserId");
       return kit.text(200, text);
     }),
-    route("submitRequestedActions", async (c) => {
-      kit.validate(request("submitRequestedActions"), c.body);
-      return kit.text(200, await service.followUp(String(c.body.verificationUuid)));
-    }, endpoint("submitRequestedActions").path ?? choice<string>(spec, "followUpPath", "path")),
+    route(
+      "submitRequestedActions",
+      async (c) => {
+        kit.validate(request("submitRequestedActions"), c.body);
+        return kit.text(200, await service.followUp(String(c.body.verificationUuid)));
+      },
+      endpoint("submitRequestedActions").path ?? choice<string>(spec, "followUpPath", "path"),
+    ),
     ...controlRoutes(binding, service, clock, kit),
   ];
 }
@@ -171,18 +203,23 @@ function controlRoutes(binding: SandboxBinding, service: SandboxService, clock: 
     new HttpError(400, "bad_request", choice<Readonly<Record<string, string>>>(spec, "controlApi", "messages")[message]!.replace("{max}", String(max)));
   const object = async (request: Request) => {
     const body: unknown = await kit.readJson(request);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", choice<Record<string, string>>(spec, "requestBody", "messages").notObject!);
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new HttpError(400, "bad_request", choice<Record<string, string>>(spec, "requestBody", "messages").notObject!);
     return body as Record<string, unknown>;
   };
   return [
     {
-      method: "POST", path: "/_sandbox/verifications/{trace}/status", auth: "basic", answer: "older",
+      method: "POST",
+      path: "/_sandbox/verifications/{trace}/status",
+      auth: "basic",
+      answer: "older",
       handle: async (c) => {
         const trace = c.captures[0]!;
         const { verificationStatus: to, maxAttempts, trigger } = await object(c.request);
         if (typeof to !== "string") throw refuse("verificationStatus");
         const cap = choice<number>(spec, "controlApi", "maxAttempts");
-        if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= cap)) throw refuse("maxAttempts", cap);
+        if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= cap))
+          throw refuse("maxAttempts", cap);
         if (trigger !== undefined && typeof trigger !== "string") throw refuse("trigger");
         kit.params({ trace, verificationStatus: to, trigger: trigger as string | undefined });
         const v = await service.applyStatus(trace, to, { maxAttempts: maxAttempts as number | undefined, trigger: trigger as string | undefined });
@@ -190,7 +227,10 @@ function controlRoutes(binding: SandboxBinding, service: SandboxService, clock: 
       },
     },
     {
-      method: "POST", path: "/_sandbox/clock", auth: "basic", answer: "older",
+      method: "POST",
+      path: "/_sandbox/clock",
+      auth: "basic",
+      answer: "older",
       handle: async (c) => {
         const { advanceMs: ms } = await object(c.request);
         const room = choice<number>(spec, "controlApi", "maxClockOffsetMs") - clock.offset;

@@ -54,7 +54,8 @@ function bodyReader(spec: SandboxBinding["spec"]) {
     const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     if (type !== spec.bodyMediaType) throw new HttpError(415, "unsupported_media_type", rules.notJsonType);
     const raw = await request.text();
-    if (new TextEncoder().encode(raw).length > maxBytes) throw new HttpError(413, "payload_too_large", choice<string>(spec, "requestSize", "message").replace("{limit}", String(maxBytes)));
+    if (new TextEncoder().encode(raw).length > maxBytes)
+      throw new HttpError(413, "payload_too_large", choice<string>(spec, "requestSize", "message").replace("{limit}", String(maxBytes)));
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -74,9 +75,11 @@ function bodyReader(spec: SandboxBinding["spec"]) {
 
 /** The answers, as server.ts shapes them (answers.ts, shared): the v5 envelope, and each interface's error body. */
 function answers(spec: SandboxBinding["spec"], clock: SandboxClock, newId: () => string) {
-  const send = (status: number, body: string, headers: Record<string, string> = {}) => new HttpResponse(body, { status, headers: { "Content-Type": `${spec.bodyMediaType}; charset=utf-8`, "Cache-Control": "no-store", ...headers } });
+  const send = (status: number, body: string, headers: Record<string, string> = {}) =>
+    new HttpResponse(body, { status, headers: { "Content-Type": `${spec.bodyMediaType}; charset=utf-8`, "Cache-Control": "no-store", ...headers } });
   const context = (sentUid: string | undefined) => ({ now: clock.now(), serviceUid: sentUid, newTrace: newId });
-  const envelopeOf = (sentUid: string | undefined, path: string, statusCode: number, fields: EnvelopeFields) => envelope(context(sentUid), path, statusCode, fields);
+  const envelopeOf = (sentUid: string | undefined, path: string, statusCode: number, fields: EnvelopeFields) =>
+    envelope(context(sentUid), path, statusCode, fields);
   /** A refusal in the route's shape (v5: its basic routes; the control API: the older shape), with the challenge on a basic route. */
   const fail = (sentUid: string | undefined, route: MockRoute, path: string, refusal: Refusal) => {
     const { body, headers } = refusalAnswer(spec, route.answer, refusal, { path, basic: route.auth === "basic", envelope: context(sentUid) });
@@ -89,7 +92,8 @@ function answers(spec: SandboxBinding["spec"], clock: SandboxClock, newId: () =>
 function checks(binding: SandboxBinding) {
   const spec = binding.spec;
   const nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
-  const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] => paths.map((path) => ({ message: nul.message, code: nul.code, path }));
+  const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] =>
+    paths.map((path) => ({ message: nul.message, code: nul.code, path }));
   const invalid = (issues: readonly ValidationIssue[]) => {
     const e = spec.errors.validation_error!;
     return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
@@ -103,7 +107,9 @@ function checks(binding: SandboxBinding) {
       if (issues.length) throw invalid(issues);
     },
     params(values: Readonly<Record<string, string | undefined>>): void {
-      const bad = Object.entries(values).filter(([, v]) => v?.includes("\0")).map(([k]) => [k]);
+      const bad = Object.entries(values)
+        .filter(([, v]) => v?.includes("\0"))
+        .map(([k]) => [k]);
       if (bad.length) throw invalid(nulIssues(bad));
     },
   };
@@ -112,7 +118,12 @@ function checks(binding: SandboxBinding) {
 /** The HTTP concerns, as server.ts has them: credentials, bodies, validation, the two interfaces' answers and errors. */
 export function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () => string, credentials: { serviceUid: string; secret: string }) {
   const spec = binding.spec;
-  const auth = () => new HttpError(choice<number>(spec, "authFailure", "httpStatus"), choice<string>(spec, "authFailure", "code"), choice<string>(spec, "authFailure", "message"));
+  const auth = () =>
+    new HttpError(
+      choice<number>(spec, "authFailure", "httpStatus"),
+      choice<string>(spec, "authFailure", "code"),
+      choice<string>(spec, "authFailure", "message"),
+    );
   const { readJson, readObject } = bodyReader(spec);
   const { send, envelope, fail } = answers(spec, clock, newId);
   const tryDecode = (raw: string) => {
@@ -123,11 +134,16 @@ export function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () 
     }
   };
   // A malformed percent-escape is the caller's mistake: the sandbox's 400 (spec/sandbox.yaml requestUrl).
-  const decode = (raw: string) => tryDecode(raw) ?? (() => {
-    throw new HttpError(400, choice<string>(spec, "requestUrl", "code"), choice<string>(spec, "requestUrl", "message"));
-  })();
+  const decode = (raw: string) =>
+    tryDecode(raw) ??
+    (() => {
+      throw new HttpError(400, choice<string>(spec, "requestUrl", "code"), choice<string>(spec, "requestUrl", "message"));
+    })();
   return {
-    spec, envelope, readJson, ...checks(binding),
+    spec,
+    envelope,
+    readJson,
+    ...checks(binding),
     json: (status: number, value: unknown) => send(status, JSON.stringify(value)),
     text: (status: number, text: string) => send(status, text),
     /** One request: completes what is due, checks the route's credentials, reads an older body, runs the route; refusals in the interface's shape. */
@@ -152,7 +168,14 @@ export function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () 
         const raw = route.method === "GET" && route.path.includes("{trace}") ? pattern.exec(path)?.[1] : undefined;
         const getTrace = raw === undefined ? undefined : tryDecode(raw);
         const details = e instanceof ServiceError ? e.details : [];
-        return fail(sent?.serviceUid, route, path, { status, type, message: e.message, details, ...(trace ? { trace } : {}), ...(getTrace !== undefined ? { pathParams: { trace: getTrace } } : {}) });
+        return fail(sent?.serviceUid, route, path, {
+          status,
+          type,
+          message: e.message,
+          details,
+          ...(trace ? { trace } : {}),
+          ...(getTrace !== undefined ? { pathParams: { trace: getTrace } } : {}),
+        });
       }
     },
   };

@@ -53,10 +53,16 @@ export interface Refusal {
 }
 
 /** What a refusal answers, in `shape` (v5 or older): its body text and its headers (the challenge of an HTTP Basic route). */
-export function refusalAnswer(spec: SandboxSpec, shape: "v5" | "older", refusal: Refusal, o: { readonly path: string; readonly basic: boolean; readonly envelope: EnvelopeContext }): { body: string; headers: Record<string, string> } {
+export function refusalAnswer(
+  spec: SandboxSpec,
+  shape: "v5" | "older",
+  refusal: Refusal,
+  o: { readonly path: string; readonly basic: boolean; readonly envelope: EnvelopeContext },
+): { body: string; headers: Record<string, string> } {
   const { status, type, message } = refusal;
   const details = refusal.details ?? [];
-  const headers: Record<string, string> = status === choice<number>(spec, "authFailure", "httpStatus") && o.basic ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
+  const headers: Record<string, string> =
+    status === choice<number>(spec, "authFailure", "httpStatus") && o.basic ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
   if (shape === "older") return { body: JSON.stringify({ status: "error", statusCode: status, type, message, details }), headers };
   const validation = "validation_error";
   const known = Object.hasOwn(spec.errors, type);

@@ -21,7 +21,12 @@ export interface SandboxSpec {
     readonly rules: readonly { readonly word: string; readonly outcome: string }[];
     readonly default: string;
   };
-  readonly limits: { readonly formLifetimeDays: number; readonly prefilledDataReducedAfterMinutes: number; readonly formOpens: number; readonly formAttempts: number };
+  readonly limits: {
+    readonly formLifetimeDays: number;
+    readonly prefilledDataReducedAfterMinutes: number;
+    readonly formOpens: number;
+    readonly formAttempts: number;
+  };
   readonly attempts: { readonly startsAt: number; readonly observedDefaultCap: number };
   /** The submission status that refuses every resubmission (statuses.yaml `locksResubmission`). */
   readonly lockingSubmissionStatus: string;

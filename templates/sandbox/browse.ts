@@ -76,7 +76,8 @@ export function parseBrowse(params: URLSearchParams, defaultLimit = MAX_PAGE): B
     return v === null || v === "" ? undefined : v;
   };
   const limitText = one("limit");
-  if (limitText !== undefined && (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_PAGE)) return `limit must be an integer from 1 to ${MAX_PAGE}.`;
+  if (limitText !== undefined && (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_PAGE))
+    return `limit must be an integer from 1 to ${MAX_PAGE}.`;
   const cursor = one("cursor");
   if (cursor !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return FOREIGN_CURSOR;
   return { trace: one("trace"), userId: one("userId"), status: one("status"), limit: limitText === undefined ? defaultLimit : Number(limitText), cursor };
@@ -100,7 +101,12 @@ async function cut(db: Db, tenant: string, listing: Listing, rows: Row[], b: Bro
 /** The tenant's deliveries, newest first (one trace's: in order, oldest first); status is the delivery's state. */
 export async function deliveriesPage(db: Db, tenant: string, b: Browse): Promise<Page<Record<string, unknown>>> {
   const after = await startOf(db, tenant, "deliveries", b);
-  const read = await outboxPageRows(db, tenant, { trace: b.trace, state: b.status, userId: b.userId }, { limit: b.limit, after, ascending: b.trace !== undefined });
+  const read = await outboxPageRows(
+    db,
+    tenant,
+    { trace: b.trace, state: b.status, userId: b.userId },
+    { limit: b.limit, after, ascending: b.trace !== undefined },
+  );
   const { rows, nextCursor } = await cut(db, tenant, "deliveries", read, b, "id");
   return { items: await describeDeliveries(db, rows), nextCursor };
 }
@@ -108,7 +114,12 @@ export async function deliveriesPage(db: Db, tenant: string, b: Browse): Promise
 /** The tenant's verification rows, newest first; status is the verification status. */
 export async function verificationsPage(db: Db, tenant: string, b: Browse): Promise<Page<Row>> {
   const after = await startOf(db, tenant, "verifications", b);
-  const read = await verificationPageRows(db, tenant, { trace: b.trace, userId: b.userId, verificationStatus: b.status }, { limit: b.limit, after, ascending: false });
+  const read = await verificationPageRows(
+    db,
+    tenant,
+    { trace: b.trace, userId: b.userId, verificationStatus: b.status },
+    { limit: b.limit, after, ascending: false },
+  );
   const { rows, nextCursor } = await cut(db, tenant, "verifications", read, b, "seq");
   return { items: rows, nextCursor };
 }

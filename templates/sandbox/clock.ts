@@ -23,7 +23,8 @@ export class SandboxClock {
 
   /** Moves the clock forward; returns the new offset. */
   advance(ms: number): number {
-    if (!Number.isSafeInteger(ms) || ms < 0 || !this.allows(this.offsetMs + ms)) throw new RangeError(`advanceMs must be an integer from 0 to ${this.maxOffsetMs - this.offsetMs}`);
+    if (!Number.isSafeInteger(ms) || ms < 0 || !this.allows(this.offsetMs + ms))
+      throw new RangeError(`advanceMs must be an integer from 0 to ${this.maxOffsetMs - this.offsetMs}`);
     this.offsetMs += ms;
     return this.offsetMs;
   }

@@ -30,5 +30,10 @@ export function contentSecurityPolicy(html: string): string {
 
 /** The headers an HTML page is sent with. */
 export function pageSecurityHeaders(html: string): Record<string, string> {
-  return { "Content-Security-Policy": contentSecurityPolicy(html), "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+  return {
+    "Content-Security-Policy": contentSecurityPolicy(html),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+  };
 }

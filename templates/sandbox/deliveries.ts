@@ -37,7 +37,14 @@ export async function describeDeliveries(db: Db, rows: readonly Row[]): Promise<
     payload: JSON.parse(String(r.body)) as unknown,
     attempts: attempts
       .filter((a) => Number(a.outbox_id) === Number(r.id))
-      .map((a): DeliveryAttempt => ({ at: Number(a.at), statusCode: a.status_code === null ? null : Number(a.status_code), error: (a.error as string | null) ?? null, durationMs: Number(a.duration_ms) })),
+      .map(
+        (a): DeliveryAttempt => ({
+          at: Number(a.at),
+          statusCode: a.status_code === null ? null : Number(a.status_code),
+          error: (a.error as string | null) ?? null,
+          durationMs: Number(a.duration_ms),
+        }),
+      ),
   }));
 }
 

@@ -16,7 +16,7 @@ import { EventEmitter } from "node:events";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Group } from "./store/group.js";
-import type { Db, } from "./store/index.js";
+import type { Db } from "./store/index.js";
 import { claimDue, earliestQueued, recordOutcomes, releaseLeases, selectDue, type Outcome, type QueuedRow } from "./store/outbox.js";
 
 export type { QueuedRow } from "./store/outbox.js";
@@ -43,7 +43,6 @@ export interface DispatcherOptions {
   readonly concurrency?: number;
   readonly log?: (line: string) => void;
 }
-
 
 /**
  * Deliveries in flight at most: the bound on what one crash can send twice. 64 keeps a receiver on the
@@ -95,7 +94,10 @@ export class Dispatcher {
   /** Answers committed as they arrive; answers arriving while a commit runs share the next one. */
   private readonly recorder = new Group<Outcome, void>(async (outcomes) => {
     await recordOutcomes(this.o.db, outcomes, this.o.db.exclusive ? null : this.owner);
-    this.events.emit("recorded", outcomes.map((o) => o.id));
+    this.events.emit(
+      "recorded",
+      outcomes.map((o) => o.id),
+    );
     return outcomes.map(() => undefined);
   });
 
@@ -231,8 +233,14 @@ export class Dispatcher {
     const tries = Number(row.tries) + 1;
     const delay = error === null ? 0 : this.o.delaysMs[tries - 1];
     return {
-      id: Number(row.id), at: started, statusCode, error, durationMs: Date.now() - started, tries,
-      state: error === null ? "delivered" : delay === undefined ? "failed" : "queued", nextAt: Date.now() + (delay ?? 0),
+      id: Number(row.id),
+      at: started,
+      statusCode,
+      error,
+      durationMs: Date.now() - started,
+      tries,
+      state: error === null ? "delivered" : delay === undefined ? "failed" : "queued",
+      nextAt: Date.now() + (delay ?? 0),
     };
   }
 
@@ -244,11 +252,15 @@ export class Dispatcher {
     const target = new URL(url);
     const secure = target.protocol === "https:";
     return new Promise((resolve, reject) => {
-      const req = (secure ? httpsRequest : httpRequest)(target, { method: "POST", agent: secure ? this.httpsAgent : this.httpAgent, headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.once("end", () => resolve(res.statusCode ?? 0));
-        res.once("error", reject);
-      });
+      const req = (secure ? httpsRequest : httpRequest)(
+        target,
+        { method: "POST", agent: secure ? this.httpsAgent : this.httpAgent, headers: { ...headers, "Content-Length": Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.once("end", () => resolve(res.statusCode ?? 0));
+          res.once("error", reject);
+        },
+      );
       const timer = setTimeout(() => req.destroy(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
       req.once("close", () => clearTimeout(timer));
       req.once("error", (err: NodeJS.ErrnoException) => reject(new Error(err.code ?? err.message)));

@@ -44,7 +44,11 @@ export interface ServerOptions {
 }
 
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -74,7 +78,12 @@ export type ControlMessage = "verificationStatus" | "maxAttempts" | "trigger" | 
 export interface HttpKit {
   readonly spec: SandboxSpec;
   send(res: ServerResponse, status: number, body: string, type?: string, extra?: Record<string, string>): void;
-  envelope(ctx: RequestContext, path: string, statusCode: number, fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown }): Record<string, unknown>;
+  envelope(
+    ctx: RequestContext,
+    path: string,
+    statusCode: number,
+    fields: { message: string; trace?: string; pathParams?: Record<string, string>; data?: unknown },
+  ): Record<string, unknown>;
   /** Throws the interface's validation error when `body` is not valid against the schema. */
   validate(schemaId: string, body: unknown): void;
   /** Path or query parameters the store compares with: NUL refused the way the validators refuse a bad character. */

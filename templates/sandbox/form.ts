@@ -48,8 +48,13 @@ export const inputName = (path: readonly (string | number)[]): string => path.jo
 /** The fields a form shows for a set of known ones and what was submitted: the known first (identifying ones leading), then any other submitted key. */
 export function formFields(known: readonly FormField[], submitted: Record<string, unknown>, leading: readonly string[]): FormField[] {
   const rank = (f: FormField) => (leading.includes(f.name) ? leading.indexOf(f.name) : leading.length);
-  const sorted = known.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map((x) => x.f);
-  const extra = Object.keys(submitted).filter((k) => !known.some((f) => f.name === k)).map((name): FormField => ({ name }));
+  const sorted = known
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+    .map((x) => x.f);
+  const extra = Object.keys(submitted)
+    .filter((k) => !known.some((f) => f.name === k))
+    .map((name): FormField => ({ name }));
   return [...sorted, ...extra];
 }
 
@@ -106,7 +111,10 @@ function applyInputs(stored: Record<string, unknown>, posted: URLSearchParams, p
 export function submittedRequest(stored: Record<string, unknown>, posted: URLSearchParams, reduced: boolean, keep: readonly string[]): Record<string, unknown> {
   const hidden = (name: string) => reduced && !keep.includes(name);
   const fields = applyInputs(obj(stored.fields), posted, "fields.", hidden);
-  const stakeholders = list(stored.stakeholders).map((s, i) => ({ ...obj(s), fields: applyInputs(obj(obj(s).fields), posted, `stakeholders.${i}.fields.`, hidden) }));
+  const stakeholders = list(stored.stakeholders).map((s, i) => ({
+    ...obj(s),
+    fields: applyInputs(obj(obj(s).fields), posted, `stakeholders.${i}.fields.`, hidden),
+  }));
   return { ...stored, fields, ...(Array.isArray(stored.stakeholders) ? { stakeholders } : {}) };
 }
 
@@ -122,12 +130,23 @@ export function errorsByInput(issues: readonly ValidationIssue[], inputs: Readon
 }
 
 /** The view of a form: its request's fields and stakeholders, with these values and errors. */
-export function formView(b: SandboxBinding, texts: FormTexts, id: string, request: Record<string, unknown>, reduced: boolean, values: ReadonlyMap<string, string>, issues: readonly ValidationIssue[] = []): FormView {
+export function formView(
+  b: SandboxBinding,
+  texts: FormTexts,
+  id: string,
+  request: Record<string, unknown>,
+  reduced: boolean,
+  values: ReadonlyMap<string, string>,
+  issues: readonly ValidationIssue[] = [],
+): FormView {
   const type = String(request.type ?? "");
   const kind = b.spec.forms.kinds[type];
   const fields = formFields(kind?.fields ?? [], obj(request.fields), texts.keep);
   const stakeholders = stakeholderViews(b, request, texts.keep);
-  const inputs = new Set([...fields.map((f) => inputName(["fields", f.name])), ...stakeholders.flatMap((s) => s.fields.map((f) => inputName(["stakeholders", s.index, "fields", f.name])))]);
+  const inputs = new Set([
+    ...fields.map((f) => inputName(["fields", f.name])),
+    ...stakeholders.flatMap((s) => s.fields.map((f) => inputName(["stakeholders", s.index, "fields", f.name]))),
+  ]);
   return { id, type, kindTitle: kind?.title ?? type, reduced, fields, stakeholders, values, errors: errorsByInput(issues, inputs) };
 }
 
@@ -160,7 +179,9 @@ function stakeholderHtml(texts: FormTexts, view: FormView, s: StakeholderView): 
 export function formHtml(texts: FormTexts, view: FormView): string {
   const general = view.errors.get("") ?? [];
   const anyError = [...view.errors.values()].some((m) => m.length);
-  const summary = anyError ? `<div class="error summary" role="alert"><p>${escapeHtml(texts.messages.invalid)}</p>${general.map((m) => `<p>${escapeHtml(m)}</p>`).join("")}</div>` : "";
+  const summary = anyError
+    ? `<div class="error summary" role="alert"><p>${escapeHtml(texts.messages.invalid)}</p>${general.map((m) => `<p>${escapeHtml(m)}</p>`).join("")}</div>`
+    : "";
   const entity = view.fields.map((f) => inputHtml(texts, view, inputName(["fields", f.name]), f)).join("\n");
   const stakeholders = view.stakeholders.map((s) => stakeholderHtml(texts, view, s)).join("\n");
   const title = escapeHtml(texts.messages.title);

@@ -19,7 +19,11 @@ export class SandboxHandlers {
   /** Each account's hosted forms, by account name. */
   private readonly forms: ReadonlyMap<string, ReturnType<typeof hostedForm>>;
 
-  constructor(private readonly o: ServerOptions, private readonly http: HttpKit, issuesOf: Parameters<typeof hostedForm>[2]) {
+  constructor(
+    private readonly o: ServerOptions,
+    private readonly http: HttpKit,
+    issuesOf: Parameters<typeof hostedForm>[2],
+  ) {
     // The hosted form checks a submission with the very check of the API (same validators, same messages).
     this.forms = new Map(o.accounts.map((a) => [a.name, hostedForm(o.binding, a.service, issuesOf)]));
   }
@@ -101,7 +105,12 @@ export class SandboxHandlers {
   readonly idForm: Handler = async (x) => {
     this.http.validate(this.request("idForm"), x.body);
     const id = await this.account(x).service.createForm(x.body);
-    this.json(x, 200, { source: choice<string>(this.http.spec, "formSource", "source"), serviceLink: `${this.o.baseUrl()}/_form/${id}`, verificationUuid: id, status: "success" });
+    this.json(x, 200, {
+      source: choice<string>(this.http.spec, "formSource", "source"),
+      serviceLink: `${this.o.baseUrl()}/_form/${id}`,
+      verificationUuid: id,
+      status: "success",
+    });
   };
 
   readonly verificationStatus: Handler = async (x) => {
@@ -149,7 +158,8 @@ export class SandboxHandlers {
     if (typeof to !== "string") throw this.http.refuse("verificationStatus");
     const { maxAttempts, trigger } = body;
     const cap = choice<number>(this.http.spec, "controlApi", "maxAttempts");
-    if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= cap)) throw this.http.refuse("maxAttempts", cap);
+    if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= cap))
+      throw this.http.refuse("maxAttempts", cap);
     if (trigger !== undefined && typeof trigger !== "string") throw this.http.refuse("trigger");
     this.http.params({ trace, verificationStatus: to, trigger: trigger as string | undefined });
     const { service } = this.account(x);

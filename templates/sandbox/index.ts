@@ -67,7 +67,11 @@ export interface TenantOptions {
 
 /** Why the sandbox did not start, in one line for its user (the CLI prints it and exits 2). */
 export class StartError extends Error {
-  constructor(message: string, readonly code: "VERISPEC_LISTEN" | "VERISPEC_CLOCK_RANGE" | "VERISPEC_TENANTS", readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly code: "VERISPEC_LISTEN" | "VERISPEC_CLOCK_RANGE" | "VERISPEC_TENANTS",
+    readonly cause?: unknown,
+  ) {
     super(message);
     this.name = "StartError";
   }
@@ -76,11 +80,18 @@ export class StartError extends Error {
 /** Why a listen failed, in words (the error's code stays beside them). */
 function listenCause(err: NodeJS.ErrnoException): string {
   switch (err.code) {
-    case "EADDRINUSE": return "the port is in use";
-    case "EADDRNOTAVAIL": return "the address is not one of this machine's";
-    case "EACCES": return "permission denied (a port below 1024 needs privileges)";
-    case "ENOTFOUND": case "EAI_AGAIN": case "EAI_NONAME": return "the host name does not resolve";
-    default: return err.message;
+    case "EADDRINUSE":
+      return "the port is in use";
+    case "EADDRNOTAVAIL":
+      return "the address is not one of this machine's";
+    case "EACCES":
+      return "permission denied (a port below 1024 needs privileges)";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+    case "EAI_NONAME":
+      return "the host name does not resolve";
+    default:
+      return err.message;
   }
 }
 
@@ -112,22 +123,42 @@ async function restoreClock(o: SandboxOptions, { service, clock }: Account): Pro
   const stored = await service.loadClockOffset();
   if (!clock.allows(stored)) {
     const whose = service.tenant === DEFAULT_TENANT ? "" : ` (tenant ${service.tenant})`;
-    throw new StartError(`the sandbox clock${whose} stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`, "VERISPEC_CLOCK_RANGE");
+    throw new StartError(
+      `the sandbox clock${whose} stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`,
+      "VERISPEC_CLOCK_RANGE",
+    );
   }
   clock.set(stored);
 }
 
 /** The accounts of the options: `tenants`, or the one account of the single-account options; names and service UIDs each distinct. */
 export function tenantsOf(o: SandboxOptions): readonly TenantOptions[] {
-  const tenants = o.tenants ?? (o.credentials && o.signingSecret !== undefined
-    ? [{ name: DEFAULT_TENANT, credentials: o.credentials, signingSecret: o.signingSecret, webhookUrls: o.webhookUrls ?? [], signatureVersion: o.signatureVersion ?? "2" }]
-    : []);
+  const tenants =
+    o.tenants ??
+    (o.credentials && o.signingSecret !== undefined
+      ? [
+          {
+            name: DEFAULT_TENANT,
+            credentials: o.credentials,
+            signingSecret: o.signingSecret,
+            webhookUrls: o.webhookUrls ?? [],
+            signatureVersion: o.signatureVersion ?? "2",
+          },
+        ]
+      : []);
   if (!tenants.length) throw new StartError("the sandbox needs an account: credentials and a signing secret, or tenants", "VERISPEC_TENANTS");
   const twice = (values: string[]) => values.find((v, i) => values.indexOf(v) !== i);
   if (twice(tenants.map((t) => t.name)) !== undefined) throw new StartError(`two tenants are named ${twice(tenants.map((t) => t.name))}`, "VERISPEC_TENANTS");
   // Not the UID itself: the message may reach a log, and which UIDs exist is the accounts' business.
   const uid = twice(tenants.map((t) => t.credentials.serviceUid));
-  if (uid !== undefined) throw new StartError(`two tenants have one service UID (${tenants.filter((t) => t.credentials.serviceUid === uid).map((t) => t.name).join(", ")})`, "VERISPEC_TENANTS");
+  if (uid !== undefined)
+    throw new StartError(
+      `two tenants have one service UID (${tenants
+        .filter((t) => t.credentials.serviceUid === uid)
+        .map((t) => t.name)
+        .join(", ")})`,
+      "VERISPEC_TENANTS",
+    );
   return tenants;
 }
 
@@ -136,7 +167,14 @@ async function openAccounts(o: SandboxOptions, db: Db, tenants: readonly TenantO
   const accounts = tenants.map((t): Account => {
     const clock = new SandboxClock(0, choice<number>(o.binding.spec, "controlApi", "maxClockOffsetMs"));
     const service = new SandboxService({
-      binding: o.binding, db, clock, webhookUrls: t.webhookUrls, signatureVersion: t.signatureVersion, processingMs: o.processingMs, signingSecret: t.signingSecret, tenant: t.name,
+      binding: o.binding,
+      db,
+      clock,
+      webhookUrls: t.webhookUrls,
+      signatureVersion: t.signatureVersion,
+      processingMs: o.processingMs,
+      signingSecret: t.signingSecret,
+      tenant: t.name,
     });
     return { name: t.name, credentials: t.credentials, service, clock };
   });
@@ -145,7 +183,10 @@ async function openAccounts(o: SandboxOptions, db: Db, tenants: readonly TenantO
 }
 
 /** Signs a tenant's webhook with its signing secret; a row of a tenant no longer configured is not signed (its delivery fails and is retried as the policy says). */
-export function signer(binding: SandboxBinding, tenants: readonly TenantOptions[]): (version: "1" | "2", body: string, tenant: string) => Record<string, string> {
+export function signer(
+  binding: SandboxBinding,
+  tenants: readonly TenantOptions[],
+): (version: "1" | "2", body: string, tenant: string) => Record<string, string> {
   const secrets = new Map(tenants.map((t) => [t.name, t.signingSecret]));
   return (version, body, tenant) => {
     const secret = secrets.get(tenant);
@@ -170,14 +211,28 @@ async function listenOrStop(server: Server, o: SandboxOptions, stop: () => Promi
 }
 
 /** --retain-days: a sweep now and every RETENTION_EVERY_MS, one at a time, each account by its own clock; `stop` ends it, `running` is the sweep under way. */
-function startRetention(db: Db, accounts: readonly Account[], logger: SandboxLogger, retainDays: number): { stop(): void; running(): Promise<unknown> | undefined } {
+function startRetention(
+  db: Db,
+  accounts: readonly Account[],
+  logger: SandboxLogger,
+  retainDays: number,
+): { stop(): void; running(): Promise<unknown> | undefined } {
   let sweeping: Promise<unknown> | undefined;
   let stopping = false;
   const retain = () => {
     if (sweeping || retainDays === 0 || stopping) return;
-    sweeping = sweep(db, { days: retainDays, now: Date.now, tenants: accounts.map((a) => ({ name: a.name, now: () => a.clock.now() })), stopped: () => stopping })
+    sweeping = sweep(db, {
+      days: retainDays,
+      now: Date.now,
+      tenants: accounts.map((a) => ({ name: a.name, now: () => a.clock.now() })),
+      stopped: () => stopping,
+    })
       .then((t) => {
-        if (t.verifications + t.deliveries + t.forms) logger.event("info", `retention: removed ${t.verifications} verifications, ${t.deliveries} deliveries and ${t.forms} forms older than ${retainDays} days`);
+        if (t.verifications + t.deliveries + t.forms)
+          logger.event(
+            "info",
+            `retention: removed ${t.verifications} verifications, ${t.deliveries} deliveries and ${t.forms} forms older than ${retainDays} days`,
+          );
       })
       .catch((err: Error) => logger.event("error", `retention: ${err.message}`))
       .finally(() => (sweeping = undefined));
@@ -230,7 +285,9 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   let processing: Promise<unknown> | undefined;
   const process = () => {
     if (processing) return;
-    processing = processAll(accounts).catch((err: Error) => logger.event("error", `processing: ${err.message}`)).finally(() => (processing = undefined));
+    processing = processAll(accounts)
+      .catch((err: Error) => logger.event("error", `processing: ${err.message}`))
+      .finally(() => (processing = undefined));
   };
   const tick = setInterval(process, o.processingMs === "manual" ? 250 : Math.max(10, Math.min(100, o.processingMs / 4)));
   tick.unref();
@@ -239,7 +296,11 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   let address = "";
   const tenantOf = new WeakMap<ServerResponse, string>();
   const handler = createHandler({
-    binding: o.binding, db, accounts, maxBodyBytes: o.maxBodyBytes, requestedActionsPath: o.requestedActionsPath,
+    binding: o.binding,
+    db,
+    accounts,
+    maxBodyBytes: o.maxBodyBytes,
+    requestedActionsPath: o.requestedActionsPath,
     // Request lines name the tenant when tenants were given; a one-account sandbox's lines stay as they were.
     onAccount: o.tenants ? (res, name) => tenantOf.set(res, name) : undefined,
     baseUrl: () => address,
@@ -251,7 +312,10 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     },
   });
   const ops = createOps({
-    db, logger, metrics: o.metrics === false ? undefined : await loadMetrics(db, logger), routeOf: routeNamer(handler.routes, OPS_PATHS),
+    db,
+    logger,
+    metrics: o.metrics === false ? undefined : await loadMetrics(db, logger),
+    routeOf: routeNamer(handler.routes, OPS_PATHS),
     tenantOf: (res) => tenantOf.get(res),
   });
   const serve = ops.wrap(handler);
@@ -270,7 +334,17 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   address = `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`;
 
   let closing: Promise<void> | undefined;
-  const parts = { ops, retention, tick, server, processing: () => processing, dispatcher, db, logger, timeoutMs: o.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS };
+  const parts = {
+    ops,
+    retention,
+    tick,
+    server,
+    processing: () => processing,
+    dispatcher,
+    db,
+    logger,
+    timeoutMs: o.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  };
   return { url: address, db, close: () => (closing ??= shutdown(parts)) };
 }
 
@@ -281,8 +355,15 @@ async function processAll(accounts: readonly Account[]): Promise<void> {
 
 /** Drains, stops the loops, lets running work finish within the shutdown timeout (then closes its connections), closes the database. */
 async function shutdown(p: {
-  ops: { drain(): void }; retention: { stop(): void; running(): Promise<unknown> | undefined }; tick: NodeJS.Timeout; server: Server;
-  processing: () => Promise<unknown> | undefined; dispatcher: Dispatcher; db: Db; logger: SandboxLogger; timeoutMs: number;
+  ops: { drain(): void };
+  retention: { stop(): void; running(): Promise<unknown> | undefined };
+  tick: NodeJS.Timeout;
+  server: Server;
+  processing: () => Promise<unknown> | undefined;
+  dispatcher: Dispatcher;
+  db: Db;
+  logger: SandboxLogger;
+  timeoutMs: number;
 }): Promise<void> {
   p.ops.drain();
   p.retention.stop();
@@ -298,7 +379,10 @@ async function shutdown(p: {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), p.timeoutMs)));
   if ((await Promise.race([finished, bound])) === "late") {
-    p.logger.event("warn", "shutdown: work still running after the shutdown timeout; closing its connections (webhook deliveries still in flight are sent again after the restart)");
+    p.logger.event(
+      "warn",
+      "shutdown: work still running after the shutdown timeout; closing its connections (webhook deliveries still in flight are sent again after the restart)",
+    );
     p.server.closeAllConnections();
     p.dispatcher.abandon(); // held deliveries are cut: sent again after the restart (docs/sandbox-delivery.md)
     await Promise.race([finished, new Promise((r) => setTimeout(r, 1000))]);

@@ -56,6 +56,17 @@ export async function jsonLogger(fd = 2): Promise<SandboxLogger> {
   );
   return {
     event: (level, message) => log[level]({}, message),
-    request: (r) => log.info({ requestId: r.requestId, method: r.method, route: r.route, status: r.status, durationMs: r.durationMs, ...(r.tenant !== undefined ? { tenant: r.tenant } : {}) }, "request"),
+    request: (r) =>
+      log.info(
+        {
+          requestId: r.requestId,
+          method: r.method,
+          route: r.route,
+          status: r.status,
+          durationMs: r.durationMs,
+          ...(r.tenant !== undefined ? { tenant: r.tenant } : {}),
+        },
+        "request",
+      ),
   };
 }

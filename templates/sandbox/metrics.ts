@@ -42,14 +42,23 @@ export async function createMetrics(db: Db, now: () => number): Promise<SandboxM
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry, prefix: "verispec_sandbox_" });
   const requests = new prom.Counter({
-    name: "verispec_sandbox_http_requests_total", help: "HTTP requests answered, by method, route template and status.", labelNames: ["method", "route", "status"], registers: [registry],
+    name: "verispec_sandbox_http_requests_total",
+    help: "HTTP requests answered, by method, route template and status.",
+    labelNames: ["method", "route", "status"],
+    registers: [registry],
   });
   const latency = new prom.Histogram({
-    name: "verispec_sandbox_http_request_duration_seconds", help: "Time from a request's arrival to its answer's end, by method and route template.",
-    labelNames: ["method", "route"], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
+    name: "verispec_sandbox_http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer's end, by method and route template.",
+    labelNames: ["method", "route"],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
   });
   new prom.Gauge({
-    name: "verispec_sandbox_deliveries", help: "Webhook deliveries (outbox rows) stored, by state.", labelNames: ["state"], registers: [registry],
+    name: "verispec_sandbox_deliveries",
+    help: "Webhook deliveries (outbox rows) stored, by state.",
+    labelNames: ["state"],
+    registers: [registry],
     async collect(this: Labelled) {
       const counts = await outboxCountsByState(db).catch(() => undefined);
       if (!counts) return;
@@ -57,16 +66,23 @@ export async function createMetrics(db: Db, now: () => number): Promise<SandboxM
     },
   });
   new prom.Gauge({
-    name: "verispec_sandbox_delivery_queue_depth", help: "Deliveries queued (waiting for their first try or a retry).", registers: [registry],
+    name: "verispec_sandbox_delivery_queue_depth",
+    help: "Deliveries queued (waiting for their first try or a retry).",
+    registers: [registry],
     async collect(this: Labelled) {
       const queued = await queuedCount(db).catch(() => undefined);
       if (queued !== undefined) this.set(queued);
     },
   });
   new prom.Gauge({
-    name: "verispec_sandbox_delivery_oldest_queued_age_seconds", help: "Age of the oldest queued delivery (0 when none is queued).", registers: [registry],
+    name: "verispec_sandbox_delivery_oldest_queued_age_seconds",
+    help: "Age of the oldest queued delivery (0 when none is queued).",
+    registers: [registry],
     async collect(this: Labelled) {
-      const oldest = await oldestQueuedCreatedAt(db).then((at) => ({ at }), () => undefined);
+      const oldest = await oldestQueuedCreatedAt(db).then(
+        (at) => ({ at }),
+        () => undefined,
+      );
       if (oldest) this.set(oldest.at !== undefined ? Math.max(0, (now() - oldest.at) / 1000) : 0);
     },
   });

@@ -68,29 +68,31 @@ export function createOps(o: OpsOptions) {
   }
 
   /** Wraps the service's handler: id, timing, draining, the operator's routes, then metrics and the log line. */
-  const wrap = (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = process.hrtime.bigint();
-    const given = req.headers["x-request-id"];
-    const requestId = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    res.setHeader("X-Request-Id", requestId);
-    if (draining) res.setHeader("Connection", "close");
-    const path = (req.url ?? "/").split("?")[0]!;
-    res.once("close", () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const { method, route } = o.routeOf(req.method ?? "GET", path);
-      const status = res.writableFinished ? res.statusCode : 0; // 0: the connection closed before the answer ended
-      o.metrics?.observe(method, route, status, seconds);
-      const tenant = o.tenantOf?.(res);
-      o.logger.request({ requestId, method, route, status, durationMs: Math.round(seconds * 1e6) / 1e3, ...(tenant !== undefined ? { tenant } : {}) });
-    });
-    try {
-      if (await operate(req, res, path)) return;
-    } catch {
-      if (!res.headersSent) plain(res, 503, JSON.stringify({ status: "error", message: "Unavailable." }));
-      return;
-    }
-    return handle(req, res);
-  };
+  const wrap =
+    (handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) =>
+    async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const started = process.hrtime.bigint();
+      const given = req.headers["x-request-id"];
+      const requestId = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader("X-Request-Id", requestId);
+      if (draining) res.setHeader("Connection", "close");
+      const path = (req.url ?? "/").split("?")[0]!;
+      res.once("close", () => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const { method, route } = o.routeOf(req.method ?? "GET", path);
+        const status = res.writableFinished ? res.statusCode : 0; // 0: the connection closed before the answer ended
+        o.metrics?.observe(method, route, status, seconds);
+        const tenant = o.tenantOf?.(res);
+        o.logger.request({ requestId, method, route, status, durationMs: Math.round(seconds * 1e6) / 1e3, ...(tenant !== undefined ? { tenant } : {}) });
+      });
+      try {
+        if (await operate(req, res, path)) return;
+      } catch {
+        if (!res.headersSent) plain(res, 503, JSON.stringify({ status: "error", message: "Unavailable." }));
+        return;
+      }
+      return handle(req, res);
+    };
 
   return {
     wrap,

@@ -44,7 +44,10 @@ export function derivedUuid(trace: string, name: string): string {
 }
 
 /** The older payload's result fields (6.3): score for individuals, risk, watchlists, and the screening id once screened. */
-export function olderResults(b: SandboxBinding, v: { readonly trace: string; readonly type: string; readonly name: string; readonly verificationStatus: string }): Json {
+export function olderResults(
+  b: SandboxBinding,
+  v: { readonly trace: string; readonly type: string; readonly name: string; readonly verificationStatus: string },
+): Json {
   const r = resultsFor(b.spec, v.name);
   return {
     ...(v.type === b.spec.individualType ? { verificationScore: r.verificationScore } : {}),

@@ -44,7 +44,10 @@ export interface ClockedTenant {
  * Runs batches until nothing older than the cutoff is left, pausing `pauseMs` between batches; the totals.
  * `tenants` (default: the one account, on `now`) each by their own clock.
  */
-export async function sweep(db: Db, o: { days: number; now: () => number; tenants?: readonly ClockedTenant[]; pauseMs?: number; stopped?: () => boolean }): Promise<RetentionPass> {
+export async function sweep(
+  db: Db,
+  o: { days: number; now: () => number; tenants?: readonly ClockedTenant[]; pauseMs?: number; stopped?: () => boolean },
+): Promise<RetentionPass> {
   const total = { verifications: 0, deliveries: 0, forms: 0 };
   const tenants = o.tenants ?? [{ name: DEFAULT_TENANT, now: o.now }];
   const batch = db.exclusive ? EXCLUSIVE_RETENTION_BATCH : RETENTION_BATCH;

@@ -5,7 +5,10 @@ import type { AnswerShape } from "./answers.js";
 import type { SandboxBinding } from "./binding.js";
 
 /** Names a request by the first route of `routes` whose path matches (any method) or by one of `exactPaths`; anything else is "other". */
-export function routeNamer(routes: readonly Pick<Route<unknown>, "path" | "pattern">[], exactPaths: readonly string[]): (method: string, path: string) => { method: string; route: string } {
+export function routeNamer(
+  routes: readonly Pick<Route<unknown>, "path" | "pattern">[],
+  exactPaths: readonly string[],
+): (method: string, path: string) => { method: string; route: string } {
   const methods = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
   return (method, path) => {
     const m = methods.has(method) ? method : "OTHER";
@@ -49,7 +52,14 @@ export function specRoute<H>(binding: SandboxBinding, operationId: string, handl
 }
 
 /** A route of the sandbox's own (the hosted form: `answer` "page"; the control API: the older error shape). */
-export function ownRoute<H>(method: string, path: string, auth: RouteAuth, handler: H, capture: Readonly<Record<string, string>> = {}, answer: AnswerShape = "older"): Route<H> {
+export function ownRoute<H>(
+  method: string,
+  path: string,
+  auth: RouteAuth,
+  handler: H,
+  capture: Readonly<Record<string, string>> = {},
+  answer: AnswerShape = "older",
+): Route<H> {
   return { method, path, auth, handler, pattern: pathPattern(path, capture), answer };
 }
 

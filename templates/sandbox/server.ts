@@ -46,7 +46,11 @@ class SandboxHttp implements HttpKit {
   constructor(private readonly o: ServerOptions) {
     const spec = (this.spec = o.binding.spec);
     this.log = o.log ?? ((line: string) => void process.stderr.write(`verispec sandbox: ${line}\n`));
-    this.auth = { status: choice<number>(spec, "authFailure", "httpStatus"), code: choice<string>(spec, "authFailure", "code"), message: choice<string>(spec, "authFailure", "message") };
+    this.auth = {
+      status: choice<number>(spec, "authFailure", "httpStatus"),
+      code: choice<string>(spec, "authFailure", "code"),
+      message: choice<string>(spec, "authFailure", "message"),
+    };
     this.bodyRules = bodyRulesOf(spec, o.maxBodyBytes, (issues) => this.invalid(issues));
     this.nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
     this.credentials = accountChecker(o.accounts);
@@ -59,7 +63,13 @@ class SandboxHttp implements HttpKit {
 
   send(res: ServerResponse, status: number, body: string, type = this.spec.bodyMediaType, extra: Record<string, string> = {}): void {
     const page = type.startsWith("text/html") ? pageSecurityHeaders(body) : {};
-    res.writeHead(status, { "Content-Type": type === this.spec.bodyMediaType ? `${type}; charset=utf-8` : type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...page, ...extra });
+    res.writeHead(status, {
+      "Content-Type": type === this.spec.bodyMediaType ? `${type}; charset=utf-8` : type,
+      "Content-Length": Buffer.byteLength(body),
+      "Cache-Control": "no-store",
+      ...page,
+      ...extra,
+    });
     res.end(body);
   }
 
@@ -82,7 +92,9 @@ class SandboxHttp implements HttpKit {
   }
 
   params(values: Readonly<Record<string, string | undefined>>): void {
-    const bad = Object.entries(values).filter(([, v]) => v?.includes("\0")).map(([k]) => [k]);
+    const bad = Object.entries(values)
+      .filter(([, v]) => v?.includes("\0"))
+      .map(([k]) => [k]);
     if (bad.length) throw this.invalid(this.nulIssues(bad));
   }
 
@@ -159,7 +171,11 @@ class SandboxHttp implements HttpKit {
     const { found, path } = at;
     if (!found) {
       if (at.authFirst) this.basicAuth(req, ctx);
-      throw new HttpError(choice<number>(this.spec, "notFound", "httpStatus"), choice<string>(this.spec, "notFound", "code"), choiceMessage(this.spec, "notFound", "route", { method, path }));
+      throw new HttpError(
+        choice<number>(this.spec, "notFound", "httpStatus"),
+        choice<string>(this.spec, "notFound", "code"),
+        choiceMessage(this.spec, "notFound", "route", { method, path }),
+      );
     }
     const { route } = found;
     if (route.auth === "basic") this.basicAuth(req, ctx);
@@ -213,13 +229,25 @@ class SandboxHttp implements HttpKit {
     const declared = Number(req.headers["content-length"]);
     if (unread && !(status !== 413 && Number.isFinite(declared) && declared <= this.bodyRules.limit)) res.setHeader("Connection", "close");
     if (at.shape === "page") {
-      this.send(res, status, messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message), "text/html; charset=utf-8");
+      this.send(
+        res,
+        status,
+        messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message),
+        "text/html; charset=utf-8",
+      );
       return void (unread && req.resume());
     }
     const trace = (e as { trace?: string }).trace;
     const pathTrace = this.traceInPath(at.path);
     const details = e instanceof ServiceError ? e.details : [];
-    this.fail(ctx, res, at, { status, type, message: e.message, details, ...(trace ? { trace } : {}), ...(pathTrace !== undefined ? { pathParams: { trace: pathTrace } } : {}) });
+    this.fail(ctx, res, at, {
+      status,
+      type,
+      message: e.message,
+      details,
+      ...(trace ? { trace } : {}),
+      ...(pathTrace !== undefined ? { pathParams: { trace: pathTrace } } : {}),
+    });
     // A body not read in full: drain what arrives until the connection closes.
     if (unread) req.resume();
   }

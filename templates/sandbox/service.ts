@@ -17,7 +17,12 @@ import type { Row } from "./store/sql.js";
 import type { Verification } from "./store/verifications.js";
 
 export {
-  olderStakeholderSubmissionId, olderStakeholderTrace, ServiceError, subjectOf, withoutCredentials, type ServiceOptions,
+  olderStakeholderSubmissionId,
+  olderStakeholderTrace,
+  ServiceError,
+  subjectOf,
+  withoutCredentials,
+  type ServiceOptions,
 } from "./service/core.js";
 export { tenantOfForm } from "./service/reads.js";
 export { toVerification, type Api, type Verification } from "./store/verifications.js";

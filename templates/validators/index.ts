@@ -1,6 +1,19 @@
 // The validators' runtime: error mapping and the wrapper around Ajv's generated functions.
 export { abnChecksum } from "./abn.js";
 export { applicators, fill, mapErrors, parsedType, resolvePath, stringifyPrimitive, toIssue } from "./map-errors.js";
-export type { AjvError, ErrorTable, KeyLink, KeyShapes, KeywordEntry, Message, MessageTemplates, RawValidate, ValidateOptions, ValidationIssue, ValidationResult, Validator } from "./types.js";
+export type {
+  AjvError,
+  ErrorTable,
+  KeyLink,
+  KeyShapes,
+  KeywordEntry,
+  Message,
+  MessageTemplates,
+  RawValidate,
+  ValidateOptions,
+  ValidationIssue,
+  ValidationResult,
+  Validator,
+} from "./types.js";
 export { createValidator } from "./validator.js";
 export { unknownKeyIssues } from "./unknown-keys.js";

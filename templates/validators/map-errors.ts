@@ -76,7 +76,10 @@ function template(messages: MessageTemplates, key: string): Message {
 
 /** The Zod-style expected type of a JSON Schema `type` (a nullable's non-null type); Zod 4 calls an integer `int`. */
 const expectedType = (type: unknown) => {
-  const t = String(type).split(",").find((t) => t !== "null") ?? "unknown";
+  const t =
+    String(type)
+      .split(",")
+      .find((t) => t !== "null") ?? "unknown";
   return t === "integer" ? "int" : t;
 };
 
@@ -182,7 +185,23 @@ export interface Site {
 
 /** Up to this many issues, a scan is cheaper than a map; past it, maps keep the work linear. */
 const LINEAR_MAX = 16;
-const FIXED = new Set(["enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "discriminator", "contains", "oneOf", "anyOf", "not"]);
+const FIXED = new Set([
+  "enum",
+  "const",
+  "pattern",
+  "format",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "discriminator",
+  "contains",
+  "oneOf",
+  "anyOf",
+  "not",
+]);
 const NULL_BRANCH = /\/(?:oneOf|anyOf)\/\d+\/type$/;
 const sitesByTable = new WeakMap<ErrorTable, WeakMap<MessageTemplates, Map<string, Site>>>();
 
@@ -202,7 +221,15 @@ export function newSite(e: AjvError, table: ErrorTable): Site {
     if (a.keyword !== "oneOf" && a.keyword !== "anyOf") noise = true;
     else unionPrefixes.push(a.prefix);
   }
-  return { keyword: e.keyword, noise, unionPrefixes, isUnion: isUnion(e), hasOverride: table[e.schemaPath]?.override !== undefined, fixed: undefined, byParam: new Map() };
+  return {
+    keyword: e.keyword,
+    noise,
+    unionPrefixes,
+    isUnion: isUnion(e),
+    hasOverride: table[e.schemaPath]?.override !== undefined,
+    fixed: undefined,
+    byParam: new Map(),
+  };
 }
 
 /** An instancePath read once: its segments (unescaped) and whether any could be an array index. */
@@ -356,7 +383,13 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     const e = errors[k]!;
     const site = at[k]!;
     // A value of the wrong type reports only that; a union's own error only when nothing more precise is at or below it.
-    if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath))) continue;
+    if (
+      types > 0 &&
+      site.keyword !== "type" &&
+      site.keyword !== "required" &&
+      (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath))
+    )
+      continue;
     if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k)) continue;
     if (out.length >= maxErrors) {
       // Counted, not built. Unknown keys of one object are one issue; every other error is its own.

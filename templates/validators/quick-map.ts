@@ -19,7 +19,13 @@ export function quickSites(table: ErrorTable, messages: MessageTemplates): Map<s
  * mapErrors' answer for errors that are all simple (see above), or undefined. `sites` from quickSites
  * with the same table and messages as mapErrors would use.
  */
-export function quickIssues(errors: readonly AjvError[], data: unknown, sites: Map<string, Site>, table: ErrorTable, maxErrors: number): ValidationIssue[] | undefined {
+export function quickIssues(
+  errors: readonly AjvError[],
+  data: unknown,
+  sites: Map<string, Site>,
+  table: ErrorTable,
+  maxErrors: number,
+): ValidationIssue[] | undefined {
   const n = errors.length;
   if (n > maxErrors || n > QUICK_MAX) return undefined;
   const out: ValidationIssue[] = [];

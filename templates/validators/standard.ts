@@ -53,7 +53,10 @@ export declare namespace StandardSchemaV1 {
  */
 export interface VerispecStandardProps<T> extends StandardSchemaV1.Props<T, T> {
   readonly vendor: "verispec";
-  readonly validate: (value: unknown, options?: StandardSchemaV1.Options | undefined) => StandardSchemaV1.SuccessResult<T> | { readonly issues: readonly ValidationIssue[] };
+  readonly validate: (
+    value: unknown,
+    options?: StandardSchemaV1.Options | undefined,
+  ) => StandardSchemaV1.SuccessResult<T> | { readonly issues: readonly ValidationIssue[] };
 }
 
 /** A generated validator: the service-shaped function, and a Standard Schema of the schema's type `T`. */

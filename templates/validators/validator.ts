@@ -1,6 +1,19 @@
 // Wraps an Ajv standalone function into the service-shaped validator (the service's specification, section 7).
 import { countedBeyondCut, mapErrors, tooManyErrors } from "./map-errors.js";
-import { OVER_BUDGET, type AjvError, type ErrorTable, type KeyLink, type KeyShapes, type MessageTemplates, type RawValidate, type ValidateContext, type ValidateOptions, type ValidationIssue, type ValidationResult, type Validator } from "./types.js";
+import {
+  OVER_BUDGET,
+  type AjvError,
+  type ErrorTable,
+  type KeyLink,
+  type KeyShapes,
+  type MessageTemplates,
+  type RawValidate,
+  type ValidateContext,
+  type ValidateOptions,
+  type ValidationIssue,
+  type ValidationResult,
+  type Validator,
+} from "./types.js";
 import { quickIssues, quickSites } from "./quick-map.js";
 import { unknownKeyIssues } from "./unknown-keys.js";
 
@@ -36,7 +49,13 @@ function withCounted(issues: ValidationIssue[], counted: number): ValidationIssu
  * `raw` is the all-errors function. `first`, when given, is the first-error variant tried first: on a
  * valid document it answers alone; only an invalid one is re-run to collect every error.
  */
-export function createValidator(raw: RawValidate, table: ErrorTable, messages: MessageTemplates, first?: RawValidate, keys?: { root: KeyLink; shapes: KeyShapes }): Validator {
+export function createValidator(
+  raw: RawValidate,
+  table: ErrorTable,
+  messages: MessageTemplates,
+  first?: RawValidate,
+  keys?: { root: KeyLink; shapes: KeyShapes },
+): Validator {
   let sites: ReturnType<typeof quickSites> | undefined; // the error locations of this table, on the first invalid document
   // The context of a call without options, reused: the generated code is synchronous and calls nothing
   // that validates again, so no two calls share it at once; its budget is set afresh before every run.
@@ -74,4 +93,3 @@ export function createValidator(raw: RawValidate, table: ErrorTable, messages: M
     return { valid: false, errors: [...errors.slice(0, maxErrors), tooManyErrors(errors.length - maxErrors)] };
   };
 }
-

@@ -2,7 +2,18 @@
 // parsed against its prefix (spec/webhooks.yaml, through the scheme), then compared in constant time with each key.
 import { WebhookVerificationError } from "./errors.js";
 import { DUPLICATE_HEADER, type HeaderValue, type SignatureHeaders } from "./headers.js";
-import { digestsEqual, hmacSha256, keccakDigest, parseDigest, sha3Digest, toHex, type DigestHeader, type RawBody, type SignatureScheme, type SigningSecret } from "./signature.js";
+import {
+  digestsEqual,
+  hmacSha256,
+  keccakDigest,
+  parseDigest,
+  sha3Digest,
+  toHex,
+  type DigestHeader,
+  type RawBody,
+  type SignatureScheme,
+  type SigningSecret,
+} from "./signature.js";
 
 /** The digest bytes of `value`, which must be `header.prefix` + 64 hex digits; `shownAs` names the value in the refusal. */
 export function expectDigest(value: HeaderValue, header: DigestHeader, shownAs = header.name): Uint8Array {
@@ -56,4 +67,3 @@ export const constant = (value: string) => () => value;
 function mismatch(): WebhookVerificationError {
   return new WebhookVerificationError("signature_mismatch", "the signature does not match the body with any configured signing key");
 }
-

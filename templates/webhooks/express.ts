@@ -84,7 +84,9 @@ export function rawBodyOf(request: ExpressWebhookRequest, limit: number): Promis
     return body.byteLength > limit ? Promise.reject(tooLarge(limit)) : Promise.resolve(body);
   }
   if (body !== undefined) {
-    return Promise.reject(new TypeError("expressWebhook: a body parser ran before the webhook receiver; mount it without express.json() so it gets the raw bytes"));
+    return Promise.reject(
+      new TypeError("expressWebhook: a body parser ran before the webhook receiver; mount it without express.json() so it gets the raw bytes"),
+    );
   }
   const contentLength = request.headers["content-length"];
   if (declaredTooLarge(typeof contentLength === "string" ? contentLength : undefined, limit)) return Promise.reject(tooLarge(limit));

@@ -102,11 +102,7 @@ export function createOrderingGuard(options: { readonly state?: OrderingState } 
 }
 
 /** The record after accepting this event, or undefined when the event must be dropped. */
-export function nextRecord(
-  last: OrderingRecord | undefined,
-  timestamp: number,
-  deliveryId: string | undefined,
-): OrderingRecord | undefined {
+export function nextRecord(last: OrderingRecord | undefined, timestamp: number, deliveryId: string | undefined): OrderingRecord | undefined {
   const ids = deliveryId === undefined ? [] : [deliveryId];
   if (last === undefined || timestamp > last.timestamp) return { timestamp, deliveryIds: ids };
   if (timestamp < last.timestamp) return undefined; // an older state (the service's specification, section 6.1)
@@ -115,10 +111,7 @@ export function nextRecord(
   return { timestamp, deliveryIds: [...last.deliveryIds, deliveryId].slice(-MAX_IDS_PER_TIMESTAMP) };
 }
 
-function orderingFields(
-  payload: unknown,
-  explicitDeliveryId: string | undefined,
-): { trace: string; timestamp: number; deliveryId: string | undefined } {
+function orderingFields(payload: unknown, explicitDeliveryId: string | undefined): { trace: string; timestamp: number; deliveryId: string | undefined } {
   if (typeof payload !== "object" || payload === null) {
     throw new TypeError("ordering guard: payload must be an object");
   }

@@ -45,7 +45,10 @@ export class RedisReplayStore implements ReplayStore {
     const px = Math.max(1, Math.ceil(ttlMs));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ReplayStoreUnavailableError(`the replay store (Redis) did not answer within ${this.timeoutMs} ms; the delivery was not accepted`)), this.timeoutMs);
+      timer = setTimeout(
+        () => reject(new ReplayStoreUnavailableError(`the replay store (Redis) did not answer within ${this.timeoutMs} ms; the delivery was not accepted`)),
+        this.timeoutMs,
+      );
     });
     try {
       const reply = await Promise.race([this.#client.set(this.keyPrefix + key, "1", { NX: true, PX: px }), timeout]);

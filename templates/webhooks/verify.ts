@@ -107,9 +107,7 @@ function authenticate(scheme: SignatureScheme, input: VerifyWebhookInput, secret
   // Version 2's HMACs, computed in the order of `secrets` up to the matching one, also make the replay keys.
   const hmacs: Uint8Array[] = [];
   const legacyKey =
-    version === "2"
-      ? checkV2(secrets, body, expectDigest(headers.v2, scheme.v2), hmacs)
-      : constant(checkV1(secrets, body, v1Digests(scheme, headers)));
+    version === "2" ? checkV2(secrets, body, expectDigest(headers.v2, scheme.v2), hmacs) : constant(checkV1(secrets, body, v1Digests(scheme, headers)));
   const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
   return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }

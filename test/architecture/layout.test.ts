@@ -15,7 +15,10 @@ function layoutBlock(): string {
 
 /** The paths the Layout names: the first word of each line that starts with one. */
 function namedPaths(block: string): string[] {
-  return block.split("\n").map((line) => /^([a-z][\w.-]*(?:\/[\w.-]+)*\/?)\s/.exec(line)?.[1]).filter((p): p is string => p !== undefined);
+  return block
+    .split("\n")
+    .map((line) => /^([a-z][\w.-]*(?:\/[\w.-]+)*\/?)\s/.exec(line)?.[1])
+    .filter((p): p is string => p !== undefined);
 }
 
 function folders(dir: string, depth: number): string[] {
@@ -27,13 +30,35 @@ function folders(dir: string, depth: number): string[] {
 
 /** Every folder the Layout must name: the source trees whole, the others one level down (test/ as one). */
 function requiredFolders(): string[] {
-  return ["spec/", "generator/", "templates/", "generated/", "test/", "bench/", "docs/", ...folders("generator", 9), ...folders("templates", 9), ...folders("spec", 1), ...folders("generated", 1), ...folders("bench", 1), ...folders("docs", 1)];
+  return [
+    "spec/",
+    "generator/",
+    "templates/",
+    "generated/",
+    "test/",
+    "bench/",
+    "docs/",
+    ...folders("generator", 9),
+    ...folders("templates", 9),
+    ...folders("spec", 1),
+    ...folders("generated", 1),
+    ...folders("bench", 1),
+    ...folders("docs", 1),
+  ];
 }
 
 /** The files every question about the sandbox or the spec's rules crosses (issue 40's walk). */
 const CROSSED = [
-  "generator/check/prose.ts", "generator/emit/sandbox.ts", "generator/emit/webhooks.ts", "generated/sandbox.js", "templates/sandbox/binding.ts",
-  "templates/sandbox/server.ts", "templates/sandbox/handlers.ts", "templates/sandbox/service.ts", "spec/sandbox.yaml", "generator/write.ts",
+  "generator/check/prose.ts",
+  "generator/emit/sandbox.ts",
+  "generator/emit/webhooks.ts",
+  "generated/sandbox.js",
+  "templates/sandbox/binding.ts",
+  "templates/sandbox/server.ts",
+  "templates/sandbox/handlers.ts",
+  "templates/sandbox/service.ts",
+  "spec/sandbox.yaml",
+  "generator/write.ts",
 ];
 
 describe("CONTRIBUTING.md's Layout", () => {

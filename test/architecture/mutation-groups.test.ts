@@ -9,23 +9,37 @@ const root = join(import.meta.dirname, "..", "..");
 
 function sandboxSources(dir = join(root, "templates", "sandbox")): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sandboxSources(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") ? [relative(join(root, "templates", "sandbox"), join(dir, e.name)).replace(/\.ts$/, "")] : [],
+    e.isDirectory()
+      ? sandboxSources(join(dir, e.name))
+      : e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")
+        ? [relative(join(root, "templates", "sandbox"), join(dir, e.name)).replace(/\.ts$/, "")]
+        : [],
   );
 }
 
 describe("mutation groups of templates/sandbox/", () => {
   it("name every mutated file exactly once (the files stryker.config.json leaves out excepted)", () => {
     const config = JSON.parse(readFileSync(join(root, "stryker.config.json"), "utf8")) as { mutate: string[] };
-    const left = new Set(config.mutate.filter((m) => m.startsWith("!templates/sandbox/")).map((m) => m.slice("!templates/sandbox/".length).replace(/\.ts$/, "")));
+    const left = new Set(
+      config.mutate.filter((m) => m.startsWith("!templates/sandbox/")).map((m) => m.slice("!templates/sandbox/".length).replace(/\.ts$/, "")),
+    );
     const grouped = Object.values(GROUPS).flat();
     expect(new Set(grouped).size).toBe(grouped.length);
-    expect([...grouped].sort()).toEqual(sandboxSources().filter((f) => !left.has(f)).sort());
+    expect([...grouped].sort()).toEqual(
+      sandboxSources()
+        .filter((f) => !left.has(f))
+        .sort(),
+    );
   });
 
   it("table: per file and total, score = (killed + timed out) / (killed + timed out + survived + no coverage), ignored left out", () => {
     const m = (status: string, n: number) => Array.from({ length: n }, () => ({ status }));
     const text = table([
-      { files: { "/x/templates/sandbox/a.ts": { mutants: [...m("Killed", 6), ...m("Timeout", 1), ...m("Survived", 2), ...m("NoCoverage", 1), ...m("Ignored", 5)] } } },
+      {
+        files: {
+          "/x/templates/sandbox/a.ts": { mutants: [...m("Killed", 6), ...m("Timeout", 1), ...m("Survived", 2), ...m("NoCoverage", 1), ...m("Ignored", 5)] },
+        },
+      },
       { files: { "/x/templates/sandbox/store/b.ts": { mutants: m("Survived", 2) } } },
     ] as never);
     expect(text.split("\n").slice(2)).toEqual([

@@ -8,7 +8,11 @@ const ROOT = join(import.meta.dirname, "..", "..");
 
 describe("style", () => {
   it("biome check finds nothing (run `npx biome check .` to see where, `npx biome format --write .` to format)", () => {
-    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "--max-diagnostics=20", "--colors=off", "."], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+    const run = spawnSync(
+      process.execPath,
+      [join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "--max-diagnostics=20", "--colors=off", "."],
+      { cwd: ROOT, encoding: "utf8", timeout: 120_000 },
+    );
     expect(run.error).toBeUndefined();
     expect(run.status, `${run.stdout}\n${run.stderr}`.slice(-6000)).toBe(0);
   }, 150_000);

@@ -12,7 +12,10 @@ import { locateSeed, parseSeedTables, readSeed } from "./seed-tables.js";
 import { fieldRows, notesChecks } from "./statements.js";
 
 const seed = locateSeed(ROOT);
-if (!seed) process.stderr.write("skip: the service's specification was not found (VERISPEC_SPECIFICATION_DIR, shared/seed/ or test/fixtures/specification/); skipping the audit of its tables\n");
+if (!seed)
+  process.stderr.write(
+    "skip: the service's specification was not found (VERISPEC_SPECIFICATION_DIR, shared/seed/ or test/fixtures/specification/); skipping the audit of its tables\n",
+  );
 
 const ARTIFACTS = join(ROOT, "test", ".artifacts");
 
@@ -56,7 +59,25 @@ describe.skipIf(!seed)("audit of the specification's tables", () => {
     const tables = parseSeedTables(text);
     const audited = tables.filter((t) => /^(2(\.\d+)?|3|4(\.\d+)?|6\.2|6\.3|7|8)$/.test(t.section));
     // Sections 2.2-2.9 and 2.11 each have one table (2.1 too); 3 two; 6.2, 6.3, 8 one; 7 two. Section 4 has none.
-    expect(audited.map((t) => t.section)).toEqual(["2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9", "2.11", "3", "3", "6.2", "6.3", "7", "7", "8"]);
+    expect(audited.map((t) => t.section)).toEqual([
+      "2.1",
+      "2.2",
+      "2.3",
+      "2.4",
+      "2.5",
+      "2.6",
+      "2.7",
+      "2.8",
+      "2.9",
+      "2.11",
+      "3",
+      "3",
+      "6.2",
+      "6.3",
+      "7",
+      "7",
+      "8",
+    ]);
     const tableRows = (section: string) => report!.rows.filter((r) => r.section === section && r.table !== "list").length;
     for (const section of new Set(audited.map((t) => t.section))) {
       // 2.5 has one row per country column.
@@ -70,7 +91,17 @@ describe.skipIf(!seed)("audit of the specification's tables", () => {
   it("also reads the field lists written as prose that the spec marks with sourceList (sections 2.9, 2.11, 4)", () => {
     const lists = report!.rows.filter((r) => r.table === "list");
     const labels = [...new Set(lists.map((r) => `${r.section} ${r.row.split(":")[0]}`))].sort();
-    expect(labels).toEqual(["2.11 Document", "2.11 Response envelope", "2.11 Stakeholder", "2.11 Verification detail", "2.9 Forms response", "4.2 Response", "4.3 Request", "4.3 Response", "4.4 Body"]);
+    expect(labels).toEqual([
+      "2.11 Document",
+      "2.11 Response envelope",
+      "2.11 Stakeholder",
+      "2.11 Verification detail",
+      "2.9 Forms response",
+      "4.2 Response",
+      "4.3 Request",
+      "4.3 Response",
+      "4.4 Body",
+    ]);
     expect(lists).toHaveLength(70);
     const timestamp = lists.find((r) => r.row === "Response envelope: timestamp")!;
     expect(timestamp.findings.map((f) => f.statement)).toContain("timestamp: format date-time");
@@ -80,11 +111,19 @@ describe.skipIf(!seed)("audit of the specification's tables", () => {
     const found = new Set(report!.rows.flatMap((r) => r.findings.map((f) => /: format ([a-z0-9-]+)/.exec(f.statement)?.[1]).filter((f): f is string => !!f)));
     expect([...found].sort()).toEqual(["data-uri", "date-time", "ddmmyyyy", "iso3", "seconds-or-ms", "unix-ms", "url", "us-state", "uuid"]);
     const dir = join(ROOT, "test", "fixtures", "payloads");
-    const fixtures = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as { formats?: string[]; valid: boolean });
+    const fixtures = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as { formats?: string[]; valid: boolean });
     for (const format of found) {
       const tagged = fixtures.filter((f) => f.formats?.includes(format));
-      expect(tagged.some((f) => f.valid), `a valid fixture for ${format}`).toBe(true);
-      expect(tagged.some((f) => !f.valid), `an invalid fixture for ${format}`).toBe(true);
+      expect(
+        tagged.some((f) => f.valid),
+        `a valid fixture for ${format}`,
+      ).toBe(true);
+      expect(
+        tagged.some((f) => !f.valid),
+        `an invalid fixture for ${format}`,
+      ).toBe(true);
     }
   });
 
@@ -108,8 +147,12 @@ describe.skipIf(!seed)("audit of the specification's tables", () => {
     writeFileSync(file, JSON.stringify(schema));
     writeFileSync(webhook, JSON.stringify(payload));
     const failures = runAudit(text, root).failures;
-    expect(failures.some((f) => f.startsWith('section 2.11, row "website"') && f.includes("format url") && f.includes('"www.example.com" should be rejected'))).toBe(true);
-    expect(failures.some((f) => f.startsWith('section 6.2, row "timestamp"') && f.includes("format unix-ms") && f.includes("1767225600 should be rejected"))).toBe(true);
+    expect(
+      failures.some((f) => f.startsWith('section 2.11, row "website"') && f.includes("format url") && f.includes('"www.example.com" should be rejected')),
+    ).toBe(true);
+    expect(
+      failures.some((f) => f.startsWith('section 6.2, row "timestamp"') && f.includes("format unix-ms") && f.includes("1767225600 should be rejected")),
+    ).toBe(true);
     expect(failures.some((f) => f.startsWith('section 6.2, row "tags"') && f.includes("tags: required"))).toBe(true);
     expect(failures).toHaveLength(3);
   });
@@ -121,9 +164,14 @@ describe.skipIf(!seed)("audit of the specification's tables", () => {
     const individual = join(root, "spec", "entities", "individual.yaml");
     writeFileSync(individual, readFileSync(individual, "utf8").replace(/^\s+unknown: "List of street type abbreviations: not shown."\n/m, ""));
     const schema = join(root, "generated", "schemas", "v4.entities.Individual.json");
-    writeFileSync(schema, readFileSync(schema, "utf8").replace(/"x-not-shown": "List of street type abbreviations: not shown\."/g, '"x-removed": ""').replace(/Not shown in the service's specification: List of street type abbreviations: not shown\./g, ""));
+    writeFileSync(
+      schema,
+      readFileSync(schema, "utf8")
+        .replace(/"x-not-shown": "List of street type abbreviations: not shown\."/g, '"x-removed": ""')
+        .replace(/Not shown in the service's specification: List of street type abbreviations: not shown\./g, ""),
+    );
     const webhooks = join(root, "spec", "webhooks.yaml");
-    writeFileSync(webhooks, readFileSync(webhooks, "utf8").replace("sourceTable: \"6.3\"", ""));
+    writeFileSync(webhooks, readFileSync(webhooks, "utf8").replace('sourceTable: "6.3"', ""));
     const failures = runAudit(text, root).failures;
     expect(failures.some((f) => f.startsWith('section 2.2, row "streetType (required if present)"') && f.includes("explicit unknown"))).toBe(true);
     expect(failures.some((f) => f.startsWith('section 6.3, row "trace"') && f.includes('sourceTable: "6.3"'))).toBe(true);

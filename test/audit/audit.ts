@@ -35,7 +35,14 @@ export interface RowResult {
 export interface AuditReport {
   readonly rows: readonly RowResult[];
   readonly failures: readonly string[];
-  readonly counts: { readonly rows: number; readonly checked: number; readonly enforced: number; readonly unknown: number; readonly statements: number; readonly bySection: Readonly<Record<string, number>> };
+  readonly counts: {
+    readonly rows: number;
+    readonly checked: number;
+    readonly enforced: number;
+    readonly unknown: number;
+    readonly statements: number;
+    readonly bySection: Readonly<Record<string, number>>;
+  };
 }
 
 // ---- The generated schemas ------------------------------------------------------------------------------
@@ -59,7 +66,9 @@ class Schemas {
     this.ajv.addFormat("uuid", fullFormats.uuid);
     this.ajv.addFormat("date-time", fullFormats["date-time"]);
     for (const k of ["x-spec-section", "x-not-shown", "x-verispec-errors"]) this.ajv.addKeyword(k);
-    for (const f of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+    for (const f of readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
       const schema = JSON.parse(readFileSync(join(dir, f), "utf8")) as Schema;
       this.files.set(basename(f, ".json"), schema);
       this.ajv.addSchema(schema);
@@ -166,8 +175,12 @@ interface SpecIndex {
 }
 
 function specFiles(specDir: string): string[] {
-  const top = readdirSync(specDir).filter((f) => f.endsWith(".yaml")).map((f) => join(specDir, f));
-  const entities = readdirSync(join(specDir, "entities")).filter((f) => f.endsWith(".yaml")).map((f) => join(specDir, "entities", f));
+  const top = readdirSync(specDir)
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => join(specDir, f));
+  const entities = readdirSync(join(specDir, "entities"))
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => join(specDir, "entities", f));
   return [...top, ...entities].sort();
 }
 
@@ -206,8 +219,9 @@ function indexSpec(repoRoot: string): SpecIndex {
         const key = String(pair.key.value);
         if (underFields) entries.push({ seeds: effective, name: key, where: where(pair.key as YamlNode) });
         if (!underFields && key === "countries") entries.push({ seeds: effective, name: "country", where: where(pair.key as YamlNode) });
-        if (!underFields && key === "stakeholders" && rel.startsWith("spec/entities/")) entries.push({ seeds: effective, name: "stakeholders", where: where(pair.key as YamlNode) });
-        const childShape = (!underFields && (key.startsWith("v4.") || key.startsWith("v5."))) ? key : undefined;
+        if (!underFields && key === "stakeholders" && rel.startsWith("spec/entities/"))
+          entries.push({ seeds: effective, name: "stakeholders", where: where(pair.key as YamlNode) });
+        const childShape = !underFields && (key.startsWith("v4.") || key.startsWith("v5.")) ? key : undefined;
         walk(pair.value, effective, !underFields && (key === "fields" || key === "properties"), childShape);
       }
     };
@@ -244,37 +258,58 @@ export function probesFor(c: Check): Probe[] | undefined {
       const wrong = c.type === "string" ? 12345 : c.type === "number" ? "1" : c.type === "array" ? { a: 1 } : ["a"];
       return [bad(wrong), c.nullable ? ok(null) : bad(null)];
     }
-    case "nonEmpty": return [bad("")];
+    case "nonEmpty":
+      return [bad("")];
     case "format":
       switch (c.format) {
-        case "url": return [ok("https://www.example.com/path?q=1#top"), ok("http://example.com"), bad("www.example.com"), bad("not a url"), bad("https://")];
-        case "date-time": return [ok("2026-01-01T00:00:00.000Z"), ok("2026-01-01T10:00:00+02:00"), bad("2026-01-01"), bad("01/01/2026 00:00"), bad("2026-02-30T00:00:00Z")];
-        case "unix-ms": return [ok(1767225600000), bad(1767225600), bad(1767225600000.5), bad("2026-01-01T00:00:00Z")];
-        case "seconds-or-ms": return [ok(1767225600), ok(1767225600000), bad("1767225600")];
-        case "uuid": return [ok("7f0c2a9e-3b8d-4c55-9d1e-2f4b6a8c0d12"), bad("not-a-uuid"), bad("7f0c2a9e3b8d4c559d1e2f4b6a8c0d12")];
-        case "iso3": return [ok("AUS"), ok("NZL"), bad("AU"), bad("Australia")];
+        case "url":
+          return [ok("https://www.example.com/path?q=1#top"), ok("http://example.com"), bad("www.example.com"), bad("not a url"), bad("https://")];
+        case "date-time":
+          return [ok("2026-01-01T00:00:00.000Z"), ok("2026-01-01T10:00:00+02:00"), bad("2026-01-01"), bad("01/01/2026 00:00"), bad("2026-02-30T00:00:00Z")];
+        case "unix-ms":
+          return [ok(1767225600000), bad(1767225600), bad(1767225600000.5), bad("2026-01-01T00:00:00Z")];
+        case "seconds-or-ms":
+          return [ok(1767225600), ok(1767225600000), bad("1767225600")];
+        case "uuid":
+          return [ok("7f0c2a9e-3b8d-4c55-9d1e-2f4b6a8c0d12"), bad("not-a-uuid"), bad("7f0c2a9e3b8d4c559d1e2f4b6a8c0d12")];
+        case "iso3":
+          return [ok("AUS"), ok("NZL"), bad("AU"), bad("Australia")];
         case "data-uri": {
           const base = [ok("data:application/pdf;base64,JVBERi0xLjQK"), bad("JVBERi0xLjQK"), bad("data:application/pdf;base64,%%%")];
-          return c.mimes ? [...base, ok("data:image/png;base64,iVBORw0KGgo="), ok("data:image/jpeg;base64,/9j/4AAQ"), bad("data:image/gif;base64,R0lGODlh")] : base;
+          return c.mimes
+            ? [...base, ok("data:image/png;base64,iVBORw0KGgo="), ok("data:image/jpeg;base64,/9j/4AAQ"), bad("data:image/gif;base64,R0lGODlh")]
+            : base;
         }
-        case "ddmmyyyy": return [ok("15/07/1985"), bad("1985-07-15"), bad("31/02/1990")];
-        case "us-state": return [ok("CA"), ok("WY"), bad("XX"), bad("California")];
+        case "ddmmyyyy":
+          return [ok("15/07/1985"), bad("1985-07-15"), bad("31/02/1990")];
+        case "us-state":
+          return [ok("CA"), ok("WY"), bad("XX"), bad("California")];
       }
       return undefined;
-    case "enum": return [...c.values.map(ok), bad("notAListedValue")];
-    case "const": return [ok(c.value), bad(`${c.value}x`)];
-    case "open": return [...c.examples.map(ok), ok("someOtherValue")];
-    case "accepts": return c.values.map(ok);
+    case "enum":
+      return [...c.values.map(ok), bad("notAListedValue")];
+    case "const":
+      return [ok(c.value), bad(`${c.value}x`)];
+    case "open":
+      return [...c.examples.map(ok), ok("someOtherValue")];
+    case "accepts":
+      return c.values.map(ok);
     case "digits": {
       const d = (n: number) => "4".repeat(n);
       return [ok(d(c.min)), ok(d(c.max)), bad(d(c.max + 1)), ...(c.min > 1 ? [bad(d(c.min - 1))] : []), bad(`${d(c.min - 1)}a`)];
     }
-    case "masks": return [...c.masks.map((m) => ok(m.replace(/X/g, "4"))), bad(c.masks[0]!.replace(/X/g, "4").slice(1))];
-    case "maxLength": return [ok("a".repeat(c.max)), bad("a".repeat(c.max + 1))];
-    case "minimum": return [ok(c.min), bad(c.min - 1)];
-    case "emptyArray": return [ok([])];
-    case "letters": return [ok("O'Brien"), ok("Anne-Marie"), ok("José"), bad("Jane1"), bad("J@ne")];
-    default: return undefined;
+    case "masks":
+      return [...c.masks.map((m) => ok(m.replace(/X/g, "4"))), bad(c.masks[0]!.replace(/X/g, "4").slice(1))];
+    case "maxLength":
+      return [ok("a".repeat(c.max)), bad("a".repeat(c.max + 1))];
+    case "minimum":
+      return [ok(c.min), bad(c.min - 1)];
+    case "emptyArray":
+      return [ok([])];
+    case "letters":
+      return [ok("O'Brien"), ok("Anne-Marie"), ok("José"), bad("Jane1"), bad("J@ne")];
+    default:
+      return undefined;
   }
 }
 
@@ -294,7 +329,9 @@ function roleValues(schemas: Schemas, file: string, pointer: string): Set<string
       for (const v of (role.enum as unknown[] | undefined) ?? []) values.add(String(v));
       if (role.const !== undefined) values.add(String(role.const));
     }
-    for (const [k, v] of Object.entries(o)) if (k !== "$defs" && k !== "examples" && k !== "properties") (Array.isArray(v) ? v : [v]).forEach((x, i) => walk(`${p}/${esc(k)}${Array.isArray(v) ? `/${i}` : ""}`, x));
+    for (const [k, v] of Object.entries(o))
+      if (k !== "$defs" && k !== "examples" && k !== "properties")
+        (Array.isArray(v) ? v : [v]).forEach((x, i) => walk(`${p}/${esc(k)}${Array.isArray(v) ? `/${i}` : ""}`, x));
     for (const [k, v] of Object.entries((o.properties as Record<string, unknown>) ?? {})) walk(`${p}/properties/${esc(k)}`, v);
   };
   walk(pointer, schemas.at(file, pointer));
@@ -307,13 +344,15 @@ function checkPlace(schemas: Schemas, place: Place, name: string, c: Check, home
   const at = `${place.file}.json#${place.pointer}`;
   const required = ((place.parent.required as string[] | undefined) ?? []).includes(name);
   switch (c.kind) {
-    case "required": return { statement, ok: required, detail: required ? undefined : `${name} is not in \`required\` at ${at}` };
+    case "required":
+      return { statement, ok: required, detail: required ? undefined : `${name} is not in \`required\` at ${at}` };
     case "deprecated": {
       const target = schemas.deref(place.file, place.pointer, place.schema).schema;
       const yes = place.schema.deprecated === true || target.deprecated === true;
       return { statement, ok: yes, detail: yes ? undefined : `not marked deprecated at ${at}` };
     }
-    case "optional": return { statement, ok: !required, detail: required ? `${name} is required at ${at}, the row says optional` : undefined };
+    case "optional":
+      return { statement, ok: !required, detail: required ? `${name} is required at ${at}, the row says optional` : undefined };
     case "open":
     case "unknown": {
       if (c.kind === "open") {
@@ -334,7 +373,11 @@ function checkPlace(schemas: Schemas, place: Place, name: string, c: Check, home
         return { statement, ok: has, detail: has ? undefined : `items at ${place.file}.json#${pointer} do not require ${c.name}` };
       }
       const missing = c.names.filter((k) => schemas.findProperty(place.file, pointer, k).length === 0 && !notShownText(s).includes(`"${k}"`));
-      return { statement, ok: missing.length === 0, detail: missing.length ? `missing key(s) ${missing.join(", ")} at ${place.file}.json#${pointer} (and no explicit unknown naming them)` : undefined };
+      return {
+        statement,
+        ok: missing.length === 0,
+        detail: missing.length ? `missing key(s) ${missing.join(", ")} at ${place.file}.json#${pointer} (and no explicit unknown naming them)` : undefined,
+      };
     }
     case "roles": {
       const values = roleValues(schemas, place.file, place.pointer);
@@ -346,7 +389,11 @@ function checkPlace(schemas: Schemas, place: Place, name: string, c: Check, home
       if (!probes) return { statement, ok: false, detail: "no probe for this statement" };
       const validate = schemas.validator(place.file, place.pointer);
       const wrong = probes.filter((p) => validate(p.value) !== p.valid);
-      return { statement, ok: wrong.length === 0, detail: wrong.length ? `${at}: ${wrong.map((p) => `${JSON.stringify(p.value)} should be ${p.valid ? "accepted" : "rejected"}`).join("; ")}` : undefined };
+      return {
+        statement,
+        ok: wrong.length === 0,
+        detail: wrong.length ? `${at}: ${wrong.map((p) => `${JSON.stringify(p.value)} should be ${p.valid ? "accepted" : "rejected"}`).join("; ")}` : undefined,
+      };
     }
   }
 }
@@ -379,11 +426,27 @@ function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow, listHo
     kind = candidates[0];
   }
   if (listHomes) homes = listHomes.filter((id) => schemas.files.has(id)).map((file) => ({ file, pointer: "" }));
-  else if (spec.tableHomes.has(row.section)) homes = spec.tableHomes.get(row.section)!.filter((id) => schemas.files.has(id)).map((file) => ({ file, pointer: "" }));
+  else if (spec.tableHomes.has(row.section))
+    homes = spec.tableHomes
+      .get(row.section)!
+      .filter((id) => schemas.files.has(id))
+      .map((file) => ({ file, pointer: "" }));
   else if (kind) homes = entityHomes(schemas, kind, row.section === "2.9" ? "2.9" : row.section, row.column);
   if (!homes?.length) {
-    findings.push({ statement: "generated schema", ok: false, detail: `no schema home for section ${row.section}${kind ? ` (entity kind ${kind})` : ""}: mark it with sourceTable: "${row.section}" in the spec` });
-    return { section: row.section, row: row.label + (row.column ? ` [${row.column}]` : ""), line: row.line, table: listHomes ? "list" : "field", findings, spec: [], schema: [] };
+    findings.push({
+      statement: "generated schema",
+      ok: false,
+      detail: `no schema home for section ${row.section}${kind ? ` (entity kind ${kind})` : ""}: mark it with sourceTable: "${row.section}" in the spec`,
+    });
+    return {
+      section: row.section,
+      row: row.label + (row.column ? ` [${row.column}]` : ""),
+      line: row.line,
+      table: listHomes ? "list" : "field",
+      findings,
+      spec: [],
+      schema: [],
+    };
   }
   for (const field of row.fields) {
     const name = field.path[field.path.length - 1]!;
@@ -401,7 +464,11 @@ function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow, listHo
       });
     }
     if (places.length === 0) {
-      findings.push({ statement: `${label} in the generated schema`, ok: false, detail: `no property ${label} in ${homes.map((h) => `${h.file}.json#${h.pointer}`).join(", ")}` });
+      findings.push({
+        statement: `${label} in the generated schema`,
+        ok: false,
+        detail: `no property ${label} in ${homes.map((h) => `${h.file}.json#${h.pointer}`).join(", ")}`,
+      });
       continue;
     }
     places.forEach((p) => schemaAt.add(`${p.file}.json#${p.pointer}`));
@@ -413,7 +480,15 @@ function fieldRowResult(schemas: Schemas, spec: SpecIndex, row: FieldRow, listHo
       }
     }
   }
-  return { section: row.section, row: row.label + (row.column ? ` [${row.column}]` : ""), line: row.line, table: listHomes ? "list" : "field", findings, spec: [...specAt], schema: [...schemaAt] };
+  return {
+    section: row.section,
+    row: row.label + (row.column ? ` [${row.column}]` : ""),
+    line: row.line,
+    table: listHomes ? "list" : "field",
+    findings,
+    spec: [...specAt],
+    schema: [...schemaAt],
+  };
 }
 
 const norm = (s: string) => s.replace(/`/g, "").replace(/\s+/g, " ").trim().replace(/\.$/, "");
@@ -432,15 +507,28 @@ function statusRows(schemas: Schemas, spec: SpecIndex, table: SeedTable): RowRes
     const s = statuses[value];
     const findings: Finding[] = [
       { statement: `status ${value} in spec/statuses.yaml`, ok: !!s && s.source === "3", detail: s ? undefined : `no verificationStatuses.${value}` },
-      { statement: "meaning as written", ok: !!s && norm(s.meaning ?? "") === norm(meaning), detail: s && norm(s.meaning ?? "") !== norm(meaning) ? `spec says "${s.meaning}", the table "${meaning}"` : undefined },
+      {
+        statement: "meaning as written",
+        ok: !!s && norm(s.meaning ?? "") === norm(meaning),
+        detail: s && norm(s.meaning ?? "") !== norm(meaning) ? `spec says "${s.meaning}", the table "${meaning}"` : undefined,
+      },
       enumAccepts(schemas, "values.verificationStatuses", value),
     ];
-    return { section: table.section, row: value, line: row.line, table: "status", findings, spec: s ? ["spec/statuses.yaml"] : [], schema: ["values.verificationStatuses"] };
+    return {
+      section: table.section,
+      row: value,
+      line: row.line,
+      table: "status",
+      findings,
+      spec: s ? ["spec/statuses.yaml"] : [],
+      schema: ["values.verificationStatuses"],
+    };
   });
 }
 
 function transitionRows(spec: SpecIndex, table: SeedTable, statuses: readonly string[]): RowResult[] {
-  const transitions = (spec.raw["spec/statuses.yaml"] as { transitions: { source: string; from: string | null; to: string[]; unknown?: string }[] }).transitions;
+  const transitions = (spec.raw["spec/statuses.yaml"] as { transitions: { source: string; from: string | null; to: string[]; unknown?: string }[] })
+    .transitions;
   return table.rows.map((row) => {
     const [fromCell, , , cell] = row.cells as [string, string, string, string];
     let toCell = cell;
@@ -448,21 +536,38 @@ function transitionRows(spec: SpecIndex, table: SeedTable, statuses: readonly st
     const notStated = /not stated/.test(toCell);
     toCell = toCell.replace(/with submissionStatus `\w+`/, "");
     const to = /changed status/.test(toCell) ? ["any"] : statuses.filter((s) => new RegExp(`\\b${s}\\b`).test(toCell));
-    const match = transitions.find((t) => t.source === "3" && from.includes(t.from) && (notStated ? t.to.length === 0 && !!t.unknown : to.every((s) => t.to.includes(s)) && t.to.length > 0));
+    const match = transitions.find(
+      (t) => t.source === "3" && from.includes(t.from) && (notStated ? t.to.length === 0 && !!t.unknown : to.every((s) => t.to.includes(s)) && t.to.length > 0),
+    );
     const statement = notStated ? `transition ${fromCell} -> (not stated) as an explicit unknown` : `transition ${fromCell} -> ${to.join(", ")}`;
-    return { section: table.section, row: `${fromCell} -> ${cell}`, line: row.line, table: "transition", findings: [{ statement, ok: !!match, detail: match ? undefined : "no such transition in spec/statuses.yaml" }], spec: match ? ["spec/statuses.yaml"] : [], schema: [] };
+    return {
+      section: table.section,
+      row: `${fromCell} -> ${cell}`,
+      line: row.line,
+      table: "transition",
+      findings: [{ statement, ok: !!match, detail: match ? undefined : "no such transition in spec/statuses.yaml" }],
+      spec: match ? ["spec/statuses.yaml"] : [],
+      schema: [],
+    };
   });
 }
 
 function errorRows(schemas: Schemas, spec: SpecIndex, table: SeedTable, repoRoot: string): RowResult[] {
-  const errors = spec.raw["spec/errors.yaml"] as { errorTypes: Record<string, { httpStatus: number; message?: string }>; validationMessages: { observed: Record<string, { code: string; message: string; paths?: string[][] }> } };
+  const errors = spec.raw["spec/errors.yaml"] as {
+    errorTypes: Record<string, { httpStatus: number; message?: string }>;
+    validationMessages: { observed: Record<string, { code: string; message: string; paths?: string[][] }> };
+  };
   if (table.header[0] === "Error type") {
     return table.rows.map((row) => {
       const [type, status, condition] = row.cells as [string, string, string];
       const t = errors.errorTypes[type];
       const message = /`message` is `([^`]+)`/.exec(condition)?.[1];
       const findings: Finding[] = [
-        { statement: `error type ${type} with HTTP ${status}`, ok: t?.httpStatus === Number(status), detail: t ? `spec says ${t.httpStatus}` : "not in spec/errors.yaml" },
+        {
+          statement: `error type ${type} with HTTP ${status}`,
+          ok: t?.httpStatus === Number(status),
+          detail: t ? `spec says ${t.httpStatus}` : "not in spec/errors.yaml",
+        },
         ...(message ? [{ statement: `message ${message}`, ok: t?.message === message, detail: `spec says ${t?.message}` }] : []),
         enumAccepts(schemas, "values.errorTypes", type),
       ];
@@ -480,20 +585,42 @@ function errorRows(schemas: Schemas, spec: SpecIndex, table: SeedTable, repoRoot
     const entry = Object.values(errors.validationMessages.observed).find((m) => m.code === code && m.message === message);
     const findings: Finding[] = [
       { statement: `observed message "${message}" with code ${code}`, ok: !!entry, detail: "not in spec/errors.yaml validationMessages.observed" },
-      { statement: `paths ${paths.map((p) => p.join(".")).join(" | ")}`, ok: !!entry && paths.every((p) => (entry.paths ?? []).some((q) => q.join(".") === p.join("."))), detail: `spec paths: ${JSON.stringify(entry?.paths)}` },
+      {
+        statement: `paths ${paths.map((p) => p.join(".")).join(" | ")}`,
+        ok: !!entry && paths.every((p) => (entry.paths ?? []).some((q) => q.join(".") === p.join("."))),
+        detail: `spec paths: ${JSON.stringify(entry?.paths)}`,
+      },
       enumAccepts(schemas, "values.validationCodes", code),
-      { statement: "the generated validators report it", ok: reported(message), detail: "neither the message nor a template giving it in generated/validators/errors.js" },
+      {
+        statement: "the generated validators report it",
+        ok: reported(message),
+        detail: "neither the message nor a template giving it in generated/validators/errors.js",
+      },
     ];
-    return { section: table.section, row: `${code}: ${message}`, line: row.line, table: "errorCode", findings, spec: ["spec/errors.yaml"], schema: ["generated/validators/errors.js"] };
+    return {
+      section: table.section,
+      row: `${code}: ${message}`,
+      line: row.line,
+      table: "errorCode",
+      findings,
+      spec: ["spec/errors.yaml"],
+      schema: ["generated/validators/errors.js"],
+    };
   });
 }
 
 function limitRows(schemas: Schemas, spec: SpecIndex, table: SeedTable, lists: SeedLists): RowResult[] {
-  const limits = (spec.raw["spec/limits.yaml"] as { limits: Record<string, { source: string; value: string; appliesTo: string; rule?: string; [k: string]: unknown }> }).limits;
+  const limits = (
+    spec.raw["spec/limits.yaml"] as { limits: Record<string, { source: string; value: string; appliesTo: string; rule?: string; [k: string]: unknown }> }
+  ).limits;
   return table.rows.map((row) => {
     const [label, value, appliesTo] = row.cells as [string, string, string];
-    const entry = Object.entries(limits).find(([, l]) => l.source === "8" && norm(l.value) === norm(value) && [norm(appliesTo), norm(`${label}, ${appliesTo}`)].includes(norm(l.appliesTo)));
-    const findings: Finding[] = [{ statement: "limit in spec/limits.yaml, value and scope as written", ok: !!entry, detail: "no limits entry with this value and appliesTo" }];
+    const entry = Object.entries(limits).find(
+      ([, l]) => l.source === "8" && norm(l.value) === norm(value) && [norm(appliesTo), norm(`${label}, ${appliesTo}`)].includes(norm(l.appliesTo)),
+    );
+    const findings: Finding[] = [
+      { statement: "limit in spec/limits.yaml, value and scope as written", ok: !!entry, detail: "no limits entry with this value and appliesTo" },
+    ];
     const schema: string[] = [];
     if (entry) {
       const [, l] = entry;
@@ -503,14 +630,20 @@ function limitRows(schemas: Schemas, spec: SpecIndex, table: SeedTable, lists: S
         if (!def) findings.push({ statement: `rule ${l.rule} in the generated schemas`, ok: false, detail: `no $defs rules.${l.rule}` });
         else {
           schema.push(`${def.file}.json#${def.pointer}`);
-          for (const c of checks) findings.push(checkPlace(schemas, { file: def.file, pointer: def.pointer, schema: schemas.at(def.file, def.pointer), parent: {} }, label, c, {}));
-          if (checks.length === 0) findings.push({ statement: "a bound the rule can be probed with", ok: false, detail: `no digits or length bound read from "${value}"` });
+          for (const c of checks)
+            findings.push(checkPlace(schemas, { file: def.file, pointer: def.pointer, schema: schemas.at(def.file, def.pointer), parent: {} }, label, c, {}));
+          if (checks.length === 0)
+            findings.push({ statement: "a bound the rule can be probed with", ok: false, detail: `no digits or length bound read from "${value}"` });
         }
       } else {
         const numbers = [...value.matchAll(/\d+/g)].map((m) => Number(m[0]));
         const specNumbers = Object.values(l).filter((v): v is number => typeof v === "number");
         const missing = numbers.filter((n) => !specNumbers.some((v) => v === n || v === n * 60_000));
-        findings.push({ statement: `numbers ${numbers.join(", ")} as data`, ok: missing.length === 0, detail: `not in the entry's numbers: ${missing.join(", ")}` });
+        findings.push({
+          statement: `numbers ${numbers.join(", ")} as data`,
+          ok: missing.length === 0,
+          detail: `not in the entry's numbers: ${missing.join(", ")}`,
+        });
       }
     }
     return { section: table.section, row: label, line: row.line, table: "limit", findings, spec: entry ? [`spec/limits.yaml (${entry[0]})`] : [], schema };
@@ -537,7 +670,12 @@ export function runAudit(seedText: string, repoRoot: string): AuditReport {
   const headings = new Map([...seedText.matchAll(/^#{2,3} ([0-9.]+?)\.? (.*)$/gm)].map((m) => [m[1]!, m[2]!]));
   const rows: RowResult[] = [];
   const fieldRowsBySection = new Map<string, FieldRow[]>();
-  const inherit = (section: string, name: string) => fieldRowsBySection.get(section)?.flatMap((r) => r.fields).find((f) => f.path.length === 1 && f.path[0] === name)?.checks.filter((c) => c.kind !== "unknown");
+  const inherit = (section: string, name: string) =>
+    fieldRowsBySection
+      .get(section)
+      ?.flatMap((r) => r.fields)
+      .find((f) => f.path.length === 1 && f.path[0] === name)
+      ?.checks.filter((c) => c.kind !== "unknown");
   for (const table of tables) {
     const h = table.header[0];
     if (h === "Field") {
@@ -549,19 +687,42 @@ export function runAudit(seedText: string, repoRoot: string): AuditReport {
     else if (h === "From") rows.push(...transitionRows(spec, table, lists.verificationStatuses));
     else if (h === "Error type" || h === "code") rows.push(...errorRows(schemas, spec, table, repoRoot));
     else if (h === "Limit") rows.push(...limitRows(schemas, spec, table, lists));
-    else rows.push({ section: table.section, row: `table "${table.header.join(" | ")}"`, line: table.line, table: "field", findings: [{ statement: "a reader for this table", ok: false, detail: "the audit does not know this table's layout" }], spec: [], schema: [] });
+    else
+      rows.push({
+        section: table.section,
+        row: `table "${table.header.join(" | ")}"`,
+        line: table.line,
+        table: "field",
+        findings: [{ statement: "a reader for this table", ok: false, detail: "the audit does not know this table's layout" }],
+        spec: [],
+        schema: [],
+      });
   }
   // Field lists written as prose, where the spec marks a shape with `sourceList: "<section> <label>"`.
   for (const [mark, shapes] of [...spec.listHomes].sort(([a], [b]) => a.localeCompare(b))) {
     const [, section, label] = /^(\S+) (.*)$/.exec(mark)!;
     const found = listRows(seedText, section!, label!, lists);
     if (!found) {
-      rows.push({ section: section!, row: label!, line: 0, table: "list", findings: [{ statement: `the list "${label}" in section ${section}`, ok: false, detail: `sourceList "${mark}" names a list the specification does not have` }], spec: [], schema: [] });
+      rows.push({
+        section: section!,
+        row: label!,
+        line: 0,
+        table: "list",
+        findings: [
+          { statement: `the list "${label}" in section ${section}`, ok: false, detail: `sourceList "${mark}" names a list the specification does not have` },
+        ],
+        spec: [],
+        schema: [],
+      });
       continue;
     }
     rows.push(...found.map((r) => fieldRowResult(schemas, spec, r, shapes)));
   }
-  const failures = rows.flatMap((r) => r.findings.filter((f) => !f.ok).map((f) => `section ${r.section}, row "${r.row}" (line ${r.line} of the specification): ${f.statement}${f.detail ? ` -- ${f.detail}` : ""}`));
+  const failures = rows.flatMap((r) =>
+    r.findings
+      .filter((f) => !f.ok)
+      .map((f) => `section ${r.section}, row "${r.row}" (line ${r.line} of the specification): ${f.statement}${f.detail ? ` -- ${f.detail}` : ""}`),
+  );
   const passed = rows.filter((r) => r.findings.every((f) => f.ok));
   const unknownRow = (r: RowResult) => r.findings.some((f) => /explicit unknown|not stated|open list/.test(f.statement));
   const bySection: Record<string, number> = {};

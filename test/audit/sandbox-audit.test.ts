@@ -28,9 +28,18 @@ function report(findings: readonly Finding[]): { summary: string; failures: stri
   const summary = `sandbox output audit: ${checked.length}/${findings.length} statements checked (${Math.round((100 * checked.length) / findings.length)}%), ${findings.filter((f) => f.failures.length > 0).length} not holding`;
   const dir = join(ROOT, "test", ".artifacts");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "sandbox-audit.json"), `${JSON.stringify({ summary, findings: findings.map((f) => ({ ...f.statement, checkedOn: f.checkedOn, failures: f.failures })) }, null, 2)}\n`);
-  const rows = findings.map((f) => `| ${f.statement.section} | ${f.statement.says.replace(/\|/g, "\\|")} | ${f.checkedOn} | ${f.failures.length ? `FAIL ${f.failures[0]!.replace(/\|/g, "\\|")}` : f.checkedOn ? "holds" : "not checked"} |`);
-  writeFileSync(join(dir, "sandbox-audit.md"), ["# Audit of the sandbox's outputs", "", summary, "", "| Section | Statement | Checked on | Result |", "|---|---|---|---|", ...rows, ""].join("\n"));
+  writeFileSync(
+    join(dir, "sandbox-audit.json"),
+    `${JSON.stringify({ summary, findings: findings.map((f) => ({ ...f.statement, checkedOn: f.checkedOn, failures: f.failures })) }, null, 2)}\n`,
+  );
+  const rows = findings.map(
+    (f) =>
+      `| ${f.statement.section} | ${f.statement.says.replace(/\|/g, "\\|")} | ${f.checkedOn} | ${f.failures.length ? `FAIL ${f.failures[0]!.replace(/\|/g, "\\|")}` : f.checkedOn ? "holds" : "not checked"} |`,
+  );
+  writeFileSync(
+    join(dir, "sandbox-audit.md"),
+    ["# Audit of the sandbox's outputs", "", summary, "", "| Section | Statement | Checked on | Result |", "|---|---|---|---|", ...rows, ""].join("\n"),
+  );
   return { summary, failures: [...failures, ...unchecked] };
 }
 
@@ -57,11 +66,22 @@ describe("audit of the sandbox's outputs against the service's specification", (
   it("a scenario that does not hold is reported: a webhook for the change into new, a second stakeholder item with another submissionId", () => {
     const into = world.steps["v5.ada.new"]!;
     const hook = { ...into.hooks.at(-1)!, verificationStatus: "new" };
-    const steps = { ...world.steps, "v5.ada.new": { ...into, hooks: [...into.hooks, hook] }, "v5.ada.error": { ...world.steps["v5.ada.error"]!, hooks: [...world.steps["v5.ada.error"]!.hooks.slice(0, -1), hook, world.steps["v5.ada.error"]!.hooks.at(-1)!] } };
+    const steps = {
+      ...world.steps,
+      "v5.ada.new": { ...into, hooks: [...into.hooks, hook] },
+      "v5.ada.error": {
+        ...world.steps["v5.ada.error"]!,
+        hooks: [...world.steps["v5.ada.error"]!.hooks.slice(0, -1), hook, world.steps["v5.ada.error"]!.hooks.at(-1)!],
+      },
+    };
     const [newRow] = STATEMENTS.filter((s) => s.scenario === "newSendsNoWebhook");
     expect(auditSandbox({ ...world, steps }, [newRow!])[0]!.failures).toEqual(['the transition into new sent ["new"]']);
     const itemRow = STATEMENTS.filter((s) => s.meaning === "stakeholderItemTrace");
-    const otherId = world.webhooks.map((w) => (w.body.stakeholders ? { ...w, body: { ...w.body, stakeholders: w.body.stakeholders.map((i: Record<string, unknown>) => ({ ...i, submissionId: "other" })) } } : w));
+    const otherId = world.webhooks.map((w) =>
+      w.body.stakeholders
+        ? { ...w, body: { ...w.body, stakeholders: w.body.stakeholders.map((i: Record<string, unknown>) => ({ ...i, submissionId: "other" })) } }
+        : w,
+    );
     expect(auditSandbox({ ...world, webhooks: otherId }, itemRow)[0]!.failures[0]).toMatch(/submissionId "other" is not its individual's/);
   });
 
@@ -69,9 +89,16 @@ describe("audit of the sandbox's outputs against the service's specification", (
     const seed = locateSeed(ROOT);
     if (!seed) return void expect(seed).toBeUndefined();
     const tables = parseSeedTables(readSeed(seed.file));
-    const fieldsOf = (section: string) => tables.filter((t) => t.section === section && t.header[0] === "Field").flatMap((t) => t.rows.flatMap((r) => r.cells[0]!.split(/,|\s\/\s/).map((c) => c.trim())));
+    const fieldsOf = (section: string) =>
+      tables
+        .filter((t) => t.section === section && t.header[0] === "Field")
+        .flatMap((t) => t.rows.flatMap((r) => r.cells[0]!.split(/,|\s\/\s/).map((c) => c.trim())));
     const stated = (section: string) => new Set(STATEMENTS.filter((s) => s.section === section && s.field).map((s) => s.field!.split(".")[0]!));
-    for (const section of ["6.2", "6.3"]) expect(fieldsOf(section).filter((f) => !stated(section).has(f)), `section ${section}`).toEqual([]);
+    for (const section of ["6.2", "6.3"])
+      expect(
+        fieldsOf(section).filter((f) => !stated(section).has(f)),
+        `section ${section}`,
+      ).toEqual([]);
     const statuses = tables.find((t) => t.section === "3" && t.header[0] === "Value")!.rows.map((r) => r.cells[0]!);
     const notes = STATEMENTS.filter((s) => s.section === "3").map((s) => s.says.split(":")[0]!);
     expect(statuses.filter((s) => !notes.includes(s))).toEqual([]);

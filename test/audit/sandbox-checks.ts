@@ -24,7 +24,8 @@ export interface Finding {
 // ---- samples ---------------------------------------------------------------------------------------
 
 function webhookSubject(body: Json): Subject {
-  if (body.version === "v5") return body.parentTrace !== undefined ? "v5.webhook.stakeholder" : body.type === "individual" ? "v5.webhook.individual" : "v5.webhook.entity";
+  if (body.version === "v5")
+    return body.parentTrace !== undefined ? "v5.webhook.stakeholder" : body.type === "individual" ? "v5.webhook.individual" : "v5.webhook.entity";
   if (body.parentVerificationTrace !== undefined) return "older.webhook.stakeholderIndividual";
   return body.entityType === "individual" ? "older.webhook.individual" : "older.webhook.entity";
 }
@@ -34,7 +35,8 @@ const items = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
 /** A webhook and its nested items: screening.watchlist, stakeholder items, watchlist entries, requested actions. */
 function webhookSamples(body: Json, origin: string): Sample[] {
   const own: Sample = { subject: webhookSubject(body), value: body, origin, top: body };
-  const nested = (subject: Subject, list: Json[], where: string) => list.map((value, i): Sample => ({ subject, value, origin: `${origin} ${where}[${i}]`, top: body }));
+  const nested = (subject: Subject, list: Json[], where: string) =>
+    list.map((value, i): Sample => ({ subject, value, origin: `${origin} ${where}[${i}]`, top: body }));
   const entries = (o: Json) => [...items(o.inWatchLists), ...items(o.outOfWatchLists)];
   return [
     own,
@@ -65,7 +67,13 @@ function stepSamples(label: string, step: Step): Sample[] {
   const origin = `step ${label}`;
   const own: Sample = { subject, value: step.body, origin, top: step.body };
   if (subject === "v5.get.response") return [own, { subject: "v5.get.detail", value: step.body.data ?? {}, origin: `${origin} data`, top: step.body }];
-  if (subject === "v5.error.422") return [own, ...items(step.body.error?.details).map((value, i): Sample => ({ subject: "v5.error.422.detail", value, origin: `${origin} detail ${i}`, top: step.body }))];
+  if (subject === "v5.error.422")
+    return [
+      own,
+      ...items(step.body.error?.details).map(
+        (value, i): Sample => ({ subject: "v5.error.422.detail", value, origin: `${origin} detail ${i}`, top: step.body }),
+      ),
+    ];
   return [own];
 }
 
@@ -78,13 +86,17 @@ export function samplesOf(world: World): Sample[] {
 
 // ---- field checks ------------------------------------------------------------------------------------
 
-export const valueAt = (o: unknown, path: string): unknown => path.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Json)[k] : undefined), o);
+export const valueAt = (o: unknown, path: string): unknown =>
+  path.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Json)[k] : undefined), o);
 
 export function typeError(value: unknown, type: FieldType, nullable: boolean): string | undefined {
   if (value === null) return nullable ? undefined : "is null";
   const ok: Record<FieldType, boolean> = {
-    string: typeof value === "string", number: typeof value === "number" && Number.isFinite(value), integer: Number.isInteger(value),
-    array: Array.isArray(value), "array of string": Array.isArray(value) && value.every((x) => typeof x === "string"),
+    string: typeof value === "string",
+    number: typeof value === "number" && Number.isFinite(value),
+    integer: Number.isInteger(value),
+    array: Array.isArray(value),
+    "array of string": Array.isArray(value) && value.every((x) => typeof x === "string"),
     object: typeof value === "object" && !Array.isArray(value),
   };
   return ok[type] ? undefined : `is ${JSON.stringify(value)}, not ${type}`;
@@ -151,25 +163,44 @@ function sentFor(s: Sample, world: World): Json | undefined {
 function sentStakeholder(s: Sample, world: World): Json | undefined {
   const parent = sentFor(s, world);
   const name = s.top.name;
-  return items(parent?.stakeholders).find((x) => (x.entity ?? x).name === name || [x.fields?.firstName, x.fields?.middleName, x.fields?.lastName].filter(Boolean).join(" ") === name);
+  return items(parent?.stakeholders).find(
+    (x) => (x.entity ?? x).name === name || [x.fields?.firstName, x.fields?.middleName, x.fields?.lastName].filter(Boolean).join(" ") === name,
+  );
 }
 
 const isStakeholder = (s: Sample) => s.top.parentTrace !== undefined || s.top.parentVerificationTrace !== undefined;
 const statusOf = (s: Sample) => s.top.verificationStatus ?? s.top.data?.verificationStatus;
 const gave = (key: string) => (s: Sample, w: World) => {
-  const body = isStakeholder(s) ? (key === "onBehalfUid" || key === "tags" ? sentFor(s, w) : sentStakeholder(s, w)?.entity ?? sentStakeholder(s, w)) : sentFor(s, w);
+  const body = isStakeholder(s)
+    ? key === "onBehalfUid" || key === "tags"
+      ? sentFor(s, w)
+      : (sentStakeholder(s, w)?.entity ?? sentStakeholder(s, w))
+    : sentFor(s, w);
   return body?.[key] !== undefined;
 };
 
 const WHEN: Readonly<Record<string, (s: Sample, w: World) => boolean>> = {
-  gaveOnBehalfUid: gave("onBehalfUid"), gaveCountry: gave("country"), gaveSubType: gave("subType"), gaveInputRisk: gave("inputRisk"), gaveIndustry: gave("industry"),
-  gaveWebsite: gave("website"), gaveIdentifiers: gave("identifiers"), gaveAddresses: gave("addresses"), gaveStakeholders: (s, w) => items(sentFor(s, w)?.stakeholders).length > 0,
+  gaveOnBehalfUid: gave("onBehalfUid"),
+  gaveCountry: gave("country"),
+  gaveSubType: gave("subType"),
+  gaveInputRisk: gave("inputRisk"),
+  gaveIndustry: gave("industry"),
+  gaveWebsite: gave("website"),
+  gaveIdentifiers: gave("identifiers"),
+  gaveAddresses: gave("addresses"),
+  gaveStakeholders: (s, w) => items(sentFor(s, w)?.stakeholders).length > 0,
   gaveUserId: (s, w) => sentFor(s, w)?.userId !== undefined || sentFor(s, w)?.metadata_userId !== undefined,
   processing: (s) => ["pending", "new"].includes(statusOf(s)),
   processed: (s) => !["pending", "new"].includes(statusOf(s)),
   capped: (s) => s.top.type === "individual" && s.top.subType === "data" && !isStakeholder(s),
-  parentHasUserId: (s, w) => { const p = sentFor(s, w); return isStakeholder(s) && (p?.userId ?? p?.metadata_userId) !== undefined; },
-  parentHasNoUserId: (s, w) => { const p = sentFor(s, w); return isStakeholder(s) && (p?.userId ?? p?.metadata_userId) === undefined; },
+  parentHasUserId: (s, w) => {
+    const p = sentFor(s, w);
+    return isStakeholder(s) && (p?.userId ?? p?.metadata_userId) !== undefined;
+  },
+  parentHasNoUserId: (s, w) => {
+    const p = sentFor(s, w);
+    return isStakeholder(s) && (p?.userId ?? p?.metadata_userId) === undefined;
+  },
   info: (s) => s.top.verificationStatus === "info",
   notInfo: (s) => s.top.verificationStatus !== "info",
   documentAction: (s) => s.value.type === "document",
@@ -186,11 +217,34 @@ export function whenOf(name: string): (s: Sample, w: World) => boolean {
 // ---- meanings ------------------------------------------------------------------------------------
 
 type Meaning = (s: Sample, value: unknown, w: World) => string | undefined;
-const same = (value: unknown, want: unknown, what: string) => (JSON.stringify(value) === JSON.stringify(want) ? undefined : `is ${JSON.stringify(value)}, ${what} is ${JSON.stringify(want)}`);
+const same = (value: unknown, want: unknown, what: string) =>
+  JSON.stringify(value) === JSON.stringify(want) ? undefined : `is ${JSON.stringify(value)}, ${what} is ${JSON.stringify(want)}`;
 const olderName = (f: Json) => [f.firstName, f.middleName, f.lastName].filter((x) => typeof x === "string" && x).join(" ");
 
 /** The 6.2 table's fields: a v5 payload carries no other. */
-const V5_FIELDS = ["version", "userId", "onBehalfUid", "tags", "trace", "submissionId", "name", "country", "type", "subType", "inputRisk", "idvRisk", "screening", "verificationStatus", "submissionStatus", "attempt", "maxAttempts", "timestamp", "parentTrace", "parentUserId", "roles"];
+const V5_FIELDS = [
+  "version",
+  "userId",
+  "onBehalfUid",
+  "tags",
+  "trace",
+  "submissionId",
+  "name",
+  "country",
+  "type",
+  "subType",
+  "inputRisk",
+  "idvRisk",
+  "screening",
+  "verificationStatus",
+  "submissionStatus",
+  "attempt",
+  "maxAttempts",
+  "timestamp",
+  "parentTrace",
+  "parentUserId",
+  "roles",
+];
 const WATCHLIST_KEYS = ["name", "Country Name", "description", "method", "officialUrl", "results"];
 
 /** The older body signature of 6.4 (body variant): each digest over the text without the signature object, with the key appended. */
@@ -206,27 +260,49 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   onBehalfUidAsSent: (s, v, w) => same(v, sentFor(s, w)?.onBehalfUid, "the onBehalfUid sent"),
   tagsAsSent: (s, v, w) => same(v, sentFor(s, w)?.tags ?? [], "the tags sent (or [])"),
   traceOfCreate: (s, v, w) => (w.sent.has(v as string) ? undefined : `${JSON.stringify(v)} is no trace a create answered`),
-  stakeholderOwnTrace: (s, v, w) => (v !== s.top.parentTrace && !w.sent.has(v as string) && w.webhooks.every((x) => x.body.trace !== v || x.body.parentTrace === s.top.parentTrace) ? undefined : `${JSON.stringify(v)} is not the individual's own trace`),
-  nameAsSent: (s, v, w) => same(v, (isStakeholder(s) ? sentStakeholder(s, w)?.entity ?? sentStakeholder(s, w) : sentFor(s, w))?.name, "the name sent"),
+  stakeholderOwnTrace: (s, v, w) =>
+    v !== s.top.parentTrace && !w.sent.has(v as string) && w.webhooks.every((x) => x.body.trace !== v || x.body.parentTrace === s.top.parentTrace)
+      ? undefined
+      : `${JSON.stringify(v)} is not the individual's own trace`,
+  nameAsSent: (s, v, w) => same(v, (isStakeholder(s) ? (sentStakeholder(s, w)?.entity ?? sentStakeholder(s, w)) : sentFor(s, w))?.name, "the name sent"),
   typeAsSent: (s, v, w) => same(v, isStakeholder(s) ? "individual" : sentFor(s, w)?.type, "the type sent"),
-  subTypeAsSent: (s, v, w) => same(v, (isStakeholder(s) ? sentStakeholder(s, w)?.entity ?? sentStakeholder(s, w) : sentFor(s, w))?.subType, "the subType sent"),
+  subTypeAsSent: (s, v, w) =>
+    same(v, (isStakeholder(s) ? (sentStakeholder(s, w)?.entity ?? sentStakeholder(s, w)) : sentFor(s, w))?.subType, "the subType sent"),
   inputRiskAsSent: (s, v, w) => same(v, sentFor(s, w)?.inputRisk, "the inputRisk sent"),
   notRemoved: (s, v) => (v === "removed" ? "a webhook that is not a stakeholder's carries removed" : undefined),
   atLeastOne: (s, v) => (typeof v === "number" && v >= 1 ? undefined : `${JSON.stringify(v)} is below 1`),
-  parentTraceOfEntity: (s, v, w) => (w.sent.has(v as string) && w.sent.get(v as string)!.body.type !== "individual" ? undefined : `${JSON.stringify(v)} is no entity's trace`),
+  parentTraceOfEntity: (s, v, w) =>
+    w.sent.has(v as string) && w.sent.get(v as string)!.body.type !== "individual" ? undefined : `${JSON.stringify(v)} is no entity's trace`,
   parentUserIdOfEntity: (s, v, w) => same(v, sentFor(s, w)?.userId ?? sentFor(s, w)?.metadata_userId, "the entity's userId"),
-  rolesAsSent: (s, v, w) => { const x = sentStakeholder(s, w); return same(v, x?.roles ?? (x?.role ? [x.role] : []), "the roles sent"); },
-  onlyTableFields: (s) => { const extra = Object.keys(s.value).filter((k) => !V5_FIELDS.includes(k)); return extra.length ? `carries fields the 6.2 table does not list: ${extra.join(", ")}` : undefined; },
-  olderNameAsSent: (s, v, w) => { const sent = isStakeholder(s) ? sentStakeholder(s, w) : sentFor(s, w); const f = sent?.fields ?? {}; return same(v, (isStakeholder(s) ? "individual" : sent?.type) === "individual" ? olderName(f) : f.name, "the name sent"); },
+  rolesAsSent: (s, v, w) => {
+    const x = sentStakeholder(s, w);
+    return same(v, x?.roles ?? (x?.role ? [x.role] : []), "the roles sent");
+  },
+  onlyTableFields: (s) => {
+    const extra = Object.keys(s.value).filter((k) => !V5_FIELDS.includes(k));
+    return extra.length ? `carries fields the 6.2 table does not list: ${extra.join(", ")}` : undefined;
+  },
+  olderNameAsSent: (s, v, w) => {
+    const sent = isStakeholder(s) ? sentStakeholder(s, w) : sentFor(s, w);
+    const f = sent?.fields ?? {};
+    return same(v, (isStakeholder(s) ? "individual" : sent?.type) === "individual" ? olderName(f) : f.name, "the name sent");
+  },
   sameAsTrace: (s, v) => same(v, s.value.trace, "trace"),
   sameAsParentVerificationTrace: (s, v) => same(v, s.value.parentVerificationTrace, "parentVerificationTrace"),
   entityTypeAsSent: (s, v, w) => same(v, isStakeholder(s) ? "individual" : sentFor(s, w)?.type, "the type sent"),
   olderUserIdAsSent: (s, v, w) => same(v, sentFor(s, w)?.metadata_userId, "the metadata_userId sent"),
   oneItemPerStakeholder: (s, v, w) => same((v as unknown[]).length, items(sentFor(s, w)?.stakeholders).length, "the number of stakeholders sent"),
-  stakeholderItemName: (s, v, w) => { const i = items(s.top.stakeholders).indexOf(s.value); const f = items(sentFor(s, w)?.stakeholders)[i]?.fields ?? {}; return same(v, f.name ?? olderName(f), "the stakeholder's name sent"); },
+  stakeholderItemName: (s, v, w) => {
+    const i = items(s.top.stakeholders).indexOf(s.value);
+    const f = items(sentFor(s, w)?.stakeholders)[i]?.fields ?? {};
+    return same(v, f.name ?? olderName(f), "the stakeholder's name sent");
+  },
   stakeholderItemRole: (s, v, w) => same(v, items(sentFor(s, w)?.stakeholders)[items(s.top.stakeholders).indexOf(s.value)]?.role, "the role sent"),
   stakeholderItemTrace: (s, v, w) => stakeholderItemTrace(s, v, w),
-  watchlistEntryKeys: (s) => { const extra = Object.keys(s.value).filter((k) => !WATCHLIST_KEYS.includes(k)); return extra.length ? `has keys the list does not name: ${extra.join(", ")}` : undefined; },
+  watchlistEntryKeys: (s) => {
+    const extra = Object.keys(s.value).filter((k) => !WATCHLIST_KEYS.includes(k));
+    return extra.length ? `has keys the list does not name: ${extra.join(", ")}` : undefined;
+  },
   nonEmpty: (s, v) => ((v as unknown[]).length > 0 ? undefined : "is empty"),
   bodySignatureSha: (s, v, w) => same(v, bodyDigest(s.top, "sha256", w), "the body signature over the text"),
   bodySignatureKeccak: (s, v, w) => same(v, bodyDigest(s.top, "keccak256", w), "the body signature over the text"),
@@ -238,7 +314,9 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
 function stakeholderItemTrace(s: Sample, v: unknown, w: World): string | undefined {
   const own = w.webhooks.filter((x) => x.body.parentVerificationTrace === s.top.trace && x.body.trace === v);
   if (!own.length) return `${JSON.stringify(v)} is the trace of no webhook of an individual of ${s.top.trace}`;
-  return own.some((x) => x.body.submissionId === s.value.submissionId) ? undefined : `submissionId ${JSON.stringify(s.value.submissionId)} is not its individual's (${own[0]!.body.submissionId})`;
+  return own.some((x) => x.body.submissionId === s.value.submissionId)
+    ? undefined
+    : `submissionId ${JSON.stringify(s.value.submissionId)} is not its individual's (${own[0]!.body.submissionId})`;
 }
 
 function meaningOf(name: string): Meaning {

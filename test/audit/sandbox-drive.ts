@@ -40,13 +40,21 @@ const OLDER_AUTH = { metadata_version: "4", metadata_serviceUid: CREDENTIALS.ser
 
 /** Waits until the outbox has nothing queued and the receiver holds every delivered row. */
 async function settle(d: Driver): Promise<void> {
-  await until(async () => {
-    const rows = await d.h.db.query("SELECT state FROM outbox WHERE url IS NOT NULL");
-    return rows.every((r) => r.state === "delivered") && rows.length === d.webhooks.length;
-  }, "every webhook delivered", 30_000);
+  await until(
+    async () => {
+      const rows = await d.h.db.query("SELECT state FROM outbox WHERE url IS NOT NULL");
+      return rows.every((r) => r.state === "delivered") && rows.length === d.webhooks.length;
+    },
+    "every webhook delivered",
+    30_000,
+  );
 }
 
-const hooksOf = (d: Driver, trace: string | undefined) => d.webhooks.filter((w) => w.body.trace === trace).map((w) => w.body).sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
+const hooksOf = (d: Driver, trace: string | undefined) =>
+  d.webhooks
+    .filter((w) => w.body.trace === trace)
+    .map((w) => w.body)
+    .sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
 
 async function record(d: Driver, label: string, answer: Answer, trace?: string, sent?: Json): Promise<Step> {
   await settle(d);
@@ -74,10 +82,19 @@ async function processAll(d: Driver): Promise<void> {
   await settle(d);
 }
 
-const control = async (d: Driver, label: string, trace: string, body: Json) => record(d, label, await call(d.h.url, "POST", `/_sandbox/verifications/${trace}/status`, body), trace);
+const control = async (d: Driver, label: string, trace: string, body: Json) =>
+  record(d, label, await call(d.h.url, "POST", `/_sandbox/verifications/${trace}/status`, body), trace);
 const get = async (d: Driver, label: string, trace: string) => record(d, label, await call(d.h.url, "GET", `/v5/verifications/${trace}`), trace);
 
-const individual = (name: string, userId: string, extra: Json = {}): Json => ({ type: "individual", subType: "data", country: "AUS", name, website: "https://example.com", userId, ...extra });
+const individual = (name: string, userId: string, extra: Json = {}): Json => ({
+  type: "individual",
+  subType: "data",
+  country: "AUS",
+  name,
+  website: "https://example.com",
+  userId,
+  ...extra,
+});
 
 /** A v5 individual rejected until its cap, then locked (474 twice), with a 475 on the way. */
 async function driveAttempts(d: Driver): Promise<void> {
@@ -108,7 +125,11 @@ async function driveAttempts(d: Driver): Promise<void> {
 
 /** A v5 individual verified, then moved by the control API (compliance, new, error), and an individual named Info. */
 async function driveIndividuals(d: Driver): Promise<void> {
-  const ada = await createV5(d, "v5.ada.create", individual("Ada Verified", "audit-ada", { tags: ["team:kyc"], onBehalfUid: "obo-audit", inputRisk: "low", industry: "Retail" }));
+  const ada = await createV5(
+    d,
+    "v5.ada.create",
+    individual("Ada Verified", "audit-ada", { tags: ["team:kyc"], onBehalfUid: "obo-audit", inputRisk: "low", industry: "Retail" }),
+  );
   await processAll(d);
   await get(d, "v5.ada.verified", ada.trace!);
   await control(d, "v5.ada.compliance", ada.trace!, { verificationStatus: "rejected", trigger: "compliance" });
@@ -119,29 +140,54 @@ async function driveIndividuals(d: Driver): Promise<void> {
   await processAll(d);
   await get(d, "v5.ivy.done", info.trace!);
   await control(d, "v5.ivy.toInfo", info.trace!, { verificationStatus: "info" });
-  await createV5(d, "v5.invalid", { ...individual("Val Id", "audit-val"), type: "association", subType: "incorporatedAssociation", identifiers: { abn: "123" }, addresses: { registeredAddress: "1 Main St" } });
+  await createV5(d, "v5.invalid", {
+    ...individual("Val Id", "audit-val"),
+    type: "association",
+    subType: "incorporatedAssociation",
+    identifiers: { abn: "123" },
+    addresses: { registeredAddress: "1 Main St" },
+  });
 }
 
 const association = (name: string, extra: Json): Json => ({
-  country: "AUS", type: "association", subType: "incorporatedAssociation", name, website: "https://club.example", identifiers: { abn: "51824753556" }, addresses: { registeredAddress: "1 Main St" }, ...extra,
+  country: "AUS",
+  type: "association",
+  subType: "incorporatedAssociation",
+  name,
+  website: "https://club.example",
+  identifiers: { abn: "51824753556" },
+  addresses: { registeredAddress: "1 Main St" },
+  ...extra,
 });
 
 /** v5 entities: stakeholders in both shapes (and a company, which gets no webhook), info, removal, rejection without a cap, screening hits. */
 async function driveEntities(d: Driver): Promise<void> {
-  const club = await createV5(d, "v5.club.create", association("Info Club", {
-    userId: "audit-club", tags: ["club"], onBehalfUid: "obo-club", inputRisk: "medium", documents: [],
-    stakeholders: [
-      { type: "individual", subType: "data", name: "Pat Officer", country: "AUS", roles: ["publicOfficer", "shareholders"] },
-      { role: "shareholders", entity: { type: "individual", subType: "biometric", name: "Sam Holder", country: "NZL" } },
-      { type: "company", name: "Holding Pty Ltd", country: "AUS", roles: ["shareholders"] },
-    ],
-  }));
+  const club = await createV5(
+    d,
+    "v5.club.create",
+    association("Info Club", {
+      userId: "audit-club",
+      tags: ["club"],
+      onBehalfUid: "obo-club",
+      inputRisk: "medium",
+      documents: [],
+      stakeholders: [
+        { type: "individual", subType: "data", name: "Pat Officer", country: "AUS", roles: ["publicOfficer", "shareholders"] },
+        { role: "shareholders", entity: { type: "individual", subType: "biometric", name: "Sam Holder", country: "NZL" } },
+        { type: "company", name: "Holding Pty Ltd", country: "AUS", roles: ["shareholders"] },
+      ],
+    }),
+  );
   await processAll(d);
   await get(d, "v5.club.info", club.trace!);
   const pat = d.webhooks.find((w) => w.body.parentTrace === club.trace && w.body.name === "Pat Officer")!.body.trace as string;
   await control(d, "v5.club.remove", pat, { verificationStatus: "removed" });
   await control(d, "v5.club.removeEntity", club.trace!, { verificationStatus: "removed" });
-  const lone = await createV5(d, "v5.lone.create", association("Rejected Holdings", { documents: [], stakeholders: [{ type: "individual", name: "Kim Alone", roles: ["publicOfficer"] }] }));
+  const lone = await createV5(
+    d,
+    "v5.lone.create",
+    association("Rejected Holdings", { documents: [], stakeholders: [{ type: "individual", name: "Kim Alone", roles: ["publicOfficer"] }] }),
+  );
   await processAll(d);
   await control(d, "v5.lone.retry", lone.trace!, { verificationStatus: "pending" });
   await createV5(d, "v5.empty.create", association("Watchlist Club", { documents: [], stakeholders: [] }));
@@ -149,8 +195,20 @@ async function driveEntities(d: Driver): Promise<void> {
 }
 
 const olderPerson = (lastName: string, userId: string): Json => ({
-  metadata_userId: userId, type: "individual",
-  fields: { country: "USA", firstName: "Ada", middleName: "May", lastName, dateOfBirth: "01/02/1990", streetNumber: "1", streetName: "Main", suburb: "Springfield", postcode: "12345", state: "CA" },
+  metadata_userId: userId,
+  type: "individual",
+  fields: {
+    country: "USA",
+    firstName: "Ada",
+    middleName: "May",
+    lastName,
+    dateOfBirth: "01/02/1990",
+    streetNumber: "1",
+    streetName: "Main",
+    suburb: "Springfield",
+    postcode: "12345",
+    state: "CA",
+  },
 });
 
 /** The older interface: an individual, an entity with stakeholders through info and the follow-up, watchlist hits, locked, /idform. */
@@ -160,20 +218,45 @@ async function driveOlder(d: Driver): Promise<void> {
   await older(d, "older.ada.byTrace", "/getVerificationStatus", { trace: ada.trace }, ada.trace);
   await older(d, "older.ada.byUserId", "/getVerificationStatus", { userId: "audit-older-ada" }, ada.trace);
   await control(d, "older.ada.locked", ada.trace!, { verificationStatus: "locked", trigger: "compliance" });
-  const person = { country: "USA", firstName: "Lee", lastName: "Share", dateOfBirth: "01/02/1980", streetNumber: "2", streetName: "Oak", suburb: "Springfield", postcode: "12345", state: "CA" };
+  const person = {
+    country: "USA",
+    firstName: "Lee",
+    lastName: "Share",
+    dateOfBirth: "01/02/1980",
+    streetNumber: "2",
+    streetName: "Oak",
+    suburb: "Springfield",
+    postcode: "12345",
+    state: "CA",
+  };
   const corp = await older(d, "older.corp.verify", "/verify", {
-    metadata_userId: "audit-older-corp", type: "privateCompany",
+    metadata_userId: "audit-older-corp",
+    type: "privateCompany",
     fields: { country: "USA", name: "Info Corp", entityNumber: "C123", incorporatedState: "DE" },
-    stakeholders: [{ type: "individual", role: "shareholders", fields: person }, { type: "individual", role: "directors", fields: { ...person, firstName: "Max", lastName: "Director" } }],
+    stakeholders: [
+      { type: "individual", role: "shareholders", fields: person },
+      { type: "individual", role: "directors", fields: { ...person, firstName: "Max", lastName: "Director" } },
+    ],
   });
   await processAll(d);
   await older(d, "older.corp.status", "/getVerificationStatus", { trace: corp.trace }, corp.trace);
-  await older(d, "older.corp.followUp", "/requestedActions", { verificationUuid: corp.trace, requestedActions: [{ type: "document", id: `${corp.trace}-document-1`, documentBase64: "data:application/pdf;base64,JVBERi0=" }] }, corp.trace);
+  await older(
+    d,
+    "older.corp.followUp",
+    "/requestedActions",
+    {
+      verificationUuid: corp.trace,
+      requestedActions: [{ type: "document", id: `${corp.trace}-document-1`, documentBase64: "data:application/pdf;base64,JVBERi0=" }],
+    },
+    corp.trace,
+  );
   await processAll(d);
   await older(d, "older.wes.verify", "/verify", olderPerson("Watchlist", "audit-older-wes"));
   await processAll(d);
   await older(d, "older.form.idform", "/idform", {
-    serviceLink_dataAccessType: "idForm", type: "soleTrader", fields: { country: "AUS", name: "Sole Audit", abn: "51824753556", principalPlaceOfBusiness: "1 Main St" },
+    serviceLink_dataAccessType: "idForm",
+    type: "soleTrader",
+    fields: { country: "AUS", name: "Sole Audit", abn: "51824753556", principalPlaceOfBusiness: "1 Main St" },
     stakeholders: [{ type: "individual", role: "individuals", fields: { firstName: "Sol", lastName: "Trader" } }],
   });
 }

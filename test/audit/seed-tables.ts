@@ -84,7 +84,9 @@ export function locateSeed(repoRoot: string, env: NodeJS.ProcessEnv = process.en
 
 function seedFileIn(dir: string): string | undefined {
   if (!existsSync(dir)) return undefined;
-  const files = readdirSync(dir).filter((f) => /\.(txt|md)$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /\.(txt|md)$/.test(f))
+    .sort();
   return files.length ? join(dir, files[0]!) : undefined;
 }
 

@@ -52,7 +52,13 @@ export interface SeedLists {
 const ticks = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((v) => !/^<.*>$/.test(v));
 
 /** True when the text is nothing but a list of backticked values ("`a`, `b` / `c`, one of ..."). */
-const pureList = (text: string) => !/`\{/.test(text) && text.replace(/`[^`]+`/g, "").replace(/\bone of\b|\bor\b|[,/]/g, "").trim() === "" && ticks(text).length > 0;
+const pureList = (text: string) =>
+  !/`\{/.test(text) &&
+  text
+    .replace(/`[^`]+`/g, "")
+    .replace(/\bone of\b|\bor\b|[,/]/g, "")
+    .trim() === "" &&
+  ticks(text).length > 0;
 
 function typeCheck(cell: string): Check | undefined {
   const m = /^(string|number|array|object)(?: of [a-z ]+)?( or null)?$/.exec(cell.trim());
@@ -71,7 +77,8 @@ export function notesChecks(text: string, lists: SeedLists): Check[] {
   if (/examples show seconds and milliseconds/.test(t)) out.push({ kind: "format", format: "seconds-or-ms" });
   if (/\bUUID\b/.test(t)) out.push({ kind: "format", format: "uuid" });
   if (/ISO3|3-letter ISO/.test(t)) out.push({ kind: "format", format: "iso3" });
-  if (/Data URI/.test(t)) out.push({ kind: "format", format: "data-uri", mimes: /JPG\/PNG\/PDF/.test(t) ? ["image/jpeg", "image/png", "application/pdf"] : undefined });
+  if (/Data URI/.test(t))
+    out.push({ kind: "format", format: "data-uri", mimes: /JPG\/PNG\/PDF/.test(t) ? ["image/jpeg", "image/png", "application/pdf"] : undefined });
   if (/`DD\/MM\/YYYY`/.test(t)) out.push({ kind: "format", format: "ddmmyyyy" });
   const state = /state code(?::\s*((?:[A-Z]{2}\s*)+))?/.exec(t);
   if (state) out.push(state[1] ? { kind: "enum", values: state[1].trim().split(/\s+/) } : { kind: "format", format: "us-state" });
@@ -110,7 +117,14 @@ export function namesOf(cell: string): { names: string[]; required: boolean; req
   const requiredIfPresent = /\(required if present\)/.test(cell);
   const required = /\(required\)/.test(cell);
   const bare = cell.replace(/\([^)]*\)/g, "").replace(/`/g, "");
-  return { names: bare.split(/,|\s\/\s/).map((s) => s.trim()).filter(Boolean), required, requiredIfPresent };
+  return {
+    names: bare
+      .split(/,|\s\/\s/)
+      .map((s) => s.trim())
+      .filter(Boolean),
+    required,
+    requiredIfPresent,
+  };
 }
 
 /** Nested statements written inside braces: `{ status (clear or hits_found), totalHits (number), ... }`. */
@@ -149,7 +163,14 @@ function nestedStatements(text: string, lists: SeedLists): { own: Check[]; neste
   }
   const each = /at most (\d+) characters each: (.*)$/.exec(text);
   if (each) {
-    for (const name of ticks(each[2]!)) nested.push({ path: [name], checks: [{ kind: "type", type: "string", nullable: false }, { kind: "maxLength", max: Number(each[1]) }] });
+    for (const name of ticks(each[2]!))
+      nested.push({
+        path: [name],
+        checks: [
+          { kind: "type", type: "string", nullable: false },
+          { kind: "maxLength", max: Number(each[1]) },
+        ],
+      });
     return { own, nested };
   }
   const keys = [...text.matchAll(/`\{([^}]*)\}`/g)].flatMap((m) => m[1]!.split(",").map((k) => k.split(":")[0]!.trim()));
@@ -174,10 +195,16 @@ export function fieldRows(table: SeedTable, lists: SeedLists, inherit: (section:
   const columns = table.header.slice(1);
   const hasType = columns[0] === "Type";
   const rows: FieldRow[] = [];
-  const earlier = (name: string) => rows.flatMap((r) => r.fields).find((f) => f.path.length === 1 && f.path[0] === name)?.checks.filter((c) => c.kind !== "required" && c.kind !== "optional");
+  const earlier = (name: string) =>
+    rows
+      .flatMap((r) => r.fields)
+      .find((f) => f.path.length === 1 && f.path[0] === name)
+      ?.checks.filter((c) => c.kind !== "required" && c.kind !== "optional");
   for (const row of table.rows) {
     const { names, required, requiredIfPresent } = namesOf(row.cells[0]!);
-    const targets = hasType ? [{ column: undefined as string | undefined, cells: row.cells.slice(1) }] : columns.map((c, i) => ({ column: c, cells: [row.cells[i + 1] ?? ""] }));
+    const targets = hasType
+      ? [{ column: undefined as string | undefined, cells: row.cells.slice(1) }]
+      : columns.map((c, i) => ({ column: c, cells: [row.cells[i + 1] ?? ""] }));
     for (const target of targets) {
       const fields: FieldStatement[] = names.map((name) => {
         const checks: Check[] = [];
@@ -194,14 +221,19 @@ export function fieldRows(table: SeedTable, lists: SeedLists, inherit: (section:
         const below = /roles below/.test(notes) ? /roles for \w+: (.*)/.exec(table.trail)?.[1] : undefined;
         if (below) checks.push({ kind: "roles", names: ticks(below.replace(/\([^)]*\)/g, "")) });
         checks.push(...nested.own);
-        checks.push(...notesChecks(notes, lists).filter((c) => !(nested.nested.length && c.kind !== "unknown" && c.kind !== "optional" && c.kind !== "required")));
+        checks.push(
+          ...notesChecks(notes, lists).filter((c) => !(nested.nested.length && c.kind !== "unknown" && c.kind !== "optional" && c.kind !== "required")),
+        );
         if (new RegExp(`\\(${name} required if present\\)`).test(notes)) checks.push({ kind: "optional" }, { kind: "nonEmpty" });
         if (required) checks.push({ kind: "required" });
         else if (requiredIfPresent) checks.push({ kind: "optional" }, { kind: "nonEmpty" });
         else if (marksRequired && !ref && !checks.some((c) => c.kind === "required" || c.kind === "optional")) checks.push({ kind: "optional" });
         return { path: [name], checks: dedupe(checks) };
       });
-      const nestedFields = names.length === 1 && target.cells[1] ? nestedStatements(target.cells[1], lists).nested.map((n) => ({ path: [names[0]!, ...n.path], checks: n.checks })) : [];
+      const nestedFields =
+        names.length === 1 && target.cells[1]
+          ? nestedStatements(target.cells[1], lists).nested.map((n) => ({ path: [names[0]!, ...n.path], checks: n.checks }))
+          : [];
       rows.push({ section: table.section, label: row.cells[0]!, line: row.line, kind, column: target.column, fields: [...fields, ...nestedFields] });
     }
   }
@@ -268,22 +300,38 @@ function topLevel(text: string): string[] {
 
 export const describeCheck = (c: Check): string => {
   switch (c.kind) {
-    case "type": return `type ${c.type}${c.nullable ? " or null" : ""}`;
-    case "format": return `format ${c.format}${c.mimes ? ` (${c.mimes.join(", ")})` : ""}`;
-    case "enum": return `allowed values ${c.values.join(", ")}`;
-    case "const": return `constant ${c.value}`;
-    case "open": return `open list, e.g. ${c.examples.join(", ")}, with an explicit unknown for the rest`;
-    case "accepts": return `accepts ${c.values.join(", ")}`;
-    case "digits": return c.min === c.max ? `${c.min} digits` : `${c.min} to ${c.max} digits`;
-    case "masks": return `digits as ${c.masks.join(" or ")}`;
-    case "maxLength": return `at most ${c.max} characters`;
-    case "minimum": return `at least ${c.min}`;
-    case "emptyArray": return "empty array accepted";
-    case "unknown": return "explicit unknown (not shown)";
-    case "keys": return `${c.items ? "items have" : "has"} keys ${c.names.join(", ")}`;
-    case "itemRequires": return `items require ${c.name}`;
-    case "roles": return `roles ${c.names.join(", ")}`;
-    default: return c.kind;
+    case "type":
+      return `type ${c.type}${c.nullable ? " or null" : ""}`;
+    case "format":
+      return `format ${c.format}${c.mimes ? ` (${c.mimes.join(", ")})` : ""}`;
+    case "enum":
+      return `allowed values ${c.values.join(", ")}`;
+    case "const":
+      return `constant ${c.value}`;
+    case "open":
+      return `open list, e.g. ${c.examples.join(", ")}, with an explicit unknown for the rest`;
+    case "accepts":
+      return `accepts ${c.values.join(", ")}`;
+    case "digits":
+      return c.min === c.max ? `${c.min} digits` : `${c.min} to ${c.max} digits`;
+    case "masks":
+      return `digits as ${c.masks.join(" or ")}`;
+    case "maxLength":
+      return `at most ${c.max} characters`;
+    case "minimum":
+      return `at least ${c.min}`;
+    case "emptyArray":
+      return "empty array accepted";
+    case "unknown":
+      return "explicit unknown (not shown)";
+    case "keys":
+      return `${c.items ? "items have" : "has"} keys ${c.names.join(", ")}`;
+    case "itemRequires":
+      return `items require ${c.name}`;
+    case "roles":
+      return `roles ${c.names.join(", ")}`;
+    default:
+      return c.kind;
   }
 };
 
@@ -339,16 +387,24 @@ export function listRows(seed: string, section: string, label: string, lists: Se
     const m = current === section ? start.exec(lines[i]!) : null;
     if (!m) continue;
     let rest = m[1]!.replace(/^[a-z][^`:]*: /, "");
-    const row = (name: string, checks: Check[]): FieldRow => ({ section, label: `${label}: ${name}`, line: i + 1, fields: [{ path: [name], checks: dedupe(checks) }] });
+    const row = (name: string, checks: Check[]): FieldRow => ({
+      section,
+      label: `${label}: ${name}`,
+      line: i + 1,
+      fields: [{ path: [name], checks: dedupe(checks) }],
+    });
     // "`{ a, b, c }`; `a` is a string ..., `b` is a URL ..."
     const braces = /^`\{([^}]*)\}`;?\s*(.*)$/.exec(rest);
     if (braces) {
       const said = new Map([...braces[2]!.matchAll(/`(\w+)` is (.*?)(?=, `\w+` is |\. |\.$|$)/g)].map((x) => [x[1]!, x[2]!]));
-      return braces[1]!.split(",").map((n) => n.trim()).map((name) => {
-        const text = said.get(name) ?? "";
-        const checks: Check[] = /^a (?:UUID )?string\b/.test(text) ? [{ kind: "type", type: "string", nullable: false }] : [];
-        return row(name, [...checks, ...notesChecks(text.replace(/^a (?=URL)/, ""), lists)]);
-      });
+      return braces[1]!
+        .split(",")
+        .map((n) => n.trim())
+        .map((name) => {
+          const text = said.get(name) ?? "";
+          const checks: Check[] = /^a (?:UUID )?string\b/.test(text) ? [{ kind: "type", type: "string", nullable: false }] : [];
+          return row(name, [...checks, ...notesChecks(text.replace(/^a (?=URL)/, ""), lists)]);
+        });
     }
     rest = rest.replace(/\. [A-Z].*$/, "").replace(/\.$/, "");
     const out: FieldRow[] = [];

@@ -83,8 +83,7 @@ const v5Success = (data: unknown, trace = "tr-1") => ({
 /** A fake validator: an ABN must be 11 digits; the response envelope must have status "success". */
 const fakeValidate: Validate = (schemaId, data) => {
   const d = data as Record<string, any>;
-  if (schemaId === "v5.CreateVerificationRequest" && !/^\d{11}$/.test(String(d.identifiers?.abn)))
-    return { valid: false, errors: SEED_DETAILS };
+  if (schemaId === "v5.CreateVerificationRequest" && !/^\d{11}$/.test(String(d.identifiers?.abn))) return { valid: false, errors: SEED_DETAILS };
   if (schemaId.endsWith("Envelope") && d?.status !== "success")
     return { valid: false, errors: [{ message: "must be equal to constant", code: "const", path: ["status"] }] };
   return { valid: true };
@@ -97,11 +96,7 @@ const loadValidate = async () => {
   return fakeValidate;
 };
 const client = (o: Partial<ClientOptions> = {}, c: SpecConstants = constants) =>
-  createClientCore(
-    { baseUrl: server.url + "/", serviceUid: UID, secret: SECRET, retry: { baseDelayMs: 1, maxDelayMs: 4 }, ...o },
-    c,
-    loadValidate,
-  );
+  createClientCore({ baseUrl: server.url + "/", serviceUid: UID, secret: SECRET, retry: { baseDelayMs: 1, maxDelayMs: 4 }, ...o }, c, loadValidate);
 
 /** Awaits a rejection and returns the error (fails the test when the promise resolves). */
 async function caught(p: Promise<unknown>): Promise<any> {
@@ -239,7 +234,15 @@ describe("error mapping (seed: 7)", () => {
   });
 
   it("474 -> TooManyAttemptsError with the envelope's trace", async () => {
-    const body = { statusCode: 474, message: "Too many attempts", status: "error", trace: "tr-474", data: null, help: null, error: { type: "too_many_attempts" } };
+    const body = {
+      statusCode: 474,
+      message: "Too many attempts",
+      status: "error",
+      trace: "tr-474",
+      data: null,
+      help: null,
+      error: { type: "too_many_attempts" },
+    };
     server.reply({ status: 474, body });
     const err = await caught(client().call(ops.createVerification, { body: {} }));
     expect(err).toBeInstanceOf(TooManyAttemptsError);
@@ -251,7 +254,10 @@ describe("error mapping (seed: 7)", () => {
     server.reply({ status: 503, body: {} });
     await caught(retrying.call(ops.getVerification, { pathParams: { trace: "t" } }));
     expect(server.requests).toHaveLength(6); // the same call does retry a 5xx
-    server.reply({ status: 475, body: { statusCode: 475, message: "Conflict", status: "error", data: null, help: null, error: { type: "submission_conflict", details: [] } } });
+    server.reply({
+      status: 475,
+      body: { statusCode: 475, message: "Conflict", status: "error", data: null, help: null, error: { type: "submission_conflict", details: [] } },
+    });
     const err = await caught(retrying.call(ops.getVerification, { pathParams: { trace: "t" } }));
     expect(err).toBeInstanceOf(SubmissionConflictError);
     expect(err.status).toBe(475);
@@ -473,13 +479,21 @@ describe("the secret and the Authorization value never leak", () => {
   it("toJSON and inspect do show the useful fields (the checks below can fail)", async () => {
     server.reply({ status: 422, body: SEED_422 });
     const err = await caught(client().call(ops.createVerification, { body: {} }));
-    expect(JSON.parse(JSON.stringify(err))).toMatchObject({ name: "ValidationError", message: "HTTP 422: Validation error", status: 422, details: SEED_DETAILS });
+    expect(JSON.parse(JSON.stringify(err))).toMatchObject({
+      name: "ValidationError",
+      message: "HTTP 422: Validation error",
+      status: 422,
+      details: SEED_DETAILS,
+    });
     expect(inspect(err)).toContain("invalid_format");
     expect(String(err)).toBe("ValidationError: HTTP 422: Validation error");
   });
 
   it("an older endpoint echoing the request body (with metadata_secretKey) in a 422", async () => {
-    server.reply((req) => ({ status: 422, body: { message: `bad request ${req.body}`, request: req.json, details: [{ message: `got ${SECRET}`, code: "x", path: [] }] } }));
+    server.reply((req) => ({
+      status: 422,
+      body: { message: `bad request ${req.body}`, request: req.json, details: [{ message: `got ${SECRET}`, code: "x", path: [] }] },
+    }));
     const err = await caught(client().call(ops.verify, { body: { type: "individual" } }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.body.request).toMatchObject({ type: "individual", metadata_serviceUid: UID, metadata_secretKey: "[redacted]" });
@@ -507,10 +521,10 @@ describe("the secret and the Authorization value never leak", () => {
     expect(err).toBeInstanceOf(ResponseValidationError);
     expect(leaks(err)).toEqual([]);
     const err2 = await caught(
-      createClientCore({ baseUrl: server.url, serviceUid: UID, secret: SECRET, validateResponses: true }, constants, async () => () => ({ valid: false, errors: [] })).call(
-        { ...ops.verify, responseSchema: "v4.VerifyResponse" },
-        { body: {} },
-      ),
+      createClientCore({ baseUrl: server.url, serviceUid: UID, secret: SECRET, validateResponses: true }, constants, async () => () => ({
+        valid: false,
+        errors: [],
+      })).call({ ...ops.verify, responseSchema: "v4.VerifyResponse" }, { body: {} }),
     );
     expect(err2).toBeInstanceOf(ResponseValidationError);
     expect(err2.body.echo.metadata_secretKey).toBe("[redacted]");

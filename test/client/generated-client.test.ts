@@ -51,7 +51,19 @@ async function caught(p: Promise<unknown>): Promise<any> {
 const verifyBody: v4.VerifyBody = {
   metadata_userId: "customer-42",
   type: "individual",
-  fields: { country: "USA", firstName: "Jane", lastName: "Citizen", dateOfBirth: "15/07/1985", streetNumber: "12", streetName: "Main", streetType: "St", suburb: "Springfield", postcode: "62704", state: "IL", gender: "female" },
+  fields: {
+    country: "USA",
+    firstName: "Jane",
+    lastName: "Citizen",
+    dateOfBirth: "15/07/1985",
+    streetNumber: "12",
+    streetName: "Main",
+    streetType: "St",
+    suburb: "Springfield",
+    postcode: "62704",
+    state: "IL",
+    gender: "female",
+  },
 };
 const idFormBody: v4.IdFormBody = {
   metadata_userId: "customer-43",
@@ -123,11 +135,14 @@ describe("older interface: credentials added to the JSON body (seed: 5)", () => 
     expect(server.requests[0]).toMatchObject({ method: "POST", path: "/idform", json: { ...idFormBody, ...CREDENTIALS } });
   });
 
-  it.each([{ trace: "t-9" }, { userId: "u-9" }] as v4.GetVerificationStatusBody[])("getVerificationStatus(%o) -> POST /getVerificationStatus", async (lookup) => {
-    await client().getVerificationStatus(lookup);
-    expect(server.requests[0]).toMatchObject({ method: "POST", path: "/getVerificationStatus" });
-    expect(server.requests[0]!.json).toEqual({ ...lookup, ...CREDENTIALS });
-  });
+  it.each([{ trace: "t-9" }, { userId: "u-9" }] as v4.GetVerificationStatusBody[])(
+    "getVerificationStatus(%o) -> POST /getVerificationStatus",
+    async (lookup) => {
+      await client().getVerificationStatus(lookup);
+      expect(server.requests[0]).toMatchObject({ method: "POST", path: "/getVerificationStatus" });
+      expect(server.requests[0]!.json).toEqual({ ...lookup, ...CREDENTIALS });
+    },
+  );
 
   it("submitRequestedActions -> POST to the path the caller gives (seed 4.4 does not show it)", async () => {
     await client().submitRequestedActions(actionsBody, { path: "/requestedActions" });
@@ -315,8 +330,12 @@ describe("answers lacking a field the specification always sends (issue 36)", ()
 describe("credentials refused before anything is sent (issue 36)", () => {
   it("createClient: a serviceUid or secret that is missing, empty or not a string is one TypeError line naming it", () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ serviceUid: undefined }, "serviceUid"], [{ secret: undefined }, "secret"], [{ secret: "" }, "secret"],
-      [{ serviceUid: 42 }, "serviceUid"], [{ secret: { value: SECRET } }, "secret"], [{ serviceUid: null }, "serviceUid"],
+      [{ serviceUid: undefined }, "serviceUid"],
+      [{ secret: undefined }, "secret"],
+      [{ secret: "" }, "secret"],
+      [{ serviceUid: 42 }, "serviceUid"],
+      [{ secret: { value: SECRET } }, "secret"],
+      [{ serviceUid: null }, "serviceUid"],
     ];
     for (const [change, name] of cases) {
       let error: unknown;
@@ -339,7 +358,9 @@ describe("credentials refused before anything is sent (issue 36)", () => {
     expect(() => createClientFromEnv({ baseUrl: server.url, env: { VERISPEC_SANDBOX_SERVICE_UID: UID } })).toThrow(
       new TypeError("createClientFromEnv: VERISPEC_SANDBOX_SECRET is not set (the sandbox reads the same variables)"),
     );
-    expect(() => createClientFromEnv({ baseUrl: server.url, env: {} })).toThrow(/^createClientFromEnv: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET are not set/);
+    expect(() => createClientFromEnv({ baseUrl: server.url, env: {} })).toThrow(
+      /^createClientFromEnv: VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET are not set/,
+    );
     const saved = { ...process.env };
     try {
       Object.assign(process.env, env);

@@ -73,7 +73,9 @@ afterAll(async () => {
 });
 
 const client = (o: Partial<ClientOptions> = {}) =>
-  createClientCore({ baseUrl: service.url, serviceUid: UID, secret: SECRET, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...o }, constants, async () => () => ({ valid: true }));
+  createClientCore({ baseUrl: service.url, serviceUid: UID, secret: SECRET, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...o }, constants, async () => () => ({
+    valid: true,
+  }));
 
 async function caught(p: Promise<unknown>): Promise<any> {
   try {
@@ -209,7 +211,7 @@ describe("response size limit", () => {
     service.handle((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       const timer = setInterval(() => {
-        if (res.destroyed || written > 50_000_000) return clearInterval(timer), res.end();
+        if (res.destroyed || written > 50_000_000) return (clearInterval(timer), res.end());
         res.write("x".repeat(64 * 1024));
         written += 64 * 1024;
       }, 1);
@@ -283,7 +285,10 @@ const ENCODINGS: Record<string, (s: string) => string> = {
   querystring: qsEscape,
   urlLowerHex: (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
   jsonEscapedSlash: (s) => JSON.stringify(s).slice(1, -1).replace(/\//g, "\\/"), // PHP's json_encode
-  jsonAscii: (s) => JSON.stringify(s).slice(1, -1).replace(/[^\x20-\x7e]/g, unicodeEscape), // Python's json.dumps
+  jsonAscii: (s) =>
+    JSON.stringify(s)
+      .slice(1, -1)
+      .replace(/[^\x20-\x7e]/g, unicodeEscape), // Python's json.dumps
   jsonAllEscaped: (s) => s.replace(/[^]/g, unicodeEscape),
   jsonAllEscapedUpper: (s) => s.replace(/[^]/g, (c) => unicodeEscape(c).toUpperCase().replace("\\U", "\\u")),
   urlTwice: (s) => encodeURIComponent(encodeURIComponent(s)),
@@ -305,7 +310,11 @@ describe("redaction holds in every encoding (property-based)", () => {
 
   const ascii = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
   // Mostly printable ASCII, sometimes a character of two, three or four UTF-8 bytes (a surrogate pair in JSON).
-  const printable = fc.string({ unit: fc.oneof({ arbitrary: ascii, weight: 9 }, { arbitrary: fc.constantFrom("é", "€", "😀"), weight: 1 }), minLength: 6, maxLength: 40 });
+  const printable = fc.string({
+    unit: fc.oneof({ arbitrary: ascii, weight: 9 }, { arbitrary: fc.constantFrom("é", "€", "😀"), weight: 1 }),
+    minLength: 6,
+    maxLength: 40,
+  });
   const specials = fc.string({ unit: fc.constantFrom(...`"\\<&>%+/=' `), minLength: 1, maxLength: 6 });
   const secretArb = fc.tuple(printable, specials, printable).map(([a, b, c]) => a + b + c);
   const answer = fc.constantFrom("text-401", "json-422", "html-200");
@@ -333,7 +342,12 @@ describe("redaction holds in every encoding (property-based)", () => {
         const echo = `${ENCODINGS[encoding]!(secret)} / ${token}`;
         service.handle((_req, res) => {
           if (kind === "text-401") res.writeHead(401, { "content-type": "text/plain" }).end(`denied: ${echo}`);
-          else if (kind === "json-422") res.writeHead(422, { "content-type": "application/json" }).end(JSON.stringify({ message: `bad ${echo}`, raw: echo, error: { type: "validation_error", details: [{ message: echo, code: "x", path: [] }] } }));
+          else if (kind === "json-422")
+            res
+              .writeHead(422, { "content-type": "application/json" })
+              .end(
+                JSON.stringify({ message: `bad ${echo}`, raw: echo, error: { type: "validation_error", details: [{ message: echo, code: "x", path: [] }] } }),
+              );
           else res.writeHead(200, { "content-type": "text/html" }).end(`<p>${echo}</p>`);
         });
         const c = createClientCore({ baseUrl: service.url, serviceUid: UID, secret, retry: false }, constants, async () => () => ({ valid: true }));
@@ -348,7 +362,6 @@ describe("redaction holds in every encoding (property-based)", () => {
   }, 60_000);
 });
 
-
 describe("a network error's cause", () => {
   it("keeps the class, name, message, code and cause chain, and none of the request a custom fetch attached", async () => {
     const secret = "sk_live_NETWORK_9c1f";
@@ -358,11 +371,18 @@ describe("a network error's cause", () => {
     }
     const failingFetch: typeof fetch = async (url, init) => {
       const request = new Request(url, { method: init?.method, headers: init?.headers, body: init?.body });
-      const socket = Object.assign(new Error(`socket hang up after sending ${secret}`), { code: "ECONNRESET", config: { headers: { authorization: `Basic ${token}` } } });
+      const socket = Object.assign(new Error(`socket hang up after sending ${secret}`), {
+        code: "ECONNRESET",
+        config: { headers: { authorization: `Basic ${token}` } },
+      });
       throw Object.assign(new FetchFailure(`request to ${url} failed`, { cause: socket }), { request, init, body: init?.body });
     };
     const c = (secret_: string, op: OperationSpec) =>
-      caught(createClientCore({ baseUrl: service.url, serviceUid: UID, secret: secret_, fetch: failingFetch, retry: false }, constants, async () => () => ({ valid: true })).call(op, { body: {} }));
+      caught(
+        createClientCore({ baseUrl: service.url, serviceUid: UID, secret: secret_, fetch: failingFetch, retry: false }, constants, async () => () => ({
+          valid: true,
+        })).call(op, { body: {} }),
+      );
     for (const op of [ops.create, ops.verify]) {
       const err = await c(secret, op);
       expect(err).toBeInstanceOf(NetworkError);
@@ -380,7 +400,11 @@ describe("a network error's cause", () => {
   it("Node's own fetch failure keeps its TypeError and the system error's code", async () => {
     const s = await serve();
     await s.close();
-    const err = await caught(createClientCore({ baseUrl: s.url, serviceUid: UID, secret: SECRET, retry: false }, constants, async () => () => ({ valid: true })).call(ops.create, { body: {} }));
+    const err = await caught(
+      createClientCore({ baseUrl: s.url, serviceUid: UID, secret: SECRET, retry: false }, constants, async () => () => ({ valid: true })).call(ops.create, {
+        body: {},
+      }),
+    );
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.cause).toBeInstanceOf(TypeError);
     expect(err.cause.cause).toMatchObject({ code: "ECONNREFUSED" });

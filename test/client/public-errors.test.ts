@@ -32,7 +32,10 @@ function documentedErrorNames(): string[] {
 
 /** Error classes declared in `dirs` (source text, not imports: the sandbox and the CLI are not loaded). */
 function declaredErrorClasses(dirs: readonly string[]): Set<string> {
-  const text = dirs.flatMap(sourceFiles).map((f) => readFileSync(f, "utf8")).join("\n");
+  const text = dirs
+    .flatMap(sourceFiles)
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n");
   return new Set([...text.matchAll(/\bclass\s+([A-Za-z0-9]*Error)\b/g)].map((m) => m[1]!));
 }
 
@@ -49,7 +52,16 @@ describe("documented error classes are public", () => {
 
   it("the documentation names the error classes this test is about", () => {
     // Guards the parser: an empty list would pass the next test vacuously.
-    expect(expected).toEqual(expect.arrayContaining(["VerispecError", "RedirectError", "ResponseFormatError", "ResponseTooLargeError", "ReplayStoreUnavailableError", "WebhookVerificationError"]));
+    expect(expected).toEqual(
+      expect.arrayContaining([
+        "VerispecError",
+        "RedirectError",
+        "ResponseFormatError",
+        "ResponseTooLargeError",
+        "ReplayStoreUnavailableError",
+        "WebhookVerificationError",
+      ]),
+    );
   });
 
   it("each is exported by an entry point as an Error subclass of that name", async () => {

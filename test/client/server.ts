@@ -58,7 +58,8 @@ export async function startServer(): Promise<TestServer> {
         res.writeHead(r.status ?? 200, { "content-type": r.contentType ?? (r.raw === undefined ? "application/json" : "text/plain") });
         res.end(r.raw ?? (r.body === undefined ? "" : JSON.stringify(r.body)));
       };
-      if (r.delayMs) setTimeout(send, r.delayMs).unref(); // a long delay must not keep the test process alive
+      if (r.delayMs)
+        setTimeout(send, r.delayMs).unref(); // a long delay must not keep the test process alive
       else send();
     });
   });

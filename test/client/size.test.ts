@@ -23,7 +23,16 @@ describe("client core size", () => {
     const code = out.outputFiles[0]!.text;
     expect(code).not.toMatch(/ajv/i);
     const mod = await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
-    for (const name of ["VerispecError", "ValidationError", "TooManyAttemptsError", "SubmissionConflictError", "HttpError", "TimeoutError", "NetworkError", "ResponseValidationError"])
+    for (const name of [
+      "VerispecError",
+      "ValidationError",
+      "TooManyAttemptsError",
+      "SubmissionConflictError",
+      "HttpError",
+      "TimeoutError",
+      "NetworkError",
+      "ResponseValidationError",
+    ])
       expect(new mod[name]("m").name).toBe(name);
     expect(typeof mod.createClientCore).toBe("function");
   });

@@ -41,9 +41,12 @@ const read = (stream: NodeJS.ReadableStream) =>
 
 function forward(target: URL, method: string, path: string, headers: IncomingHttpHeaders | Record<string, string>, body: Buffer): Promise<Upstream> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, method, path, headers: { ...headers, host: target.host, "content-length": String(body.length) } }, async (res) => {
-      resolve({ status: res.statusCode ?? 502, headers: res.headers, body: (await read(res)).toString("utf8") });
-    });
+    const req = request(
+      { host: target.hostname, port: target.port, method, path, headers: { ...headers, host: target.host, "content-length": String(body.length) } },
+      async (res) => {
+        resolve({ status: res.statusCode ?? 502, headers: res.headers, body: (await read(res)).toString("utf8") });
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -56,10 +59,24 @@ export async function startProxy(): Promise<Proxy> {
       const body = await read(req);
       const path = req.url ?? "/";
       if (path === "/hook") {
-        let hook: { body: string; headers: Record<string, string> } | null = { body: body.toString("utf8"), headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith("x-svc") || k === "content-type").map(([k, v]) => [k, String(v)])) };
+        let hook: { body: string; headers: Record<string, string> } | null = {
+          body: body.toString("utf8"),
+          headers: Object.fromEntries(
+            Object.entries(req.headers)
+              .filter(([k]) => k.startsWith("x-svc") || k === "content-type")
+              .map(([k, v]) => [k, String(v)]),
+          ),
+        };
         if (state.deviation.webhook) hook = state.deviation.webhook(hook.body, hook.headers);
         try {
-          if (hook) await forward(new URL(`http://127.0.0.1:${state.receiverPort}`), "POST", "/", { "content-type": "application/json", ...hook.headers }, Buffer.from(hook.body, "utf8"));
+          if (hook)
+            await forward(
+              new URL(`http://127.0.0.1:${state.receiverPort}`),
+              "POST",
+              "/",
+              { "content-type": "application/json", ...hook.headers },
+              Buffer.from(hook.body, "utf8"),
+            );
         } catch {
           // no receiver listening: dropped
         }
@@ -121,7 +138,13 @@ export function resign(key: string, edit: (payload: Record<string, any>) => void
     const payload = JSON.parse(body) as Record<string, any>;
     edit(payload);
     const text = JSON.stringify(payload);
-    return { body: text, headers: { "content-type": "application/json", ...Object.fromEntries<string>(Object.entries(signWebhook({ version, rawBody: text, secret: key })).map(([k, v]) => [k.toLowerCase(), v])) } };
+    return {
+      body: text,
+      headers: {
+        "content-type": "application/json",
+        ...Object.fromEntries<string>(Object.entries(signWebhook({ version, rawBody: text, secret: key })).map(([k, v]) => [k.toLowerCase(), v])),
+      },
+    };
   };
 }
 

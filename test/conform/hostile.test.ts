@@ -43,7 +43,13 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: num
 async function conform(args: readonly string[], env: Record<string, string> = ENV) {
   let stdout = "";
   let stderr = "";
-  const code = await main(["conform", ...args], { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd: ROOT, stdin: async () => "" });
+  const code = await main(["conform", ...args], {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env,
+    cwd: ROOT,
+    stdin: async () => "",
+  });
   return { code, stdout, stderr };
 }
 
@@ -52,11 +58,28 @@ const json = (res: ServerResponse, status: number, body: unknown) => res.writeHe
 describe("a server that echoes the request: no secret in any output, in any encoding", () => {
   it("text, json and junit", async () => {
     const url = await serve((req, res, n, body) => {
-      const echo = { headers: req.headers, body, parsed: body ? (JSON.parse(body) as unknown) : null, encoded: encodeURIComponent(body), authorization: req.headers.authorization };
-      json(res, n % 2 ? 200 : 422, { statusCode: 200, message: body, echo, error: { type: "validation_error", details: [{ message: body, code: "custom", path: [String(req.headers.authorization)] }] } });
+      const echo = {
+        headers: req.headers,
+        body,
+        parsed: body ? (JSON.parse(body) as unknown) : null,
+        encoded: encodeURIComponent(body),
+        authorization: req.headers.authorization,
+      };
+      json(res, n % 2 ? 200 : 422, {
+        statusCode: 200,
+        message: body,
+        echo,
+        error: { type: "validation_error", details: [{ message: body, code: "custom", path: [String(req.headers.authorization)] }] },
+      });
     });
     const token = Buffer.from(`${UID}:${SECRET}`).toString("base64");
-    const forms = [SECRET, JSON.stringify(SECRET).slice(1, -1), encodeURIComponent(SECRET), token, SECRET.replace(/[<>"&]/g, (c) => `&${{ "<": "lt", ">": "gt", '"': "quot", "&": "amp" }[c]};`)];
+    const forms = [
+      SECRET,
+      JSON.stringify(SECRET).slice(1, -1),
+      encodeURIComponent(SECRET),
+      token,
+      SECRET.replace(/[<>"&]/g, (c) => `&${{ "<": "lt", ">": "gt", '"': "quot", "&": "amp" }[c]};`),
+    ];
     for (const format of ["text", "json", "junit"]) {
       const r = await conform([url, ...FAST, "--max-requests", "40", "--format", format]);
       expect(r.code).toBe(1);
@@ -84,7 +107,9 @@ describe("a server that fails part-way: failed checks, a bounded stop, the full 
     expect(junit.stdout).toContain("<system-err>stopped early: stopped after 5 exchanges");
     expect(junit.stdout).toMatch(/<\/testsuites>\n$/);
     const text = await conform([await resetAfter8(), ...FAST]);
-    expect(text.stdout).toMatch(/\nstopped early: stopped after 5 exchanges without a usable answer \(the last: connection reset\)\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks/);
+    expect(text.stdout).toMatch(
+      /\nstopped early: stopped after 5 exchanges without a usable answer \(the last: connection reset\)\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks/,
+    );
   }, 60_000);
 
   it("no answer after 3: each a failed check naming the timeout", async () => {
@@ -110,47 +135,63 @@ describe("a server that fails part-way: failed checks, a bounded stop, the full 
 
 describe("bounded answers: a failed check naming the bound, never an exception", () => {
   const cases: [string, (req: IncomingMessage, res: ServerResponse) => void, string[], RegExp][] = [
-    ["a slow-drip body", (req, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write("[");
-      const t = setInterval(() => res.write(" "), 50);
-      req.socket.on("close", () => clearInterval(t));
-    }, ["--timeout-ms", "400"], /^the body did not end within 400 ms \(the time bound\)$/],
-    ["an endless body", (req, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      const more = () => {
-        while (res.write(chunk));
-      };
-      res.on("drain", more);
-      more();
-      req.socket.on("close", () => res.off("drain", more));
-    }, ["--max-body-bytes", "1000000"], /^the body is larger than 1000000 bytes \(the size bound\)$/],
+    [
+      "a slow-drip body",
+      (req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write("[");
+        const t = setInterval(() => res.write(" "), 50);
+        req.socket.on("close", () => clearInterval(t));
+      },
+      ["--timeout-ms", "400"],
+      /^the body did not end within 400 ms \(the time bound\)$/,
+    ],
+    [
+      "an endless body",
+      (req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const more = () => {
+          while (res.write(chunk));
+        };
+        res.on("drain", more);
+        more();
+        req.socket.on("close", () => res.off("drain", more));
+      },
+      ["--max-body-bytes", "1000000"],
+      /^the body is larger than 1000000 bytes \(the size bound\)$/,
+    ],
     ["100,000-deep JSON", (_req, res) => json(res, 200, undefined) && void 0, [], /^the JSON body nests deeper than 256 levels \(the depth bound\)$/],
   ];
-  it.each(cases)("%s", async (_name, handler, args, says) => {
-    const deep = "[".repeat(100_000) + "]".repeat(100_000);
-    const url = await serve((req, res) => (_name.startsWith("100,000") ? res.writeHead(200, { "content-type": "application/json" }).end(deep) : handler(req, res)));
-    for (const format of ["json", "text", "junit"]) {
-      const r = await conform([url, ...FAST, "--format", format, ...args]);
-      expect(r.code).toBe(1);
-      expect(r.stdout + r.stderr).not.toMatch(STACK);
-      for (const out of [r.stdout, r.stderr]) expect(out).not.toContain(SECRET);
-      if (format === "junit") {
-        expect(r.stdout).toMatch(/^<\?xml[\s\S]*tests="\d+" failures="5"[\s\S]*<system-err>stopped early: stopped after 5 exchanges[\s\S]*<\/testsuites>\n$/);
-        continue;
+  it.each(cases)(
+    "%s",
+    async (_name, handler, args, says) => {
+      const deep = "[".repeat(100_000) + "]".repeat(100_000);
+      const url = await serve((req, res) =>
+        _name.startsWith("100,000") ? res.writeHead(200, { "content-type": "application/json" }).end(deep) : handler(req, res),
+      );
+      for (const format of ["json", "text", "junit"]) {
+        const r = await conform([url, ...FAST, "--format", format, ...args]);
+        expect(r.code).toBe(1);
+        expect(r.stdout + r.stderr).not.toMatch(STACK);
+        for (const out of [r.stdout, r.stderr]) expect(out).not.toContain(SECRET);
+        if (format === "junit") {
+          expect(r.stdout).toMatch(/^<\?xml[\s\S]*tests="\d+" failures="5"[\s\S]*<system-err>stopped early: stopped after 5 exchanges[\s\S]*<\/testsuites>\n$/);
+          continue;
+        }
+        if (format === "text") {
+          expect(r.stdout).toMatch(/\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks, 0 held, 5 failed/);
+          continue;
+        }
+        const report = JSON.parse(r.stdout) as Report;
+        const failed = report.checks.filter((c) => c.outcome === "failed");
+        expect(failed).toHaveLength(5);
+        for (const c of failed) expect(c.got).toMatch(says);
+        expect(report.summary.stopped).toMatch(/^stopped after 5 exchanges without a usable answer/);
       }
-      if (format === "text") {
-        expect(r.stdout).toMatch(/\nconform http:\/\/127\.0\.0\.1:\d+ \(specHash [0-9a-f]{16}\): \d+ checks, 0 held, 5 failed/);
-        continue;
-      }
-      const report = JSON.parse(r.stdout) as Report;
-      const failed = report.checks.filter((c) => c.outcome === "failed");
-      expect(failed).toHaveLength(5);
-      for (const c of failed) expect(c.got).toMatch(says);
-      expect(report.summary.stopped).toMatch(/^stopped after 5 exchanges without a usable answer/);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });
 
 describe("a wrong base URL and a 401 mid-run", () => {

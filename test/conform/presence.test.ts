@@ -22,7 +22,10 @@ describe("presence from a schema's required and x-presence-not-shown", () => {
     const { missing, unsure } = absentFields(fixture, { data: {}, list: [{ id: 1 }, {}] });
     expect(missing.sort()).toEqual(["data.trace", "fromAllOf", "list[1].id", "timestamp", "top"]);
     expect(unsure.sort()).toEqual(["data.submissionId", "maybe"]);
-    expect(absentFields(fixture, { top: 1, timestamp: "t", fromAllOf: 1, maybe: 1, data: { trace: "x", submissionId: "s" }, list: [] })).toEqual({ missing: [], unsure: [] });
+    expect(absentFields(fixture, { top: 1, timestamp: "t", fromAllOf: 1, maybe: 1, data: { trace: "x", submissionId: "s" }, list: [] })).toEqual({
+      missing: [],
+      unsure: [],
+    });
   });
 
   it("a missing required field fails; a missing not-shown field is a warning, never a failure", () => {

@@ -58,7 +58,12 @@ function tourDir(baseUrl: string, receiverPort: number): string {
   return dir;
 }
 
-const tourEnv = { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: CREDENTIALS.serviceUid, VERISPEC_SANDBOX_SECRET: CREDENTIALS.secret, VERISPEC_SIGNING_SECRET: SIGNING_SECRET };
+const tourEnv = {
+  ...process.env,
+  VERISPEC_SANDBOX_SERVICE_UID: CREDENTIALS.serviceUid,
+  VERISPEC_SANDBOX_SECRET: CREDENTIALS.secret,
+  VERISPEC_SIGNING_SECRET: SIGNING_SECRET,
+};
 
 /** The tour's receiver running in `dir`; its output so far in `out.text`. */
 async function runReceiver(dir: string) {
@@ -72,7 +77,11 @@ async function runReceiver(dir: string) {
 
 /** The tour's client run in `dir` (asynchronously: a deviating server of this process must keep answering). */
 const runClient = (dir: string) =>
-  new Promise<{ stdout: string; stderr: string }>((resolve) => execFile(process.execPath, ["client.js"], { cwd: dir, env: tourEnv, encoding: "utf8", timeout: 60_000 }, (_, stdout, stderr) => resolve({ stdout, stderr })));
+  new Promise<{ stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, ["client.js"], { cwd: dir, env: tourEnv, encoding: "utf8", timeout: 60_000 }, (_, stdout, stderr) =>
+      resolve({ stdout, stderr }),
+    ),
+  );
 
 const failedOf = (run: ProxyRun) => run.report.checks.filter((c) => c.outcome === "failed");
 const heldOps = (checks: readonly CheckResult[]) => new Set(checks.filter((c) => c.outcome === "held").map((c) => c.operation));
@@ -80,7 +89,14 @@ const heldOps = (checks: readonly CheckResult[]) => new Set(checks.filter((c) =>
 describe("the README tour's programs through conform --proxy in front of the sandbox", { timeout: 180_000 }, () => {
   it("every exchange and every webhook judged, nothing failed; the programs see what they see without the proxy", async () => {
     const [receiverPort, receiveOn] = [await freePort(), await freePort()];
-    const sandbox = await startSandbox(["--db", "memory", "--webhook-url", `http://127.0.0.1:${receiverPort}/webhooks`, "--webhook-url", `http://127.0.0.1:${receiveOn}/`]);
+    const sandbox = await startSandbox([
+      "--db",
+      "memory",
+      "--webhook-url",
+      `http://127.0.0.1:${receiverPort}/webhooks`,
+      "--webhook-url",
+      `http://127.0.0.1:${receiveOn}/`,
+    ]);
     const proxy = await startConformProxy(sandbox.url, ["--receive-on", `127.0.0.1:${receiveOn}`]);
     const dir = tourDir(proxy.url, receiverPort);
     const receiver = await runReceiver(dir);
@@ -97,17 +113,24 @@ describe("the README tour's programs through conform --proxy in front of the san
       receiver.stop();
       await sandbox.stop();
     }
-    expect(receiver.out.text).toMatch(/verified webhook \(signature version 2\): pending, processing\nverified webhook \(signature version 2\): verified, verified\n/);
+    expect(receiver.out.text).toMatch(
+      /verified webhook \(signature version 2\): pending, processing\nverified webhook \(signature version 2\): verified, verified\n/,
+    );
     expect(failedOf(run), run.stderr).toEqual([]);
     expect(run.code).toBe(0);
     expect(run.report.summary).toMatchObject({ requests: 2, webhooks: 2, failed: 0 });
     expect(run.report.summary.held).toBeGreaterThan(10);
     expect([...heldOps(run.report.checks)].sort()).toEqual(["createVerification", "getVerification", "webhook"]);
     // Each exchange is judged: the answer's status, content type and schema, for both calls.
-    for (const [n, op] of [[1, "createVerification"], [2, "getVerification"]] as const)
-      for (const what of ["content-type", "status-code", "body", "presence"]) expect(run.report.checks, `${n} ${what}`).toContainEqual(expect.objectContaining({ id: `proxy:${n}:${op}#${what}`, outcome: "held" }));
+    for (const [n, op] of [
+      [1, "createVerification"],
+      [2, "getVerification"],
+    ] as const)
+      for (const what of ["content-type", "status-code", "body", "presence"])
+        expect(run.report.checks, `${n} ${what}`).toContainEqual(expect.objectContaining({ id: `proxy:${n}:${op}#${what}`, outcome: "held" }));
     const out = JSON.stringify(run) + receiver.out.text;
-    for (const secret of [CREDENTIALS.secret, SIGNING_SECRET, Buffer.from(`${CREDENTIALS.serviceUid}:${CREDENTIALS.secret}`).toString("base64")]) expect(out).not.toContain(secret);
+    for (const secret of [CREDENTIALS.secret, SIGNING_SECRET, Buffer.from(`${CREDENTIALS.serviceUid}:${CREDENTIALS.secret}`).toString("base64")])
+      expect(out).not.toContain(secret);
   });
 
   it("with a deviating server behind the proxy, the same traffic fails with the named checks (an envelope without timestamp, a webhook without its version header)", async () => {
@@ -139,7 +162,12 @@ describe("the README tour's programs through conform --proxy in front of the san
     const failed = failedOf(run);
     expect(failed).toContainEqual(expect.objectContaining({ id: "proxy:1:createVerification#presence", got: expect.stringContaining("timestamp") }));
     // Nothing else: the schema names the same missing field; both webhooks lack the header.
-    expect(failed.map((c) => c.id).sort()).toEqual(["proxy:1:createVerification#body", "proxy:1:createVerification#presence", "webhook:delivery-1#version-header", "webhook:delivery-2#version-header"]);
+    expect(failed.map((c) => c.id).sort()).toEqual([
+      "proxy:1:createVerification#body",
+      "proxy:1:createVerification#presence",
+      "webhook:delivery-1#version-header",
+      "webhook:delivery-2#version-header",
+    ]);
     expect(failed[0]!.got).toMatch(/^timestamp: /);
     // One line per finding as it happened, on stderr beside the JSON report.
     expect(run.stderr).toMatch(/^FAIL proxy:1:createVerification#presence \[createVerification\]/m);
@@ -155,14 +183,22 @@ describe("the client suites against the sandbox, run again with a conform --prox
     const dir = tempDir("verispec-proxy-suites-");
     const vitest = await new Promise<{ status: number; out: string }>((resolve) => {
       const env = { ...process.env, [THROUGH_PROXY]: dir, VITEST: undefined, VITEST_WORKER_ID: undefined, VITEST_POOL_ID: undefined };
-      execFile(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--hookTimeout=300000", "--testTimeout=180000", "--no-file-parallelism", ...SUITES], { cwd: ROOT, env, encoding: "utf8", timeout: 900_000, maxBuffer: 64 << 20 }, (e, stdout, stderr) =>
-        resolve({ status: e ? ((e as { code?: number }).code ?? -1) : 0, out: `${stdout.slice(-3000)}${stderr.slice(-2000)}` }),
+      execFile(
+        process.execPath,
+        [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--hookTimeout=300000", "--testTimeout=180000", "--no-file-parallelism", ...SUITES],
+        { cwd: ROOT, env, encoding: "utf8", timeout: 900_000, maxBuffer: 64 << 20 },
+        (e, stdout, stderr) => resolve({ status: e ? ((e as { code?: number }).code ?? -1) : 0, out: `${stdout.slice(-3000)}${stderr.slice(-2000)}` }),
       );
     });
     expect(vitest.status, vitest.out).toBe(0);
     const runs = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as ProxyRun & { suite: string });
     // One proxy per sandbox the suites start: sandbox.test.ts two, receiver.test.ts one per signature version.
-    expect(runs.map((r) => r.suite.slice(ROOT.length)).sort()).toEqual(["test/sandbox/receiver.test.ts", "test/sandbox/receiver.test.ts", "test/sandbox/sandbox.test.ts", "test/sandbox/sandbox.test.ts"]);
+    expect(runs.map((r) => r.suite.slice(ROOT.length)).sort()).toEqual([
+      "test/sandbox/receiver.test.ts",
+      "test/sandbox/receiver.test.ts",
+      "test/sandbox/sandbox.test.ts",
+      "test/sandbox/sandbox.test.ts",
+    ]);
     for (const run of runs) {
       expect(failedOf(run), `${run.suite}: ${run.stderr.slice(0, 2000)}`).toEqual([]);
       expect(run.report.summary.requests).toBeGreaterThan(0);
@@ -173,7 +209,8 @@ describe("the client suites against the sandbox, run again with a conform --prox
     // Every operation of the specification was seen and judged (the follow-up request at the sandbox's path for it).
     const operations = modelFromSpec(join(ROOT, "spec")).endpoints.map((e) => e.operationId);
     expect([...heldOps(checks)].sort()).toEqual([...new Set(operations)].sort());
-    for (const op of operations) expect(checks.filter((c) => c.operation === op && c.id.endsWith("#content-type") && c.outcome === "held").length, op).toBeGreaterThan(0);
+    for (const op of operations)
+      expect(checks.filter((c) => c.operation === op && c.id.endsWith("#content-type") && c.outcome === "held").length, op).toBeGreaterThan(0);
     for (const secret of [CREDENTIALS.secret, SIGNING_SECRET]) expect(JSON.stringify(runs)).not.toContain(secret);
   }, 900_000);
 });

@@ -33,11 +33,20 @@ export interface ConformProxy {
 
 /** Starts `verispec conform --proxy 127.0.0.1:0 <upstream> --format json [...args]` and resolves at its start line. */
 export async function startConformProxy(upstream: string, args: readonly string[] = []): Promise<ConformProxy> {
-  const child = spawn(process.execPath, ["--import", "tsx", "generator/cli/bin.ts", "conform", "--proxy", "127.0.0.1:0", upstream, "--format", "json", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, VERISPEC_CONFORM_SERVICE_UID: CREDENTIALS.serviceUid, VERISPEC_CONFORM_SECRET: CREDENTIALS.secret, VERISPEC_SIGNING_SECRET: SIGNING_SECRET },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "generator/cli/bin.ts", "conform", "--proxy", "127.0.0.1:0", upstream, "--format", "json", ...args],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        VERISPEC_CONFORM_SERVICE_UID: CREDENTIALS.serviceUid,
+        VERISPEC_CONFORM_SECRET: CREDENTIALS.secret,
+        VERISPEC_SIGNING_SECRET: SIGNING_SECRET,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const out = { stdout: "", stderr: "" };
   child.stdout!.on("data", (c: Buffer) => (out.stdout += c.toString("utf8")));
   child.stderr!.on("data", (c: Buffer) => (out.stderr += c.toString("utf8")));

@@ -23,7 +23,8 @@ describe.skipIf(!python.found)("conformance vectors in Python", () => {
     const r = await run(python.path, [SCRIPT, "--json"]);
     expect(r.stderr).toBe("");
     const report = JSON.parse(r.stdout.trim().split("\n").pop()!) as { requests: Part; webhooks: Part };
-    const file = (name: string) => JSON.parse(readFileSync(join(ROOT, "generated", "conformance", `${name}.json`), "utf8")) as { cases: unknown[]; sequences?: { steps: unknown[] }[] };
+    const file = (name: string) =>
+      JSON.parse(readFileSync(join(ROOT, "generated", "conformance", `${name}.json`), "utf8")) as { cases: unknown[]; sequences?: { steps: unknown[] }[] };
     const webhooks = file("webhooks");
     expect(report.requests).toEqual({ total: file("requests").cases.length, agreed: file("requests").cases.length, skipped: 0, disagreed: [] });
     const deliveries = webhooks.cases.length + webhooks.sequences!.reduce((n, s) => n + s.steps.length, 0);
@@ -36,7 +37,11 @@ describe.skipIf(!python.found)("conformance vectors in Python", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout.trim()) as { requests: Part & { skipped: number }; webhooks: Part & { skipped: number } };
-    const file = (name: string) => JSON.parse(readFileSync(join(ROOT, "generated", "conformance", `${name}.json`), "utf8")) as { cases: { expect?: { reason?: string } }[]; sequences?: { steps: { expect: { reason?: string } }[] }[] };
+    const file = (name: string) =>
+      JSON.parse(readFileSync(join(ROOT, "generated", "conformance", `${name}.json`), "utf8")) as {
+        cases: { expect?: { reason?: string } }[];
+        sequences?: { steps: { expect: { reason?: string } }[] }[];
+      };
     const webhooks = file("webhooks");
     const deliveries = [...webhooks.cases, ...webhooks.sequences!.flatMap((s) => s.steps)];
     const schemaBound = deliveries.filter((d) => d.expect?.reason === "invalid_payload").length;
@@ -54,7 +59,9 @@ describe.skipIf(!python.found)("conformance vectors in Python", () => {
       mkdirSync(join(dir, "generated", "conformance"), { recursive: true });
       cpSync(join(ROOT, "generated", "schemas"), join(dir, "generated", "schemas"), { recursive: true });
       cpSync(join(ROOT, "generated", "conformance", "requests.json"), join(dir, "generated", "conformance", "requests.json"));
-      const webhooks = JSON.parse(readFileSync(join(ROOT, "generated", "conformance", "webhooks.json"), "utf8")) as { cases: { id: string; expect: unknown }[] };
+      const webhooks = JSON.parse(readFileSync(join(ROOT, "generated", "conformance", "webhooks.json"), "utf8")) as {
+        cases: { id: string; expect: unknown }[];
+      };
       webhooks.cases.find((c) => c.id === "v1/tamper/body")!.expect = { verdict: "accept" };
       writeFileSync(join(dir, "generated", "conformance", "webhooks.json"), JSON.stringify(webhooks));
       const r = await run(python.path, [SCRIPT, "--root", dir]);

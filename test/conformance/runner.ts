@@ -48,7 +48,9 @@ export function lifecycleOutcome(rules: WebhookRules, find: typeof FindTransitio
   const byId = (id: string) => rules.transitions.find((t) => t.id === id)!;
   if (event === "submit") {
     const row = find(rules, null, byId("submit").to[0]!, fields).find((r) => r.id === "submit");
-    return row ? { outcome: "transition", transition: row.id!, state: { verificationStatus: row.to[0]!, submissionStatus: "submitted", attempt: 1 } } : refused();
+    return row
+      ? { outcome: "transition", transition: row.id!, state: { verificationStatus: row.to[0]!, submissionStatus: "submitted", attempt: 1 } }
+      : refused();
   }
   if (event === "complete") {
     const row = find(rules, g.verificationStatus, target!, fields).find((r) => r.id === "complete");
@@ -56,11 +58,19 @@ export function lifecycleOutcome(rules: WebhookRules, find: typeof FindTransitio
   }
   if (event === "resubmit") {
     // In flight (still being processed): 475, nothing stored.
-    if (g.verificationStatus === byId("complete").from) return { outcome: "error", error: "submission_conflict", httpStatus: ERRORS["submission_conflict"]!, state: keep };
+    if (g.verificationStatus === byId("complete").from)
+      return { outcome: "error", error: "submission_conflict", httpStatus: ERRORS["submission_conflict"]!, state: keep };
     const retry = find(rules, g.verificationStatus, "pending", fields).find((r) => r.id === "retry");
     if (retry) return { outcome: "transition", transition: retry.id!, state: { ...keep, verificationStatus: "pending", attempt: g.attempt! + 1 } };
     const lock = find(rules, g.verificationStatus, "rejected", fields).find((r) => r.id === "lock");
-    if (lock) return { outcome: "error", transition: lock.id!, error: lock.error!, httpStatus: ERRORS[lock.error!]!, state: { ...keep, verificationStatus: lock.to[0]!, submissionStatus: String(lock.effects?.set?.["submissionStatus"]) } };
+    if (lock)
+      return {
+        outcome: "error",
+        transition: lock.id!,
+        error: lock.error!,
+        httpStatus: ERRORS[lock.error!]!,
+        state: { ...keep, verificationStatus: lock.to[0]!, submissionStatus: String(lock.effects?.set?.["submissionStatus"]) },
+      };
     return refused();
   }
   if (event === "remove") {

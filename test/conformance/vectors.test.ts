@@ -27,7 +27,14 @@ interface RequestVector {
 
 async function verdict(d: WebhookVector, store = new MemoryReplayStore({ now: () => d.now })): Promise<{ verdict: string; reason?: string }> {
   try {
-    await verifyWebhook({ rawBody: Buffer.from(d.body, "utf8"), headers: d.headers, secret: d.secrets, now: d.now, replayStore: store, ...(d.allowBodySignature ? { allowBodySignature: true } : {}) });
+    await verifyWebhook({
+      rawBody: Buffer.from(d.body, "utf8"),
+      headers: d.headers,
+      secret: d.secrets,
+      now: d.now,
+      replayStore: store,
+      ...(d.allowBodySignature ? { allowBodySignature: true } : {}),
+    });
     return { verdict: "accept" };
   } catch (e) {
     const reason = (e as WebhookVerificationError).reason;
@@ -62,12 +69,33 @@ describe("conformance vectors: the files", () => {
     const model = modelFromSpec(join(ROOT, "spec"));
     for (const e of model.endpoints.filter((x) => x.request)) {
       const mine = cases.filter((c) => c.schema === e.request);
-      expect(mine.some((c) => c.valid), `${e.request} has valid cases`).toBe(true);
-      expect(mine.some((c) => !c.valid), `${e.request} has invalid cases`).toBe(true);
+      expect(
+        mine.some((c) => c.valid),
+        `${e.request} has valid cases`,
+      ).toBe(true);
+      expect(
+        mine.some((c) => !c.valid),
+        `${e.request} has invalid cases`,
+      ).toBe(true);
     }
     const ids = cases.map((c) => c.id);
-    for (const part of ["/missing", "/not-allowed", "/max-length", "/over-max-length", "/digits-min", "/digits-over-max", "/holds", "/broken", "requirement/", "valid/minimal/", "valid/complete/"]) {
-      expect(ids.some((id) => id.includes(part)), part).toBe(true);
+    for (const part of [
+      "/missing",
+      "/not-allowed",
+      "/max-length",
+      "/over-max-length",
+      "/digits-min",
+      "/digits-over-max",
+      "/holds",
+      "/broken",
+      "requirement/",
+      "valid/minimal/",
+      "valid/complete/",
+    ]) {
+      expect(
+        ids.some((id) => id.includes(part)),
+        part,
+      ).toBe(true);
     }
   });
 });
@@ -79,7 +107,8 @@ describe("conformance vectors: the TypeScript runtime passes every one", () => {
     for (const c of cases) {
       const r = validate(c.schema, c.payload, { maxErrors: Infinity });
       const got = r.valid ? [] : sortIssues(r.errors);
-      if (r.valid !== c.valid || JSON.stringify(got) !== JSON.stringify(c.errors)) failed.push(`${c.id}: want ${JSON.stringify(c.errors)} got ${JSON.stringify(got)}`);
+      if (r.valid !== c.valid || JSON.stringify(got) !== JSON.stringify(c.errors))
+        failed.push(`${c.id}: want ${JSON.stringify(c.errors)} got ${JSON.stringify(got)}`);
     }
     expect(failed).toEqual([]);
     expect(cases.length).toBeGreaterThan(500);
@@ -98,7 +127,8 @@ describe("conformance vectors: the TypeScript runtime passes every one", () => {
       for (const [i, step] of s.steps.entries()) {
         clock = step.now;
         const got = await verdict(step, store);
-        if (JSON.stringify(got) !== JSON.stringify(step.expect)) failed.push(`${s.id} step ${i}: want ${JSON.stringify(step.expect)} got ${JSON.stringify(got)}`);
+        if (JSON.stringify(got) !== JSON.stringify(step.expect))
+          failed.push(`${s.id} step ${i}: want ${JSON.stringify(step.expect)} got ${JSON.stringify(got)}`);
       }
     }
     expect(failed).toEqual([]);
@@ -107,8 +137,21 @@ describe("conformance vectors: the TypeScript runtime passes every one", () => {
   it("webhooks: both digests of version 1, the body variant, version 2, tolerance edges and replays are all there", () => {
     const file = load("webhooks");
     const ids = (file.cases as { id: string }[]).map((c) => c.id).join(" ");
-    for (const part of ["v1/digest/sha3-256-only", "v1/digest/keccak-256-only", "v1/body-variant/valid", "v2/valid", "tolerance/exactly-past", "tolerance/past-plus-1ms", "tolerance/future-plus-1ms", "tamper/body", "prefix/"]) expect(ids).toContain(part);
-    expect((file.sequences as { id: string }[]).map((s) => s.id)).toEqual(expect.arrayContaining(["replay/same-delivery-twice", "replay/across-versions", "replay/across-rotated-keys"]));
+    for (const part of [
+      "v1/digest/sha3-256-only",
+      "v1/digest/keccak-256-only",
+      "v1/body-variant/valid",
+      "v2/valid",
+      "tolerance/exactly-past",
+      "tolerance/past-plus-1ms",
+      "tolerance/future-plus-1ms",
+      "tamper/body",
+      "prefix/",
+    ])
+      expect(ids).toContain(part);
+    expect((file.sequences as { id: string }[]).map((s) => s.id)).toEqual(
+      expect.arrayContaining(["replay/same-delivery-twice", "replay/across-versions", "replay/across-rotated-keys"]),
+    );
   });
 
   it("lifecycle: the generated transition rules give each outcome (474 after the cap, 475 in flight)", () => {

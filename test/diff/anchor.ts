@@ -43,7 +43,9 @@ function inlineRefs(doc: Doc): Doc {
 
 /** Optic's failing breaking-change rules between two documents: rule name -> how many times. */
 export async function opticFindings(base: Doc, head: Doc): Promise<Record<string, number>> {
-  const { runRulesWithInputs } = require("@useoptic/rulesets-base/build/test-helpers") as { runRulesWithInputs: (rules: unknown[], a: Doc, b: Doc) => Promise<OpticResult[]> };
+  const { runRulesWithInputs } = require("@useoptic/rulesets-base/build/test-helpers") as {
+    runRulesWithInputs: (rules: unknown[], a: Doc, b: Doc) => Promise<OpticResult[]>;
+  };
   const { BreakingChangesRuleset } = require("@useoptic/standard-rulesets/build/breaking-changes") as { BreakingChangesRuleset: new () => unknown };
   const results = await runRulesWithInputs([new BreakingChangesRuleset()], base, head);
   const out: Record<string, number> = {};

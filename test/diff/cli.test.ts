@@ -23,7 +23,11 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
 const DELIBERATE: Edit[] = [
   reword("countries.yaml", "The 15 other countries", "The 14 other countries"),
   mapList("countries.yaml", ["groups", "trustCountries", "countries"], (v) => v.filter((c) => c !== "SWE")),
-  set("v5.yaml", ["shapes", "v5.VerificationCreateRequest", "properties", "purpose"], { required: true, type: "string", description: "Why the verification is made." }),
+  set("v5.yaml", ["shapes", "v5.VerificationCreateRequest", "properties", "purpose"], {
+    required: true,
+    type: "string",
+    description: "Why the verification is made.",
+  }),
   del("statuses.yaml", ["transitions", 6]),
 ];
 
@@ -62,7 +66,8 @@ describe("git revisions", () => {
     const r = await run(["HEAD"], repo);
     expect(r.err).toBe("");
     expect(r.code).toBe(1);
-    for (const id of ["request-country-removed", "request-property-required-added", "transition-removed", "spec-version-not-bumped"]) expect(r.out).toContain(id);
+    for (const id of ["request-country-removed", "request-property-required-added", "transition-removed", "spec-version-not-bumped"])
+      expect(r.out).toContain(id);
     expect(r.out).toContain("spec/entities/trust.yaml:");
     expect(git("status", "--porcelain")).toBe(status);
     expect(git("diff", "--cached", "--name-only")).toBe("");
@@ -129,7 +134,10 @@ describe("severity overrides (.verispec-diff.yaml)", () => {
   const head = specWith([del("statuses.yaml", ["transitions", 6]), set("versions.yaml", ["specVersion"], "2.0.0")]);
   it("an override lowers a breaking finding to a warning (exit 0) or drops it", async () => {
     const dir = join(temp, "ov1");
-    cpSync(join(REAL_SPEC, ".."), dir, { recursive: true, filter: (s) => !s.includes("node_modules") && !s.includes(".git") && !s.includes("generated") && !s.includes("test") });
+    cpSync(join(REAL_SPEC, ".."), dir, {
+      recursive: true,
+      filter: (s) => !s.includes("node_modules") && !s.includes(".git") && !s.includes("generated") && !s.includes("test"),
+    });
     writeFileSync(join(dir, ".verispec-diff.yaml"), "severities:\n  transition-removed: warning\n");
     const r = await run([REAL_SPEC, head, "--format", "json"], dir);
     expect(r.code).toBe(0);
@@ -151,7 +159,9 @@ describe("severity overrides (.verispec-diff.yaml)", () => {
 describe("spec-version-not-bumped", () => {
   const ids = async (edits: Edit[]) => {
     const r = await run([REAL_SPEC, specWith(edits), "--format", "json"], temp);
-    return JSON.parse(r.out).findings.filter((f: { id: string }) => f.id === "spec-version-not-bumped").map((f: { severity: string; message: string }) => `${f.severity}: ${f.message}`);
+    return JSON.parse(r.out)
+      .findings.filter((f: { id: string }) => f.id === "spec-version-not-bumped")
+      .map((f: { severity: string; message: string }) => `${f.severity}: ${f.message}`);
   };
   const breaking = del("statuses.yaml", ["transitions", 6]);
   const minor = set("webhooks.yaml", ["shapes", "v5.WebhookPayload", "properties", "deliveryId"], { type: "string" });
@@ -185,7 +195,17 @@ describe("outputs", () => {
   it("text: breaking first, grouped by audience, no colours off a terminal; colours with FORCE_COLOR", async () => {
     const r = await run([REAL_SPEC, head], temp);
     expect(r.out).not.toContain("\u001b[");
-    const order = ["BREAKING", "Request senders", "request-country-removed", "Behaviour", "transition-removed", "WARNING", "attempt-default-cap-changed", "INFO", "response-property-added"].map((s) => r.out.indexOf(s));
+    const order = [
+      "BREAKING",
+      "Request senders",
+      "request-country-removed",
+      "Behaviour",
+      "transition-removed",
+      "WARNING",
+      "attempt-default-cap-changed",
+      "INFO",
+      "response-property-added",
+    ].map((s) => r.out.indexOf(s));
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect((await run([REAL_SPEC, head], temp, { FORCE_COLOR: "1" })).out).toContain("\u001b[1;31m");
@@ -216,18 +236,25 @@ describe("outputs", () => {
     const r = await run([REAL_SPEC, head, "--format", "markdown"], temp);
     expect(r.out.startsWith("## Specification 1.0.0\n")).toBe(true);
     expect(r.out.indexOf("### Breaking changes")).toBeLessThan(r.out.indexOf("### Changes to review"));
-    expect(r.out).toContain("- `purpose` added as required (`v5.VerificationCreateRequest` `/properties/purpose`, operation `createVerification`). `request-property-required-added`, spec/v5.yaml:30 -> spec/v5.yaml:");
+    expect(r.out).toContain(
+      "- `purpose` added as required (`v5.VerificationCreateRequest` `/properties/purpose`, operation `createVerification`). `request-property-required-added`, spec/v5.yaml:30 -> spec/v5.yaml:",
+    );
   });
 });
 
 describe("a tightened request pattern (nzbn 6 to 13 digits -> 13)", () => {
-  const NZBN: Edit[] = [set("rules.yaml", ["rules", "nzbn", "pattern"], "^[0-9]{13}$"), ...["rules.yaml", "limits.yaml", "errors.yaml"].map((f) => reword(f, "6 to 13 digits", "13 digits"))];
+  const NZBN: Edit[] = [
+    set("rules.yaml", ["rules", "nzbn", "pattern"], "^[0-9]{13}$"),
+    ...["rules.yaml", "limits.yaml", "errors.yaml"].map((f) => reword(f, "6 to 13 digits", "13 digits")),
+  ];
   const both = '"^[0-9]{6,13}$" -> "^[0-9]{13}$" (rule nzbn)';
   it("is breaking (exit 1) and every format shows the old and the new pattern", async () => {
     const head = specWith(NZBN);
     const text = await run([REAL_SPEC, head], temp);
     expect(text.code).toBe(1);
-    expect(text.out).toMatch(/BREAKING[\s\S]*request-pattern-changed {2}pattern changed, not provably accepting every value it accepted: "\^\[0-9\]\{6,13\}\$" -> "\^\[0-9\]\{13\}\$" \(rule nzbn\)/);
+    expect(text.out).toMatch(
+      /BREAKING[\s\S]*request-pattern-changed {2}pattern changed, not provably accepting every value it accepted: "\^\[0-9\]\{6,13\}\$" -> "\^\[0-9\]\{13\}\$" \(rule nzbn\)/,
+    );
     const json = JSON.parse((await run([REAL_SPEC, head, "--format", "json"], temp)).out) as { findings: { id: string; severity: string; message: string }[] };
     expect(json.findings.find((f) => f.id === "request-pattern-changed")).toMatchObject({ severity: "breaking", message: expect.stringContaining(both) });
     const markdown = (await run([REAL_SPEC, head, "--format", "markdown"], temp)).out;

@@ -52,8 +52,7 @@ export function specWith(edits: readonly Edit[]): string {
       const text = readFileSync(file, "utf8");
       if (!text.includes(e.reword[0])) throw new Error(`fixture: no ${JSON.stringify(e.reword[0])} in ${e.file}`);
       writeFileSync(file, text.split(e.reword[0]).join(e.reword[1]));
-    }
-    else {
+    } else {
       const doc = parseDocument(readFileSync(file, "utf8"));
       e.apply(doc);
       writeFileSync(file, doc.toString({ lineWidth: 0 }));

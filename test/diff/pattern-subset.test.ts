@@ -31,7 +31,30 @@ const CASES: [string, { wider: string; narrower: string; want: boolean }][] = [
   ["a broken pattern: not proven", { wider: "^[0-9{2$", narrower: "^[0-9]{2}$", want: false }],
 ];
 
-const PROBES = ["", "a", "aa", "abc", "x", "wxy", "AB12", "0", "1234", "12345", "12345-6789", "123456", "123-45-6789", "123456789", "X", "12345678901", "1234567890123", "123456789012345", "a.b", "ab.cd", "F00D", "abcabc"];
+const PROBES = [
+  "",
+  "a",
+  "aa",
+  "abc",
+  "x",
+  "wxy",
+  "AB12",
+  "0",
+  "1234",
+  "12345",
+  "12345-6789",
+  "123456",
+  "123-45-6789",
+  "123456789",
+  "X",
+  "12345678901",
+  "1234567890123",
+  "123456789012345",
+  "a.b",
+  "ab.cd",
+  "F00D",
+  "abcabc",
+];
 
 describe("acceptsAll", () => {
   for (const [name, { wider, narrower, want }] of CASES) {

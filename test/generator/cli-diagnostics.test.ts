@@ -91,8 +91,10 @@ const expected: Record<string, RegExp> = {
   "--out under a file": /^verispec: the output directory would be under a file: \/.*a-file\/generated\n$/,
   "a symbolic link loop in spec/": /^verispec: symbolic link loop in the spec: \/.*loop\/a\.yaml\n$/,
   "a dangling symbolic link in spec/": /^verispec: broken symbolic link in the spec: \/.*dangling\/gone\.yaml\n$/,
-  "a YAML alias bomb": /^bomb\/bomb\.yaml:2:\d+: error VS103: found aliases that expand past 100 references \(an alias bomb\); expected YAML without excessive aliases\n$/,
-  "a spec file linking outside the spec directory": /^verispec: spec file outside\/countries\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
+  "a YAML alias bomb":
+    /^bomb\/bomb\.yaml:2:\d+: error VS103: found aliases that expand past 100 references \(an alias bomb\); expected YAML without excessive aliases\n$/,
+  "a spec file linking outside the spec directory":
+    /^verispec: spec file outside\/countries\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
   "a spec file linking to /dev/zero": /^verispec: spec file zero\/zero\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
   "a spec file linking to /proc/self/environ": /^verispec: spec file environ\/limits\.yaml resolves outside the spec directory; refused \(not read\)\n$/,
   "a spec file over 10 MiB": /^verispec: spec file huge\/huge\.yaml is larger than 10,485,760 bytes \(10 MiB\), the most verispec reads\n$/,
@@ -123,7 +125,10 @@ describe("CLI failures are one line and exit 2", () => {
   });
 
   it("as a process: no stack trace on stderr", () => {
-    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "generator/cli/bin.ts"), "check", "--spec", join(temp, "dangling")], { encoding: "utf8", cwd: ROOT });
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "generator/cli/bin.ts"), "check", "--spec", join(temp, "dangling")], {
+      encoding: "utf8",
+      cwd: ROOT,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^verispec: broken symbolic link in the spec: .*\n$/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -178,4 +183,3 @@ describe("a quoted excerpt is short and secret-redacted", () => {
     expect(err).not.toContain("supersecretvalue1234");
   });
 });
-

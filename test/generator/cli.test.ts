@@ -112,7 +112,10 @@ describe("the installed bin", () => {
     try {
       scratch.edit("errors.yaml", "httpStatus: 474", 'httpStatus: "474"');
       scratch.write("limits.yaml", `${readFileSync(join(scratch.spec, "limits.yaml"), "utf8")}\nbogus: 1\n`);
-      const r = spawnSync(process.execPath, [join(ROOT, "bin", "verispec.js"), "check", "--spec", scratch.spec, "--out", join(ROOT, "generated")], { cwd: scratch.dir, encoding: "utf8" });
+      const r = spawnSync(process.execPath, [join(ROOT, "bin", "verispec.js"), "check", "--spec", scratch.spec, "--out", join(ROOT, "generated")], {
+        cwd: scratch.dir,
+        encoding: "utf8",
+      });
       const c = capture(scratch.dir);
       expect(await main(["check", "--spec", scratch.spec, "--out", join(ROOT, "generated")], c.io)).toBe(2);
       expect(r.status).toBe(2);

@@ -10,8 +10,14 @@ const ROOT = join(import.meta.dirname, "..", "..");
 
 describe("conditional case names", () => {
   it("names a case by its condition and the other case by its negation", () => {
-    expect(conditionalCaseNames({ properties: { type: { const: "individual" } }, required: ["type"] })).toEqual({ then: "type individual", else: "type other than individual" });
-    expect(conditionalCaseNames({ properties: { country: { enum: ["AUS"] }, type: { const: "association" } } })).toEqual({ then: "country AUS, type association", else: "not country AUS, type association" });
+    expect(conditionalCaseNames({ properties: { type: { const: "individual" } }, required: ["type"] })).toEqual({
+      then: "type individual",
+      else: "type other than individual",
+    });
+    expect(conditionalCaseNames({ properties: { country: { enum: ["AUS"] }, type: { const: "association" } } })).toEqual({
+      then: "country AUS, type association",
+      else: "not country AUS, type association",
+    });
     expect(conditionalCaseNames({ properties: { role: {} }, required: ["role"] })).toEqual({ then: "role given", else: "no role" });
     expect(conditionalCaseNames({ properties: { c: { enum: ["A", "B"] } } })).toEqual({ then: "c A or B", else: "c other than A or B" });
     expect(conditionalCaseNames({ required: ["x"] })).toBeUndefined();
@@ -25,7 +31,11 @@ describe("conditional case names", () => {
       oneOf: [{ properties: { a: {} }, required: ["a"] }, { title: "kept", required: ["b"] }, { $ref: "#/x" }],
       examples: [{ if: { properties: { type: { const: "no" } } } }],
     };
-    const named = withNamedConditionalCases({ s: schema }).s as unknown as { allOf: Record<string, { title?: string }>[]; oneOf: { title?: string }[]; examples: unknown };
+    const named = withNamedConditionalCases({ s: schema }).s as unknown as {
+      allOf: Record<string, { title?: string }>[];
+      oneOf: { title?: string }[];
+      examples: unknown;
+    };
     expect(named.allOf[0]!.if!.title).toBe("type trust");
     expect(named.allOf[0]!.else!.title).toBe("type other than trust");
     expect(named.oneOf.map((m) => m.title)).toEqual(["with a", "kept", undefined]);

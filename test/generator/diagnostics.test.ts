@@ -35,7 +35,8 @@ const cases: Case[] = [
     file: "rules.yaml",
     from: '    pattern: "^[0-9]{6,13}$"',
     to: '    pattern: "^[0-9]{6,13}$"\n    maxLen: 13',
-    message: "spec/rules.yaml:70:5: error VS202: found an unknown key `maxLen`; expected one of the keys `source`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `format`, `messages`, `examples`",
+    message:
+      "spec/rules.yaml:70:5: error VS202: found an unknown key `maxLen`; expected one of the keys `source`, `description`, `type`, `minLength`, `maxLength`, `pattern`, `format`, `messages`, `examples`",
   },
   {
     name: "a missing required key",
@@ -63,14 +64,16 @@ const cases: Case[] = [
     file: "stakeholders.yaml",
     from: "        required: true\n        types: [individual, privateCompany, publicCompany, governmentBody]",
     to: "        required: true\n        types: [individual, trustCompany, publicCompany, governmentBody]",
-    message: 'spec/stakeholders.yaml:56:29: error VS308: found the stakeholder type "trustCompany"; expected a stakeholder type of `types`: `individual`, `privateCompany`, `publicCompany`, `governmentBody`',
+    message:
+      'spec/stakeholders.yaml:56:29: error VS308: found the stakeholder type "trustCompany"; expected a stakeholder type of `types`: `individual`, `privateCompany`, `publicCompany`, `governmentBody`',
   },
   {
     name: "an unknown country group",
     file: "entities/trust.yaml",
     from: "countries: trustCountries",
     to: "countries: trustCountriez",
-    message: 'spec/entities/trust.yaml:10:16: error VS309: found the country group "trustCountriez"; expected "iso3" or a group of countries.yaml: `individualUSA`, `individualEurope`, `associationCountries`, `governmentBodyUSA`, `governmentBodyNZL`, `privateCompanyCountries`, `unRegulatedTrustCountries`, `trustCountries`, `partnershipCountries`, `australia`',
+    message:
+      'spec/entities/trust.yaml:10:16: error VS309: found the country group "trustCountriez"; expected "iso3" or a group of countries.yaml: `individualUSA`, `individualEurope`, `associationCountries`, `governmentBodyUSA`, `governmentBodyNZL`, `privateCompanyCountries`, `unRegulatedTrustCountries`, `trustCountries`, `partnershipCountries`, `australia`',
   },
   {
     name: "a country that is not an ISO 3166-1 alpha-3 code",
@@ -84,76 +87,86 @@ const cases: Case[] = [
     file: "webhooks.yaml",
     from: "  v5.Screening:\n",
     to: "  v5.Document:\n    type: object\n  v5.Screening:\n",
-    message: "spec/v5.yaml:111:3: error VS404: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
+    message:
+      "spec/v5.yaml:111:3: error VS404: found a second definition of the shape v5.Document; expected one definition (the first is in spec/webhooks.yaml)",
   },
   {
     name: "a dangling shape reference",
     file: "v5.yaml",
     from: "items: { ref: v5.Document }",
     to: "items: { ref: v5.Documentt }",
-    message: 'spec/v5.yaml:49:47: error VS304: found the shape "v5.Documentt"; expected a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml',
+    message:
+      'spec/v5.yaml:49:47: error VS304: found the shape "v5.Documentt"; expected a shape defined under `shapes` in stakeholders.yaml, older.yaml, webhooks.yaml or v5.yaml',
   },
   {
     name: "an unknown rule",
     file: "entities/partnership.yaml",
     from: "nzbn: { required: true, rule: nzbn }",
     to: "nzbn: { required: true, rule: nzbnn }",
-    message: 'spec/entities/partnership.yaml:13:37: error VS303: found the rule "nzbnn"; expected a rule of rules.yaml: `personName`, `dateDDMMYYYY`, `usPostcode`, `socialSecurityNumber`, `abn`, `acn`, `nzbn`, `arbn`, `dataUri`, `v5DataUri`, `v5Name`, `v5Website`, `v5Address`, `nonEmpty`, `url`, `uuid`, `isoDateTime`',
+    message:
+      'spec/entities/partnership.yaml:13:37: error VS303: found the rule "nzbnn"; expected a rule of rules.yaml: `personName`, `dateDDMMYYYY`, `usPostcode`, `socialSecurityNumber`, `abn`, `acn`, `nzbn`, `arbn`, `dataUri`, `v5DataUri`, `v5Name`, `v5Website`, `v5Address`, `nonEmpty`, `url`, `uuid`, `isoDateTime`',
   },
   {
     name: "an unknown message",
     file: "rules.yaml",
     from: "      pattern: abnFormat",
     to: "      pattern: abnFormatt",
-    message: 'spec/rules.yaml:54:16: error VS302: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `dateFormat`, `usPostcodeFormat`, `socialSecurityNumberFormat`, `acnFormat`, `nzbnFormat`, `arbnFormat`, `dataUriFormat`, `v5DataUriFormat`, `oneLookupKey`, `urlFormat`, `uuidFormat`, `dateTimeFormat`',
+    message:
+      'spec/rules.yaml:54:16: error VS302: found the message "abnFormatt"; expected a message of errors.yaml (observed or verispec): `abnFormat`, `expectedStringReceivedUndefined`, `requiredDocumentUpload`, `websiteRequired`, `nameTooLong`, `requiredRole`, `roleTypeNotAllowed`, `abnChecksum`, `personNameFormat`, `dateFormat`, `usPostcodeFormat`, `socialSecurityNumberFormat`, `acnFormat`, `nzbnFormat`, `arbnFormat`, `dataUriFormat`, `v5DataUriFormat`, `oneLookupKey`, `urlFormat`, `uuidFormat`, `dateTimeFormat`',
   },
   {
     name: "a transition to an unknown status",
     file: "statuses.yaml",
     from: "to: [verified, rejected, info]",
     to: "to: [verified, rejected, approved]",
-    message: 'spec/statuses.yaml:124:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
+    message:
+      'spec/statuses.yaml:124:30: error VS306: found the status "approved"; expected "any" or a verification status: `new`, `pending`, `verified`, `rejected`, `info`, `locked`, `error`, `removed`',
   },
   {
     name: "path parameters that do not match the path",
     file: "endpoints.yaml",
     from: '      trace: { type: string, description: "Verification trace." }',
     to: '      id: { type: string, description: "Verification trace." }',
-    message: "spec/endpoints.yaml:100:7: error VS415: found path parameters [id] for the path /v5/verifications/{trace}; expected exactly the parameters of the path: [trace]",
+    message:
+      "spec/endpoints.yaml:100:7: error VS415: found path parameters [id] for the path /v5/verifications/{trace}; expected exactly the parameters of the path: [trace]",
   },
   {
     name: "an auth: body request without the credential fields the client adds",
     file: "older.yaml",
     from: "    additionalProperties: false\n    include: [olderCredentials]\n    properties:\n      trace:",
     to: "    additionalProperties: false\n    properties:\n      trace:",
-    message: "spec/endpoints.yaml:62:14: error VS417: found an `auth: body` request without metadata_version; expected the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)",
+    message:
+      "spec/endpoints.yaml:62:14: error VS417: found an `auth: body` request without metadata_version; expected the credential fields metadata_version, metadata_serviceUid, metadata_secretKey (the client adds them)",
   },
   {
     name: "a transition condition naming an unknown condition",
     file: "statuses.yaml",
     from: "    when: { ref: canRetry }",
     to: "    when: { ref: canRetryy }",
-    message: "spec/statuses.yaml:136:18: error VS318: found the condition \"canRetryy\"; expected a condition of `conditions` in statuses.yaml: `canRetry`, `capExhausted`, `isStakeholder`, `isEntity`, `resubmittable`",
+    message:
+      'spec/statuses.yaml:136:18: error VS318: found the condition "canRetryy"; expected a condition of `conditions` in statuses.yaml: `canRetry`, `capExhausted`, `isStakeholder`, `isEntity`, `resubmittable`',
   },
   {
     name: "a condition testing a field the webhook payload does not have",
     file: "statuses.yaml",
     from: "      - { field: attempt, below: maxAttempts }",
     to: "      - { field: attempts, below: maxAttempts }",
-    message: 'spec/statuses.yaml:85:18: error VS319: found the field "attempts"; expected a field of the current webhook payload: `version`, `userId`, `onBehalfUid`, `tags`, `trace`, `submissionId`, `name`, `country`, `type`, `subType`, `inputRisk`, `idvRisk`, `screening`, `verificationStatus`, `submissionStatus`, `attempt`, `maxAttempts`, `timestamp`, `parentTrace`, `parentUserId`, `roles`',
+    message:
+      'spec/statuses.yaml:85:18: error VS319: found the field "attempts"; expected a field of the current webhook payload: `version`, `userId`, `onBehalfUid`, `tags`, `trace`, `submissionId`, `name`, `country`, `type`, `subType`, `inputRisk`, `idvRisk`, `screening`, `verificationStatus`, `submissionStatus`, `attempt`, `maxAttempts`, `timestamp`, `parentTrace`, `parentUserId`, `roles`',
   },
   {
     name: "no submission status that locks resubmission",
     file: "statuses.yaml",
     from: "    locksResubmission: true\n",
     to: "",
-    message: "spec/statuses.yaml:40:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (the service's specification, section 3)",
+    message:
+      "spec/statuses.yaml:40:3: error VS418: found no submission status with `locksResubmission: true`; expected the submission status that locks resubmission (the service's specification, section 3)",
   },
   {
     name: "webhook payloads without the older format",
     file: "webhooks.yaml",
-    from: "  older:\n    source: \"6.3\"",
-    to: "  legacy:\n    source: \"6.3\"",
+    from: '  older:\n    source: "6.3"',
+    to: '  legacy:\n    source: "6.3"',
     message: "spec/webhooks.yaml:36:1: error VS419: found payloads `v5`, `legacy`; expected a `v5` and an `older` payload",
   },
   {

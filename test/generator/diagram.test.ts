@@ -41,7 +41,10 @@ describe("status diagram", () => {
     for (const s of model.verificationStatuses) expect(svg, s.value).toMatch(new RegExp(`>${s.value}</text>`));
     model.transitions.forEach((t, i) => {
       expect(svg, `badge ${i + 1}`).toContain(`class="badge-text">${i + 1}</text>`);
-      const legend = [...svg.matchAll(/class="legend">([^<]*)</g)].map((m) => m[1]).join(" ").replace(/\s+/g, " ");
+      const legend = [...svg.matchAll(/class="legend">([^<]*)</g)]
+        .map((m) => m[1])
+        .join(" ")
+        .replace(/\s+/g, " ");
       expect(legend, t.trigger).toContain(t.trigger.replace(/`/g, ""));
       if (t.condition) expect(legend, t.condition).toContain(t.condition.replace(/`/g, ""));
     });

@@ -15,13 +15,24 @@ const branch = (k: string, country: string) => kind(k).branches.find((b) => b.co
 describe("entity kinds (seed 2.2-2.9)", () => {
   it("has exactly the kinds of the older interface, each with its interface", () => {
     expect(model.entityKinds.map((k) => `${k.kind}:${k.interface}`).sort()).toEqual([
-      "association:verify", "governmentBody:verify", "individual:verify", "partnership:verify", "privateCompany:verify",
-      "publicCompany:idform", "regulatedTrust:idform", "soleTrader:idform", "trust:verify", "unRegulatedTrust:verify",
+      "association:verify",
+      "governmentBody:verify",
+      "individual:verify",
+      "partnership:verify",
+      "privateCompany:verify",
+      "publicCompany:idform",
+      "regulatedTrust:idform",
+      "soleTrader:idform",
+      "trust:verify",
+      "unRegulatedTrust:verify",
     ]);
   });
 
   it("closes each older kind's country list as its table gives it (seed 2.2-2.8)", () => {
-    const countries = (k: string) => kind(k).branches.flatMap((b) => b.countries.values).sort();
+    const countries = (k: string) =>
+      kind(k)
+        .branches.flatMap((b) => b.countries.values)
+        .sort();
     expect(countries("individual")).toEqual(["AUT", "BEL", "CHE", "DEU", "FRA", "GBR", "NLD", "NOR", "USA"]);
     expect(countries("association")).toEqual(["USA"]);
     expect(countries("privateCompany")).toEqual(["USA"]);
@@ -101,7 +112,11 @@ describe("tables and rules", () => {
       ["too_small", "Website is required.", [["website"]]],
       ["too_big", "Name must be less than 200 characters.", [["name"]]],
     ]);
-    expect(model.errorTypes.map((e) => [e.type, e.httpStatus])).toEqual([["validation_error", 422], ["too_many_attempts", 474], ["submission_conflict", 475]]);
+    expect(model.errorTypes.map((e) => [e.type, e.httpStatus])).toEqual([
+      ["validation_error", 422],
+      ["too_many_attempts", 474],
+      ["submission_conflict", 475],
+    ]);
   });
 
   it("has the statuses, submission statuses and the attempt rules of seed 3", () => {
@@ -129,7 +144,8 @@ describe("tables and rules", () => {
       "Maximum document and request size: not shown",
       "Maximum number or length of tags: not shown",
       "Identifier schemes and required documents for other types and countries: not shown",
-    ]) expect(texts).toContain(fragment);
+    ])
+      expect(texts).toContain(fragment);
     expect(model.unknowns.every((u) => u.source !== "")).toBe(true);
   });
 

@@ -26,7 +26,7 @@ const RUNTIME_FACTS = [
   { fact: "the resubmittable kind (an individual with subType data)", home: "statuses.yaml conditions.resubmittable", literal: "sub_type = 'data'" },
   { fact: "the status a follow-up answers from (info)", home: "statuses.yaml transitions followUp.from", literal: '=== "info"' },
   { fact: "the control API's conflict texts", home: "sandbox.yaml choices.controlApi.messages", literal: "applies only when" },
-  { fact: "the control API's conflict status and code", home: "sandbox.yaml choices.controlApi.conflict", literal: 'ServiceError(409' },
+  { fact: "the control API's conflict status and code", home: "sandbox.yaml choices.controlApi.conflict", literal: "ServiceError(409" },
   { fact: "the hosted form's refusal statuses and codes", home: "sandbox.yaml choices.hostedForm.refusals", literal: '"form_expired"' },
   { fact: "the bodies' media type", home: "endpoints.yaml bodies.mediaType", literal: "application/json" },
 ] as const;
@@ -63,11 +63,18 @@ describe("the webhook runtime follows webhooks.yaml signatures", () => {
     expect(headers["X-Svc-Signature"]).toMatch(/^hmac-sha256=[0-9a-f]{64}$/);
     await expect(kit.verifyWebhook({ rawBody: body, headers, secret: "k", now })).resolves.toMatchObject({ version: "2" });
     const old = { ...headers, "X-Svc-Signature": headers["X-Svc-Signature"]!.replace("hmac-sha256=", "sha256=") };
-    await expect(kit.verifyWebhook({ rawBody: body, headers: old, secret: "k", now })).rejects.toThrow("X-Svc-Signature must be hmac-sha256= followed by 64 hex digits");
+    await expect(kit.verifyWebhook({ rawBody: body, headers: old, secret: "k", now })).rejects.toThrow(
+      "X-Svc-Signature must be hmac-sha256= followed by 64 hex digits",
+    );
   });
 
   it("the v1 prefixes changed: both digest headers carry them", async () => {
-    const kit = kitOf(edited([["webhooks.yaml", 'prefix: "svc_sec_sha256_"', 'prefix: "acme_sha3_"'], ["webhooks.yaml", 'prefix: "svc_sec_keccak256_"', 'prefix: "acme_keccak_"']]));
+    const kit = kitOf(
+      edited([
+        ["webhooks.yaml", 'prefix: "svc_sec_sha256_"', 'prefix: "acme_sha3_"'],
+        ["webhooks.yaml", 'prefix: "svc_sec_keccak256_"', 'prefix: "acme_keccak_"'],
+      ]),
+    );
     const headers = kit.signWebhook({ version: "1", rawBody: body, secret: "k" });
     expect(headers["X-Svc-Signature-SHA"]).toMatch(/^acme_sha3_[0-9a-f]{64}$/);
     expect(headers["X-Svc-Signature-KECCAK"]).toMatch(/^acme_keccak_[0-9a-f]{64}$/);
@@ -78,8 +85,12 @@ describe("the webhook runtime follows webhooks.yaml signatures", () => {
     const kit = kitOf(edited([["webhooks.yaml", "X-Svc-Signature: { prefix", "X-Acme-Signature: { prefix"]]));
     const headers = kit.signWebhook({ version: "2", rawBody: body, secret: "k" });
     expect(Object.keys(headers).sort()).toEqual(["X-Acme-Signature", "X-Svc-Signature-version"]);
-    await expect(kit.verifyWebhook({ rawBody: body, headers: { "x-acme-signature": headers["X-Acme-Signature"]! }, secret: "k", now })).resolves.toMatchObject({ version: "2" });
-    await expect(kit.verifyWebhook({ rawBody: body, headers: {}, secret: "k", now })).rejects.toThrow("no X-Acme-Signature or X-Svc-Signature-SHA/-KECCAK header");
+    await expect(kit.verifyWebhook({ rawBody: body, headers: { "x-acme-signature": headers["X-Acme-Signature"]! }, secret: "k", now })).resolves.toMatchObject({
+      version: "2",
+    });
+    await expect(kit.verifyWebhook({ rawBody: body, headers: {}, secret: "k", now })).rejects.toThrow(
+      "no X-Acme-Signature or X-Svc-Signature-SHA/-KECCAK header",
+    );
   });
 });
 
@@ -88,7 +99,16 @@ async function serviceOf(spec: string): Promise<SandboxService> {
   const { binding } = await loadServedSpec(spec);
   let n = 0;
   const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
-  return new SandboxService({ binding, store: memoryStore(), newId, clock: new SandboxClock(0, 1e12), webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: "s" });
+  return new SandboxService({
+    binding,
+    store: memoryStore(),
+    newId,
+    clock: new SandboxClock(0, 1e12),
+    webhookUrls: [],
+    signatureVersion: "2",
+    processingMs: "manual",
+    signingSecret: "s",
+  });
 }
 
 describe("the sandbox follows the binding", () => {
@@ -102,17 +122,26 @@ describe("the sandbox follows the binding", () => {
   });
 
   it("the follow-up's status moved from info to pending: a pending older verification's webhook carries requestedActions", async () => {
-    const spec = edited([["statuses.yaml", "  - id: followUp\n    source: \"3\"\n    from: info", "  - id: followUp\n    source: \"3\"\n    from: pending"]]);
+    const spec = edited([["statuses.yaml", '  - id: followUp\n    source: "3"\n    from: info', '  - id: followUp\n    source: "3"\n    from: pending']]);
     const service = await serviceOf(spec);
-    const { text } = await service.verifyOlder({ type: "company", fields: { name: "Acme", country: "AUS" }, stakeholders: [{ type: "individual", role: "director", fields: { firstName: "A", lastName: "B" } }] });
-    expect(JSON.parse(text)).toMatchObject({ verificationStatus: "pending", requestedActions: [expect.objectContaining({ type: "document" }), expect.objectContaining({ type: "individual", role: "director" })] });
+    const { text } = await service.verifyOlder({
+      type: "company",
+      fields: { name: "Acme", country: "AUS" },
+      stakeholders: [{ type: "individual", role: "director", fields: { firstName: "A", lastName: "B" } }],
+    });
+    expect(JSON.parse(text)).toMatchObject({
+      verificationStatus: "pending",
+      requestedActions: [expect.objectContaining({ type: "document" }), expect.objectContaining({ type: "individual", role: "director" })],
+    });
   });
 
   it("a conflict text and the conflict's status and code changed: the control API answers them", async () => {
-    const service = await serviceOf(edited([
-      ["sandbox.yaml", 'onlyWhenFails: "The status {to} applies only when {condition} holds,', 'onlyWhenFails: "Only when {condition}: {to},'],
-      ["sandbox.yaml", "conflict: { httpStatus: 409, code: conflict }", "conflict: { httpStatus: 412, code: refused_change }"],
-    ]));
+    const service = await serviceOf(
+      edited([
+        ["sandbox.yaml", 'onlyWhenFails: "The status {to} applies only when {condition} holds,', 'onlyWhenFails: "Only when {condition}: {to},'],
+        ["sandbox.yaml", "conflict: { httpStatus: 409, code: conflict }", "conflict: { httpStatus: 412, code: refused_change }"],
+      ]),
+    );
     const { trace } = await service.createV5({ type: "individual", subType: "data", name: "A Person", country: "AUS" });
     const refused = (await service.applyStatus(trace, "removed", {}).catch((e: unknown) => e)) as ServiceError;
     expect({ status: refused.httpStatus, type: refused.type }).toEqual({ status: 412, type: "refused_change" });
@@ -129,7 +158,9 @@ describe("the sandbox follows the binding", () => {
 });
 
 function templateFiles(dir = join(ROOT, "templates")): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? templateFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? templateFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The code of a file without its comments (a comment may name the value a binding stands for). */

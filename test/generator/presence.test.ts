@@ -45,20 +45,51 @@ describe("the presence contract in the generated schemas", () => {
   it("the verification detail and the older answers keep every field optional and say so", () => {
     expect(schema("v5.VerificationDetail").required).toBeUndefined();
     expect(schema("v5.VerificationDetail")["x-presence-not-shown"]).toContain("verificationStatus");
-    expect(schema("v4.GetVerificationStatusResponse")["x-presence-not-shown"]).toEqual(["entityType", "idvRiskScore", "name", "signature", "submissionId", "submissionStatus", "timestamp", "trace", "userId", "verificationStatus"]);
+    expect(schema("v4.GetVerificationStatusResponse")["x-presence-not-shown"]).toEqual([
+      "entityType",
+      "idvRiskScore",
+      "name",
+      "signature",
+      "submissionId",
+      "submissionStatus",
+      "timestamp",
+      "trace",
+      "userId",
+      "verificationStatus",
+    ]);
     expect(schema("v4.IdFormResponse").required).toEqual(["source", "serviceLink", "verificationUuid", "status"]);
   });
 
   it("in every answer schema and in openapi.json, each object of an answer splits its fields into required and x-presence-not-shown", () => {
-    const answers = ["v4.VerifyResponse", "v4.IdFormResponse", "v4.GetVerificationStatusResponse", "v4.WebhookPayload", "v5.WebhookPayload", "v5.Envelope", "v5.VerificationCreateResponse", "v5.VerificationGetResponse", "v5.ErrorEnvelope"];
+    const answers = [
+      "v4.VerifyResponse",
+      "v4.IdFormResponse",
+      "v4.GetVerificationStatusResponse",
+      "v4.WebhookPayload",
+      "v5.WebhookPayload",
+      "v5.Envelope",
+      "v5.VerificationCreateResponse",
+      "v5.VerificationGetResponse",
+      "v5.ErrorEnvelope",
+    ];
     let checked = 0;
     for (const id of answers) {
       for (const [pointer, o] of objects(schema(id))) {
-        if (pointer.includes("/allOf/") || pointer.includes("/if") || pointer.includes("/then") || pointer.includes("/else") || pointer.includes("/oneOf/") && !o.title) continue;
+        if (
+          pointer.includes("/allOf/") ||
+          pointer.includes("/if") ||
+          pointer.includes("/then") ||
+          pointer.includes("/else") ||
+          (pointer.includes("/oneOf/") && !o.title)
+        )
+          continue;
         const props = Object.keys(o.properties as Schema);
         const required = (o.required as string[] | undefined) ?? [];
         const open = (o["x-presence-not-shown"] as string[] | undefined) ?? [];
-        expect(required.filter((k) => open.includes(k)), `${id}#${pointer}`).toEqual([]);
+        expect(
+          required.filter((k) => open.includes(k)),
+          `${id}#${pointer}`,
+        ).toEqual([]);
         expect(new Set([...required, ...open]), `${id}#${pointer}`).toEqual(new Set(props));
         checked++;
       }
@@ -99,8 +130,16 @@ describe("presence is stated on every object the service sends (VS437, VS438)", 
   });
 
   it("fields left optional without the sentence that says their presence is not shown", () => {
-    const found = diagnosticsOf([["webhooks.yaml", '      unknown: "Which fields other than `version`, `tags` and `attempt` are always present: not shown, so the others are optional."\n', ""]]);
+    const found = diagnosticsOf([
+      [
+        "webhooks.yaml",
+        '      unknown: "Which fields other than `version`, `tags` and `attempt` are always present: not shown, so the others are optional."\n',
+        "",
+      ],
+    ]);
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatch(/^spec\/webhooks\.yaml:\d+:\d+: error VS438: found fields whose presence is not shown \(userId, onBehalfUid, trace, .*\) and no `presence.unknown`/);
+    expect(found[0]).toMatch(
+      /^spec\/webhooks\.yaml:\d+:\d+: error VS438: found fields whose presence is not shown \(userId, onBehalfUid, trace, .*\) and no `presence.unknown`/,
+    );
   });
 });

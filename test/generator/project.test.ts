@@ -43,7 +43,8 @@ describe("verispec check in a project", () => {
     expect(lines[0]).toBe(`verispec: generated/ is stale (generated from specHash ${before}; the spec is now specHash ${after}); run 'npx verispec generate'`);
     // One line a file, each naming a file that differs; the entry (its hash), the validators' messages and the schema are among them.
     for (const line of lines.slice(1)) expect(line).toMatch(/^changed: generated\/\S+$/);
-    for (const file of ["index.js", "index.d.ts", "manifest.json", "validators/errors.js", "schemas/v5.VerificationCreateRequest.json"]) expect(lines).toContain(`changed: generated/${file}`);
+    for (const file of ["index.js", "index.d.ts", "manifest.json", "validators/errors.js", "schemas/v5.VerificationCreateRequest.json"])
+      expect(lines).toContain(`changed: generated/${file}`);
 
     expect(await main(["generate"], capture(p.dir).io)).toBe(0);
     expect(manifestHash(p.dir)).toBe(after);
@@ -81,7 +82,11 @@ describe("verispec generate --watch", () => {
       expect(wrote()).toBe(runs);
       expect(existsSync(join(p.dir, "generated", "index.js"))).toBe(true);
 
-      p.edit("limits.yaml", "limits: [\n", readFileSync(join(ROOT, "spec", "limits.yaml"), "utf8").replace("fewer than 200 characters", "fewer than 100 characters"));
+      p.edit(
+        "limits.yaml",
+        "limits: [\n",
+        readFileSync(join(ROOT, "spec", "limits.yaml"), "utf8").replace("fewer than 200 characters", "fewer than 100 characters"),
+      );
       await until("run after the repair", () => wrote() > runs);
       child.kill("SIGINT");
       expect(await exited).toBe(0);

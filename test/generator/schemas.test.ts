@@ -9,7 +9,9 @@ import { ROOT } from "./helpers.js";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const dir = join(ROOT, "generated", "schemas");
-const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 
 function strictAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allErrors: true, discriminator: true, allowUnionTypes: true });
@@ -19,12 +21,26 @@ function strictAjv(): Ajv2020 {
 }
 
 const REQUIRED_IDS = [
-  "v4.VerifyRequest", "v4.IdFormRequest", "v4.GetVerificationStatusRequest", "v4.RequestedActionsRequest",
-  "v5.VerificationCreateRequest", "v4.IdFormResponse", "v4.WebhookPayload", "v5.WebhookPayload",
-  "v5.VerificationDetail", "v5.Envelope",
-  "v4.entities.Individual", "v4.entities.Association", "v4.entities.GovernmentBody", "v4.entities.PrivateCompany",
-  "v4.entities.UnRegulatedTrust", "v4.entities.Trust", "v4.entities.Partnership", "v4.entities.RegulatedTrust",
-  "v4.entities.SoleTrader", "v4.entities.PublicCompany",
+  "v4.VerifyRequest",
+  "v4.IdFormRequest",
+  "v4.GetVerificationStatusRequest",
+  "v4.RequestedActionsRequest",
+  "v5.VerificationCreateRequest",
+  "v4.IdFormResponse",
+  "v4.WebhookPayload",
+  "v5.WebhookPayload",
+  "v5.VerificationDetail",
+  "v5.Envelope",
+  "v4.entities.Individual",
+  "v4.entities.Association",
+  "v4.entities.GovernmentBody",
+  "v4.entities.PrivateCompany",
+  "v4.entities.UnRegulatedTrust",
+  "v4.entities.Trust",
+  "v4.entities.Partnership",
+  "v4.entities.RegulatedTrust",
+  "v4.entities.SoleTrader",
+  "v4.entities.PublicCompany",
 ];
 
 describe("generated/schemas", () => {
@@ -62,7 +78,12 @@ describe("a few seed rules, straight from the schemas", () => {
   const trustee = { type: "individual", role: "trustee", fields: { firstName: "Jane", lastName: "Citizen" } };
   const trust = (over: Record<string, unknown> = {}) => ({
     type: "trust",
-    fields: { country: "DEU", name: "Familienstiftung", registeredOfficeRequired: "Hauptstr. 1, Berlin", trustDeed: "data:application/pdf;base64,JVBERi0xLjQK" },
+    fields: {
+      country: "DEU",
+      name: "Familienstiftung",
+      registeredOfficeRequired: "Hauptstr. 1, Berlin",
+      trustDeed: "data:application/pdf;base64,JVBERi0xLjQK",
+    },
     stakeholders: [trustee],
     ...over,
   });
@@ -77,7 +98,14 @@ describe("a few seed rules, straight from the schemas", () => {
     expect(compile("v4.entities.Trust")(trust({ fields: { ...trust().fields, ARBN: "123456789" } }))).toBe(true);
     const partnership = {
       type: "partnership",
-      fields: { country: "NZL", name: "P", nzbn: "9429041234567", principalPlaceOfBusinessRequired: "1 Queen St", partnershipAgreement: "data:image/png;base64,iVBORw0KGgo=", ARBN: "123456789" },
+      fields: {
+        country: "NZL",
+        name: "P",
+        nzbn: "9429041234567",
+        principalPlaceOfBusinessRequired: "1 Queen St",
+        partnershipAgreement: "data:image/png;base64,iVBORw0KGgo=",
+        ARBN: "123456789",
+      },
       stakeholders: [{ type: "individual", role: "partners", fields: {} }],
     };
     expect(compile("v4.entities.Partnership")(partnership)).toBe(false);

@@ -21,7 +21,12 @@ describe("specHashOf", () => {
     expect(specHashOf([files[0]!, { ...files[1]!, text: "y: 3\n" }])).not.toBe(base);
     expect(specHashOf([files[0]!, { ...files[1]!, name: "entities/c.yaml" }])).not.toBe(base);
     // The separators keep "path + text" from running together: moving a byte across the boundary is a change.
-    expect(specHashOf([{ name: "a.yaml", text: "x: 1\ny" }, { name: "entities/b.yaml", text: ": 2\n" }])).not.toBe(base);
+    expect(
+      specHashOf([
+        { name: "a.yaml", text: "x: 1\ny" },
+        { name: "entities/b.yaml", text: ": 2\n" },
+      ]),
+    ).not.toBe(base);
   });
 
   it("is what the loaded spec carries and the generated entry exports", async () => {

@@ -29,7 +29,10 @@ describe("text that is not JSON", () => {
   const SECRET = "sk_live_51HxQ2pLmN0tJs0nAtAll";
 
   it("a secret file passed by mistake: where parsing failed, none of its text", async () => {
-    for (const [args, stdin] of [[["v5.Envelope", file("secret.txt", `${SECRET}\n`)], ""], [["v5.Envelope", "-"], SECRET]] as const) {
+    for (const [args, stdin] of [
+      [["v5.Envelope", file("secret.txt", `${SECRET}\n`)], ""],
+      [["v5.Envelope", "-"], SECRET],
+    ] as const) {
       const r = await run([...args], stdin);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
@@ -54,7 +57,12 @@ describe("text that is not JSON", () => {
 
   it("the locator agrees with JSON.parse on what is JSON (property: valid JSON and one-character edits of it)", () => {
     const edited = fc
-      .tuple(fc.json(), fc.nat(), fc.constantFrom("", "{", "}", "[", "]", ",", ":", '"', "\\", "-", "0", "e", ".", " ", "\t", "t", "\u0001", "\u2028"), fc.boolean())
+      .tuple(
+        fc.json(),
+        fc.nat(),
+        fc.constantFrom("", "{", "}", "[", "]", ",", ":", '"', "\\", "-", "0", "e", ".", " ", "\t", "t", "\u0001", "\u2028"),
+        fc.boolean(),
+      )
       .map(([json, at, piece, replace]) => {
         const i = at % (json.length + 1);
         return json.slice(0, i) + piece + json.slice(replace ? i + 1 : i);

@@ -3,8 +3,17 @@
 // validator tests check the passes together on the real output.
 import { describe, expect, it } from "vitest";
 import {
-  asciiOnly, compactErrors, dropPlaceholderErrors, enumSets, hoistLongStrings, onePush, OUTPUT_PASSES, pureRegExps,
-  requiresToImports, splitInstancePaths, unescapeSchemaPaths,
+  asciiOnly,
+  compactErrors,
+  dropPlaceholderErrors,
+  enumSets,
+  hoistLongStrings,
+  onePush,
+  OUTPUT_PASSES,
+  pureRegExps,
+  requiresToImports,
+  splitInstancePaths,
+  unescapeSchemaPaths,
 } from "../../generator/emit/validators/passes.js";
 
 const push = (n: number, fields: string) => `const err${n} = {${fields}};(vErrors ??= []).push(err${n});errors++;`;
@@ -12,8 +21,16 @@ const push = (n: number, fields: string) => `const err${n} = {${fields}};(vError
 describe("the output passes of the validators emitter", () => {
   it("run in a fixed order, every pass named once", () => {
     expect(OUTPUT_PASSES.map((p) => p.name)).toEqual([
-      "unescapeSchemaPaths", "pureRegExps", "enumSets", "onePush", "dropPlaceholderErrors", "splitInstancePaths",
-      "hoistLongStrings", "compactErrors", "requiresToImports", "asciiOnly",
+      "unescapeSchemaPaths",
+      "pureRegExps",
+      "enumSets",
+      "onePush",
+      "dropPlaceholderErrors",
+      "splitInstancePaths",
+      "hoistLongStrings",
+      "compactErrors",
+      "requiresToImports",
+      "asciiOnly",
     ]);
   });
 
@@ -29,7 +46,8 @@ describe("the output passes of the validators emitter", () => {
   });
 
   it("enumSets: a loop of deep `equal` over a string enum becomes one Set lookup", () => {
-    const code = 'const schema5 = {"enum":["AUS","NZL"]};function validate1(data){valid2 = false;for(const v0 of schema5.enum){if(func0(data, v0)){valid2 = true;break;}}}export const x = 1;';
+    const code =
+      'const schema5 = {"enum":["AUS","NZL"]};function validate1(data){valid2 = false;for(const v0 of schema5.enum){if(func0(data, v0)){valid2 = true;break;}}}export const x = 1;';
     const out = enumSets(code);
     expect(out).toContain("valid2 = schema5_set.has(data);");
     expect(out).toContain('const schema5 = {"enum":["AUS","NZL"]};const schema5_set = /*#__PURE__*/ new Set(schema5.enum);');
@@ -50,7 +68,7 @@ describe("the output passes of the validators emitter", () => {
   it("compactErrors: error statements become table rows, read on first use", () => {
     const code = `function validate0(data, {instancePath=""}={}){${push(0, 'instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}')}}`;
     const out = compactErrors(code);
-    expect(out).toContain("const validate0_errors = /*#__PURE__*/ $errorTable('[[\"#/type\",0,{\"type\":\"string\"}]]');");
+    expect(out).toContain('const validate0_errors = /*#__PURE__*/ $errorTable(\'[["#/type",0,{"type":"string"}]]\');');
     expect(out).toContain("(vErrors ??= []).push($spent(this) ? $OVER : $err(validate0_errors,instancePath,0));errors++;");
     // Past the caller's budget every error is one shared placeholder: counted, not built.
     expect(out).toContain('const $OVER = Object.freeze({instancePath: "", schemaPath: "", keyword: "$overBudget", params: Object.freeze({})});');
@@ -59,16 +77,23 @@ describe("the output passes of the validators emitter", () => {
   });
 
   it("requiresToImports: each require becomes an import of verispec's runtime module; an unknown one throws", () => {
-    expect(requiresToImports('const f = require("verispec:formats").fullFormats;f.uri(x);')).toBe('import * as runtime0 from "./runtime.js";\nconst f = runtime0.fullFormats;f.uri(x);');
+    expect(requiresToImports('const f = require("verispec:formats").fullFormats;f.uri(x);')).toBe(
+      'import * as runtime0 from "./runtime.js";\nconst f = runtime0.fullFormats;f.uri(x);',
+    );
     // Two specifiers of one runtime module: one import.
-    expect(requiresToImports('const f = require("verispec:formats").fullFormats;const a = require("verispec:abn").abnChecksum;f.uri(x);a(y);')).toBe('import * as runtime0 from "./runtime.js";\nconst f = runtime0.fullFormats;const a = runtime0.abnChecksum;f.uri(x);a(y);');
+    expect(requiresToImports('const f = require("verispec:formats").fullFormats;const a = require("verispec:abn").abnChecksum;f.uri(x);a(y);')).toBe(
+      'import * as runtime0 from "./runtime.js";\nconst f = runtime0.fullFormats;const a = runtime0.abnChecksum;f.uri(x);a(y);',
+    );
     expect(() => requiresToImports('require("fs")')).toThrow(/requires fs/);
     // The runtime has no deep equal: a validator that called Ajv's would stop the generator.
-    expect(() => requiresToImports('const func0 = require("ajv/dist/runtime/equal").default;func0(a, b);')).toThrow(/requires ajv\/dist\/runtime\/equal, which has no runtime module/);
+    expect(() => requiresToImports('const func0 = require("ajv/dist/runtime/equal").default;func0(a, b);')).toThrow(
+      /requires ajv\/dist\/runtime\/equal, which has no runtime module/,
+    );
   });
 
   it("requiresToImports: a required binding nothing reads is dropped (Ajv's equal after enumSets)", () => {
-    const code = 'const func0 = require("ajv/dist/runtime/equal").default;const func01 = 1;const formats0 = require("verispec:formats").fullFormats.uri;formats0(s);';
+    const code =
+      'const func0 = require("ajv/dist/runtime/equal").default;const func01 = 1;const formats0 = require("verispec:formats").fullFormats.uri;formats0(s);';
     expect(requiresToImports(code)).toBe('import * as runtime0 from "./runtime.js";\nconst func01 = 1;const formats0 = runtime0.fullFormats.uri;formats0(s);');
   });
 });

@@ -27,8 +27,7 @@ function expectedSet(label: string): Record<string, string> {
 
 describe("a generate killed at any step", () => {
   const child = join(import.meta.dirname, "write-fault-child.ts");
-  const kill = (out: string, at: number) =>
-    spawnSync(process.execPath, ["--import", "tsx", child, out, String(at), "new"], { encoding: "utf8" });
+  const kill = (out: string, at: number) => spawnSync(process.execPath, ["--import", "tsx", child, out, String(at), "new"], { encoding: "utf8" });
 
   it("is recovered at the next start: the old or the new complete set, never a mix, never nothing", () => {
     const out = join(dir, "generated");

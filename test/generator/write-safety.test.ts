@@ -271,7 +271,9 @@ describe("verispec docs --out", () => {
     const err: string[] = [];
     const io = { stdout: () => undefined, stderr: (t: string) => void err.push(t), env: {}, cwd: join(import.meta.dirname, "..", ".."), stdin: async () => "" };
     expect(await main(["docs", "--out", project], io)).toBe(2);
-    expect(err.join("")).toBe(`verispec: refusing to write docs/ into a directory verispec did not write (no ${MANIFEST}; run 'npx verispec generate'): ${project}\n`);
+    expect(err.join("")).toBe(
+      `verispec: refusing to write docs/ into a directory verispec did not write (no ${MANIFEST}; run 'npx verispec generate'): ${project}\n`,
+    );
     expect(snapshot(dir)).toEqual(before);
   });
 });

@@ -131,8 +131,13 @@ describe("a write", () => {
     const steps: string[] = [];
     writeAtomically(out, files, { cwd: dir, onStep: (s) => steps.push(s) });
     expect(steps).toEqual([
-      "wrote z.ts", "wrote a/b.json", `wrote ${MANIFEST}`,
-      "moved the old output aside", "moved docs/ across", "swapped the new output in", "removed the old output",
+      "wrote z.ts",
+      "wrote a/b.json",
+      `wrote ${MANIFEST}`,
+      "moved the old output aside",
+      "moved docs/ across",
+      "swapped the new output in",
+      "removed the old output",
     ]);
     expect(readFileSync(join(out, "docs", "index.html"), "utf8")).toBe("<html></html>\n");
   });

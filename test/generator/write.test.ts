@@ -34,7 +34,12 @@ describe("writeAtomically", () => {
     const out = join(dir, "generated");
     writeAtomically(out, [{ path: "keep.txt", contents: "keep\n" }]);
     // "a" as a file and "a/b" below it cannot both exist: the second write fails.
-    expect(() => writeAtomically(out, [{ path: "a", contents: "x\n" }, { path: "a/b", contents: "y\n" }])).toThrow();
+    expect(() =>
+      writeAtomically(out, [
+        { path: "a", contents: "x\n" },
+        { path: "a/b", contents: "y\n" },
+      ]),
+    ).toThrow();
     expect(listFiles(out)).toEqual([".verispec-manifest", "keep.txt"]);
     expect(readFileSync(join(out, "keep.txt"), "utf8")).toBe("keep\n");
     expect(readdirSync(dir)).toEqual(["generated"]);

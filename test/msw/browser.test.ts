@@ -31,7 +31,16 @@ const apiHits: string[] = [];
 
 beforeAll(async () => {
   if (!chromiumProgram.found) return;
-  const bundle = await build({ entryPoints: [join(HERE, "app.ts")], bundle: true, write: false, format: "esm", platform: "browser", target: "es2022", plugins: [nodeCrypto], logLevel: "silent" });
+  const bundle = await build({
+    entryPoints: [join(HERE, "app.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    plugins: [nodeCrypto],
+    logLevel: "silent",
+  });
   const files: Record<string, [string, string]> = {
     "/": ["text/html; charset=utf-8", '<!doctype html><html><head><script type="module" src="/app.js"></script></head><body>verispec/msw</body></html>'],
     "/app.js": ["text/javascript", bundle.outputFiles[0]!.text],
@@ -47,7 +56,16 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await chromium.launch({
     executablePath: chromiumProgram.path,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }, 120_000);
 

@@ -55,7 +55,11 @@ describe("verispec conform against verispec/msw", () => {
     let stderr = "";
     const env = { VERISPEC_CONFORM_SERVICE_UID: mock.serviceUid, VERISPEC_CONFORM_SECRET: mock.secret };
     const code = await main(["conform", url, "--format", "json", "--rate", "1000", "--max-requests", "3000", "--requested-actions-path", "/requestedActions"], {
-      stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd: ROOT, stdin: async () => "",
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      env,
+      cwd: ROOT,
+      stdin: async () => "",
     });
     const report = JSON.parse(stdout) as { checks: Check[] };
     expect(report.checks.filter((c) => c.outcome === "failed")).toEqual([]);

@@ -5,8 +5,27 @@ import { memoryStore } from "../../templates/sandbox/store/memory.js";
 import type { Verification } from "../../templates/sandbox/store/verifications.js";
 
 const v = (trace: string, over: Partial<Verification> = {}): Verification => ({
-  trace, api: "v5", userId: "u", submissionId: trace, parentTrace: null, roles: null, type: "individual", subType: "data", name: "n", country: null, request: {},
-  verificationStatus: "pending", submissionStatus: "submitted", attempt: 1, maxAttempts: 5, outcome: "verified", dueAt: 10, formId: null, createdAt: 1, updatedAt: 1, ...over,
+  trace,
+  api: "v5",
+  userId: "u",
+  submissionId: trace,
+  parentTrace: null,
+  roles: null,
+  type: "individual",
+  subType: "data",
+  name: "n",
+  country: null,
+  request: {},
+  verificationStatus: "pending",
+  submissionStatus: "submitted",
+  attempt: 1,
+  maxAttempts: 5,
+  outcome: "verified",
+  dueAt: 10,
+  formId: null,
+  createdAt: 1,
+  updatedAt: 1,
+  ...over,
 });
 const none = { rows: [], signatureVersion: "2" };
 
@@ -14,10 +33,12 @@ describe("the memory store", () => {
   it("rolls back a transaction that throws, and keeps one that resolves", async () => {
     const store = memoryStore();
     await store.insertVerifications([{ v: v("a"), trigger: "submit" }], { rows: [["d1", "a", null, "v5", "{}", 1]], signatureVersion: "2" });
-    await expect(store.transaction(async (tx) => {
-      await tx.updateVerification(v("a", { verificationStatus: "rejected" }), "complete", undefined);
-      throw new Error("refused");
-    })).rejects.toThrow("refused");
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.updateVerification(v("a", { verificationStatus: "rejected" }), "complete", undefined);
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
     expect((await store.findVerification("a"))?.verificationStatus).toBe("pending");
     expect(await store.historyOf("a")).toHaveLength(1);
     await store.transaction((tx) => tx.updateVerification(v("a", { verificationStatus: "rejected", updatedAt: 2 }), "complete", none));
@@ -43,7 +64,14 @@ describe("the memory store", () => {
 
   it("answers the lookups as their statements do, and reset empties it", async () => {
     const store = memoryStore();
-    await store.insertVerifications([{ v: v("c", { dueAt: 30 }), trigger: "submit" }, { v: v("d", { dueAt: 20 }), trigger: "submit" }, { v: v("e", { api: "older", userId: "w", dueAt: 5, verificationStatus: "verified" }), trigger: "submit" }], none);
+    await store.insertVerifications(
+      [
+        { v: v("c", { dueAt: 30 }), trigger: "submit" },
+        { v: v("d", { dueAt: 20 }), trigger: "submit" },
+        { v: v("e", { api: "older", userId: "w", dueAt: 5, verificationStatus: "verified" }), trigger: "submit" },
+      ],
+      none,
+    );
     expect((await store.claimDueVerifications(25, "pending", 10)).map((x) => x.trace)).toEqual(["d"]);
     expect((await store.lockLatestResubmittable("u", { type: "individual", subType: "data" }))?.trace).toBe("d");
     expect(await store.olderTraceOf({ userId: "w" })).toBe("e");

@@ -21,7 +21,8 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-const individual = (name: string, userId: string) => ({ type: "individual", subType: "data", country: "AUS", website: "https://www.example.com", name, userId }) as const;
+const individual = (name: string, userId: string) =>
+  ({ type: "individual", subType: "data", country: "AUS", website: "https://www.example.com", name, userId }) as const;
 const basic = (uid: string, secret: string) => `Basic ${btoa(`${uid}:${secret}`)}`;
 
 describe("verispec/msw in Node (msw/node)", () => {
@@ -52,13 +53,29 @@ describe("verispec/msw in Node (msw/node)", () => {
     expect((refused as TooManyAttemptsError).status).toBe(474);
     const state = mock.state().verifications.find((v) => v.trace === trace)!;
     expect(state).toMatchObject({ verificationStatus: "rejected", submissionStatus: "locked", attempt: 5 });
-    expect(state.history.map((h) => h.verification_status)).toEqual(["pending", "rejected", "pending", "rejected", "pending", "rejected", "pending", "rejected", "pending", "rejected", "rejected"]);
+    expect(state.history.map((h) => h.verification_status)).toEqual([
+      "pending",
+      "rejected",
+      "pending",
+      "rejected",
+      "pending",
+      "rejected",
+      "pending",
+      "rejected",
+      "pending",
+      "rejected",
+      "rejected",
+    ]);
     expect(mock.state().webhooks.filter((w) => w.trace === trace).length).toBe(11);
   });
 
   it("answers an invalid body 422 with the validators' issues, as the service does", async () => {
     const bad = { type: "trust", name: "n".repeat(200), website: "" };
-    const res = await fetch(`${BASE}/v5/verifications`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: basic(mock.serviceUid, mock.secret) }, body: JSON.stringify(bad) });
+    const res = await fetch(`${BASE}/v5/verifications`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: basic(mock.serviceUid, mock.secret) },
+      body: JSON.stringify(bad),
+    });
     expect(res.status).toBe(422);
     const body = (await res.json()) as { status: string; statusCode: number; error: { type: string; details: unknown } };
     const direct = validateV5VerificationCreateRequest(bad);
@@ -72,14 +89,28 @@ describe("verispec/msw in Node (msw/node)", () => {
     const wrong = await fetch(`${BASE}/v5/verifications/00000000-0000-4000-8000-000000000001`, { headers: { Authorization: basic(mock.serviceUid, "wrong") } });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("www-authenticate")).toContain("Basic");
-    const older = await fetch(`${BASE}/getVerificationStatus`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ metadata_version: "4", metadata_serviceUid: mock.serviceUid, metadata_secretKey: "wrong", trace: "x" }) });
+    const older = await fetch(`${BASE}/getVerificationStatus`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata_version: "4", metadata_serviceUid: mock.serviceUid, metadata_secretKey: "wrong", trace: "x" }),
+    });
     expect(older.status).toBe(401);
     expect(await older.json()).toMatchObject({ status: "error", statusCode: 401 });
   });
 
   it("the older interface: /verify answers the initial webhook's content; /getVerificationStatus the latest; /idform a form", async () => {
     const older = createClient({ baseUrl: BASE, serviceUid: mock.serviceUid, secret: mock.secret, retry: false });
-    const fields = { country: "USA", firstName: "Jane", lastName: "Rejected", dateOfBirth: "15/07/1985", streetNumber: "1", streetName: "Main", suburb: "Springfield", postcode: "62701", state: "IL" };
+    const fields = {
+      country: "USA",
+      firstName: "Jane",
+      lastName: "Rejected",
+      dateOfBirth: "15/07/1985",
+      streetNumber: "1",
+      streetName: "Main",
+      suburb: "Springfield",
+      postcode: "62701",
+      state: "IL",
+    };
     const verified = await older.verify({ type: "individual", metadata_userId: "older-1", fields } as never);
     expect(verified).toMatchObject({ verificationStatus: "pending", name: "Jane Rejected" });
     await mock.advance(1000);
@@ -91,8 +122,16 @@ describe("verispec/msw in Node (msw/node)", () => {
 
   it("the follow-up request (its path as the sandbox serves it): an entity in info moves back to pending", async () => {
     const post = (path: string, body: Record<string, unknown>) =>
-      fetch(`${BASE}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ metadata_version: "4", metadata_serviceUid: mock.serviceUid, metadata_secretKey: mock.secret, ...body }) });
-    const entity = { type: "association", fields: { country: "USA", name: "Acme Info", associationNumber: "x", registeredOfficeRequired: "x" }, stakeholders: [] };
+      fetch(`${BASE}${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ metadata_version: "4", metadata_serviceUid: mock.serviceUid, metadata_secretKey: mock.secret, ...body }),
+      });
+    const entity = {
+      type: "association",
+      fields: { country: "USA", name: "Acme Info", associationNumber: "x", registeredOfficeRequired: "x" },
+      stakeholders: [],
+    };
     const created = (await (await post("/verify", entity)).json()) as { verificationUuid: string; verificationStatus: string };
     expect(created.verificationStatus).toBe("pending");
     await mock.advance(1000);

@@ -18,7 +18,9 @@ import { OPENAPI, ROOT } from "./helpers.js";
 const chromiumProgram = needProgram("chromium", "apt-get install -y chromium");
 const ARTIFACTS = join(ROOT, "test", ".artifacts");
 const WIDTHS = [1400, 390] as const;
-const GUIDES = readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort();
+const GUIDES = readdirSync(join(ROOT, "docs"))
+  .filter((f) => f.endsWith(".md"))
+  .sort();
 const description = (JSON.parse(readFileSync(OPENAPI, "utf8")) as { info: { description: string } }).info.description;
 const TRANSITIONS = description.split("\n").filter((l) => /^\d+\. /.test(l)).length;
 
@@ -36,7 +38,10 @@ beforeAll(async () => {
   const io: Io = { stdout: () => undefined, stderr: (t) => void (stderr += t), env: process.env, cwd: ROOT, stdin: async () => "" };
   built = { code: await main(["docs", "--out", temp], io), stderr };
   site = join(temp, "docs");
-  browser = await chromium.launch({ executablePath: chromiumProgram.path, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: chromiumProgram.path,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -61,7 +66,9 @@ function layoutProblems(column: string): { pageOverflow: number; columnOverflow:
     pageOverflow: document.documentElement.scrollWidth - innerWidth,
     columnOverflow: col.scrollWidth - col.clientWidth,
     brokenCode: codes.filter((c) => c.getClientRects().length !== 1).map((c) => c.textContent ?? ""),
-    clippedTables: tables.map((t, i) => (t.scrollWidth > t.clientWidth + 1 && !scrolls(t)) || t.getBoundingClientRect().right > col.getBoundingClientRect().right + 1 ? i : -1).filter((i) => i >= 0),
+    clippedTables: tables
+      .map((t, i) => ((t.scrollWidth > t.clientWidth + 1 && !scrolls(t)) || t.getBoundingClientRect().right > col.getBoundingClientRect().right + 1 ? i : -1))
+      .filter((i) => i >= 0),
   };
 }
 
@@ -88,7 +95,11 @@ describe("site links (no browser)", () => {
 describe.skipIf(!chromiumProgram.found)("verispec docs: the site", () => {
   it("writes the reference and one page per guide", () => {
     expect(built).toEqual({ code: 0, stderr: "" });
-    expect(readdirSync(site).filter((f) => f.endsWith(".html")).sort()).toEqual(["index.html", ...GUIDES.map((g) => g.replace(/\.md$/, ".html"))].sort());
+    expect(
+      readdirSync(site)
+        .filter((f) => f.endsWith(".html"))
+        .sort(),
+    ).toEqual(["index.html", ...GUIDES.map((g) => g.replace(/\.md$/, ".html"))].sort());
   });
 
   for (const width of WIDTHS) {
@@ -118,7 +129,10 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the site", () => {
     const page = await open("index.html", 390);
     await page.locator("h2", { hasText: "Submission statuses" }).first().waitFor({ timeout: 60_000 });
     for (const name of ["incomplete", "too_many_attempts", "submitted", "pending"]) {
-      const rects = await page.locator("code", { hasText: new RegExp(`^${name}$`) }).first().evaluate((c) => c.getClientRects().length);
+      const rects = await page
+        .locator("code", { hasText: new RegExp(`^${name}$`) })
+        .first()
+        .evaluate((c) => c.getClientRects().length);
       expect(rects, name).toBe(1);
     }
     await page.close();
@@ -130,11 +144,13 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the site", () => {
       for (const width of WIDTHS) {
         const page = await open(guide, width);
         const found = await page.evaluate(layoutProblems, "main");
-        if (JSON.stringify(found) !== JSON.stringify({ pageOverflow: 0, columnOverflow: 0, brokenCode: [], clippedTables: [] })) problems.push(`${guide} at ${width}: ${JSON.stringify(found)}`);
+        if (JSON.stringify(found) !== JSON.stringify({ pageOverflow: 0, columnOverflow: 0, brokenCode: [], clippedTables: [] }))
+          problems.push(`${guide} at ${width}: ${JSON.stringify(found)}`);
         const nav = await page.locator("nav.verispec-site-nav a").evaluateAll((as) => as.map((a) => [a.getAttribute("href"), a.getAttribute("aria-current")]));
         expect(nav.map(([href]) => href)).toEqual(["index.html", ...GUIDES.map((g) => g.replace(/\.md$/, ".html"))]);
         expect(nav.filter(([, current]) => current === "page").map(([href]) => href)).toEqual([guide]);
-        if (guide === "sandbox.html" || guide === "other-languages.html") await page.screenshot({ path: join(ARTIFACTS, `guide-${guide.replace(".html", "")}-${width}.png`), fullPage: false });
+        if (guide === "sandbox.html" || guide === "other-languages.html")
+          await page.screenshot({ path: join(ARTIFACTS, `guide-${guide.replace(".html", "")}-${width}.png`), fullPage: false });
         await page.close();
       }
     }
@@ -160,7 +176,8 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the site", () => {
         const [path, fragment] = href.split("#") as [string, string | undefined];
         const target = path === "" ? file : path;
         if (!existsSync(join(site, target))) broken.push(`${file}: ${href} (no such page)`);
-        else if (fragment && target !== "index.html" && !(await idsOf(target)).has(decodeURIComponent(fragment))) broken.push(`${file}: ${href} (no such anchor)`);
+        else if (fragment && target !== "index.html" && !(await idsOf(target)).has(decodeURIComponent(fragment)))
+          broken.push(`${file}: ${href} (no such anchor)`);
       }
       expect(hrefs.filter((h) => /\.md(#|$)/.test(h) && !h.startsWith("https://"))).toEqual([]);
     }

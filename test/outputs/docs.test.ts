@@ -38,11 +38,22 @@ interface Op {
 
 function operations(): Op[] {
   const out: Op[] = [];
-  for (const [section, kind] of [["paths", "operation"], ["webhooks", "webhook"]] as const) {
+  for (const [section, kind] of [
+    ["paths", "operation"],
+    ["webhooks", "webhook"],
+  ] as const) {
     for (const [path, item] of Object.entries(doc[section] as Json)) {
       for (const [method, op] of Object.entries(item as Json)) {
         const o = op as Json;
-        out.push({ kind, tag: o.tags[0], operationId: o.operationId, summary: o.summary, method, path, lead: normalize((o.description as string).split("\n\n")[0]!) });
+        out.push({
+          kind,
+          tag: o.tags[0],
+          operationId: o.operationId,
+          summary: o.summary,
+          method,
+          path,
+          lead: normalize((o.description as string).split("\n\n")[0]!),
+        });
       }
     }
   }
@@ -72,7 +83,10 @@ beforeAll(async () => {
   if (code !== 0) return;
   pageUrl = pathToFileURL(join(temp, "docs", "index.html")).href;
 
-  browser = await chromium.launch({ executablePath: chromiumProgram.path, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: chromiumProgram.path,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // Every request is recorded; anything that is not local is also refused, so the test never reaches out.
   context.on("request", (r) => void requests.push(r.url()));
@@ -140,16 +154,27 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
   it("shows the status tables and every 'not shown' note of info.description", async () => {
     const text = normalize(await textShowing("Verification statuses (the service's specification, section 3)"));
     const description = doc.info.description as string;
-    for (const heading of ["Verification statuses (the service's specification, section 3)", "Submission statuses (the service's specification, section 3)", "Transitions (the service's specification, section 3)", "Not shown in the service's specification"]) {
+    for (const heading of [
+      "Verification statuses (the service's specification, section 3)",
+      "Submission statuses (the service's specification, section 3)",
+      "Transitions (the service's specification, section 3)",
+      "Not shown in the service's specification",
+    ]) {
       expect(text).toContain(heading);
     }
     const rows = description.split("\n").filter((l) => /^\| `[a-z]+` \|/.test(l));
     expect(rows.length).toBeGreaterThanOrEqual(11); // 8 verification statuses, 3 submission statuses
     for (const row of rows) {
-      const cells = row.split("|").slice(1, -1).map((c) => normalize(c));
+      const cells = row
+        .split("|")
+        .slice(1, -1)
+        .map((c) => normalize(c));
       expect(text, `status row ${row}`).toContain(cells.join(" "));
     }
-    const notes = description.split("## Not shown in the service's specification")[1]!.split("\n").filter((l) => l.startsWith("- (the service's specification, section "));
+    const notes = description
+      .split("## Not shown in the service's specification")[1]!
+      .split("\n")
+      .filter((l) => l.startsWith("- (the service's specification, section "));
     expect(notes.length).toBeGreaterThanOrEqual(10);
     for (const note of notes) expect(text, `note ${note}`).toContain(normalize(note.slice(2)));
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -157,11 +182,19 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
   }, 120_000);
 
   it("shows the status life-cycle diagram (generated/statuses.svg without its legend, inline in info.description)", async () => {
-    const svg = Buffer.from(/<img alt="Status life cycle" src="data:image\/svg\+xml;base64,([^"]+)"/.exec(doc.info.description as string)![1]!, "base64").toString("utf8");
+    const svg = Buffer.from(
+      /<img alt="Status life cycle" src="data:image\/svg\+xml;base64,([^"]+)"/.exec(doc.info.description as string)![1]!,
+      "base64",
+    ).toString("utf8");
     const [, width, height] = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(svg)!;
     const img = page.locator('img[alt="Status life cycle"]').first();
     await img.scrollIntoViewIfNeeded();
-    const shown = await img.evaluate((el: HTMLImageElement) => ({ complete: el.complete, w: el.naturalWidth, h: el.naturalHeight, visible: el.getBoundingClientRect().width > 0 }));
+    const shown = await img.evaluate((el: HTMLImageElement) => ({
+      complete: el.complete,
+      w: el.naturalWidth,
+      h: el.naturalHeight,
+      visible: el.getBoundingClientRect().width > 0,
+    }));
     expect(shown).toEqual({ complete: true, w: Number(width), h: Number(height), visible: true });
   }, 60_000);
 
@@ -171,12 +204,19 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
     const layout = await diagram.evaluate(() => {
       const root = document.documentElement as unknown as SVGSVGElement;
       const box = (e: Element) => (e as SVGGraphicsElement).getBBox();
-      const outside = Array.from(root.querySelectorAll("text")).filter((t) => {
-        const b = box(t);
-        return b.x < 0 || b.y < 0 || b.x + b.width > root.width.baseVal.value || b.y + b.height > root.height.baseVal.value;
-      }).map((t) => t.textContent);
+      const outside = Array.from(root.querySelectorAll("text"))
+        .filter((t) => {
+          const b = box(t);
+          return b.x < 0 || b.y < 0 || b.x + b.width > root.width.baseVal.value || b.y + b.height > root.height.baseVal.value;
+        })
+        .map((t) => t.textContent);
       const rects = Array.from(root.querySelectorAll("rect.node")).map(box);
-      const overlaps = rects.flatMap((a, i) => rects.slice(i + 1).filter((b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height).map(() => i));
+      const overlaps = rects.flatMap((a, i) =>
+        rects
+          .slice(i + 1)
+          .filter((b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height)
+          .map(() => i),
+      );
       const labels = Array.from(root.querySelectorAll("text.label")).map((t) => t.textContent);
       return { outside, overlaps, labels, badges: root.querySelectorAll("circle.badge").length };
     });
@@ -253,7 +293,13 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
       const shown = await img.evaluate((el: HTMLImageElement) => {
         const box = el.parentElement!;
         const r = box.getBoundingClientRect();
-        return { width: Math.round(el.getBoundingClientRect().width), natural: el.naturalWidth, scrolls: box.scrollWidth > box.clientWidth, overflowX: getComputedStyle(box).overflowX, boxRight: r.right };
+        return {
+          width: Math.round(el.getBoundingClientRect().width),
+          natural: el.naturalWidth,
+          scrolls: box.scrollWidth > box.clientWidth,
+          overflowX: getComputedStyle(box).overflowX,
+          boxRight: r.right,
+        };
       });
       expect(shown.natural).toBeGreaterThan(390);
       expect(shown.width).toBe(shown.natural);
@@ -281,7 +327,11 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
       expect(await nav.getByRole("link", { name: "Your own spec" }).isVisible()).toBe(true);
       const img = p.locator('img[alt="Status life cycle"]').first();
       await img.scrollIntoViewIfNeeded();
-      const shown = await img.evaluate((el: HTMLImageElement) => ({ width: el.getBoundingClientRect().width, column: el.parentElement!.clientWidth, scrolls: el.parentElement!.scrollWidth > el.parentElement!.clientWidth }));
+      const shown = await img.evaluate((el: HTMLImageElement) => ({
+        width: el.getBoundingClientRect().width,
+        column: el.parentElement!.clientWidth,
+        scrolls: el.parentElement!.scrollWidth > el.parentElement!.clientWidth,
+      }));
       expect(shown.width).toBeGreaterThan(0);
       expect(shown.width).toBeLessThanOrEqual(shown.column + 1);
       expect(shown.scrolls).toBe(false);

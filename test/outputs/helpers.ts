@@ -18,7 +18,11 @@ export interface RunResult {
 /** Runs a command to completion (no shell), collecting its output. */
 export function run(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, [...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: "1", REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, [...args], {
+      cwd: opts.cwd ?? ROOT,
+      env: { ...process.env, NO_COLOR: "1", REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));

@@ -27,7 +27,10 @@ const tally = (rules: readonly string[]): string[] => {
 /** The documented warnings of one rule set, as "rule count" (docs/other-languages.md, lint-defaults table). */
 async function documented(ruleSet: string): Promise<string[]> {
   const rows = (await readmeSection("lint-defaults")).split("\n").filter((l) => l.startsWith(`| ${ruleSet} |`));
-  return rows.map((l) => /^\|[^|]+\| `([a-z0-9-]+)` \| (\d+) \| .{20,} \|$/.exec(l)).map((m) => `${m![1]} ${m![2]}`).sort();
+  return rows
+    .map((l) => /^\|[^|]+\| `([a-z0-9-]+)` \| (\d+) \| .{20,} \|$/.exec(l))
+    .map((m) => `${m![1]} ${m![2]}`)
+    .sort();
 }
 
 describe("the linters' default rule sets", () => {

@@ -47,7 +47,11 @@ function documentExamples(): { examples: Typed[]; typeOfSchema: Map<string, stri
         for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
           const m = (response.content as Record<string, Json> | undefined)?.["application/json"];
           if (m && "example" in m) {
-            examples.push({ name: `${section} ${path} ${method} ${status}`, type: `${base}["responses"][${lit(status)}]["content"]["application/json"]`, value: m.example });
+            examples.push({
+              name: `${section} ${path} ${method} ${status}`,
+              type: `${base}["responses"][${lit(status)}]["content"]["application/json"]`,
+              value: m.example,
+            });
           }
         }
       }
@@ -56,7 +60,9 @@ function documentExamples(): { examples: Typed[]; typeOfSchema: Map<string, stri
   const schemas = ((doc.components as Json).schemas ?? {}) as Record<string, Json>;
   for (const [id, schema] of Object.entries(schemas)) {
     const values = schema.examples as unknown[] | undefined;
-    values?.forEach((value, i) => examples.push({ name: `components.schemas.${id}.examples[${i}]`, type: typeOfSchema.get(id) ?? `components["schemas"][${lit(id)}]`, value }));
+    values?.forEach((value, i) =>
+      examples.push({ name: `components.schemas.${id}.examples[${i}]`, type: typeOfSchema.get(id) ?? `components["schemas"][${lit(id)}]`, value }),
+    );
   }
   return { examples, typeOfSchema };
 }
@@ -73,7 +79,9 @@ function validFixtures(): { file: string; fixture: Fixture }[] {
   for (const dir of ["payloads", "python-extra"]) {
     let files: string[] = [];
     try {
-      files = readdirSync(join(ROOT, "test", "fixtures", dir)).filter((f) => f.endsWith(".json")).sort();
+      files = readdirSync(join(ROOT, "test", "fixtures", dir))
+        .filter((f) => f.endsWith(".json"))
+        .sort();
     } catch {
       continue;
     }
@@ -112,7 +120,9 @@ beforeAll(async () => {
     { name: "v5 create without website", type: create.type, value: Object.fromEntries(Object.entries(create.value as Json).filter(([k]) => k !== "website")) },
     { name: "older verify of an unknown entity type", type: verify.type, value: { ...(verify.value as Json), type: "spaceship" } },
   ];
-  negatives.forEach((n, i) => lines.push(`// must not type-check: ${n.name}`, "// @ts-expect-error", `export const negative${i}: ${n.type} = ${JSON.stringify(n.value)};`));
+  negatives.forEach((n, i) =>
+    lines.push(`// must not type-check: ${n.name}`, "// @ts-expect-error", `export const negative${i}: ${n.type} = ${JSON.stringify(n.value)};`),
+  );
   checked = { examples: examples.length, fixtures: fixtures.length, expectedErrors: negatives.length };
   const checkFile = join(temp, "check.ts");
   writeFileSync(checkFile, `${lines.join("\n")}\n`);

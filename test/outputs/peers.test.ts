@@ -27,8 +27,17 @@ const fixtures = readdirSync(fixtureDir)
   .sort()
   .map((f) => JSON.parse(readFileSync(join(fixtureDir, f), "utf8")) as Fixture);
 const valid = fixtures.filter((f) => f.valid);
-const schemaIds = readdirSync(SCHEMAS).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, "")).sort();
-const examples = schemaIds.flatMap((id) => ((JSON.parse(readFileSync(join(SCHEMAS, `${id}.json`), "utf8")).examples ?? []) as unknown[]).map((value, i) => ({ name: `${id}.examples[${i}]`, schema: id, data: value })));
+const schemaIds = readdirSync(SCHEMAS)
+  .filter((f) => f.endsWith(".json"))
+  .map((f) => f.replace(/\.json$/, ""))
+  .sort();
+const examples = schemaIds.flatMap((id) =>
+  ((JSON.parse(readFileSync(join(SCHEMAS, `${id}.json`), "utf8")).examples ?? []) as unknown[]).map((value, i) => ({
+    name: `${id}.examples[${i}]`,
+    schema: id,
+    data: value,
+  })),
+);
 /** A payload no schema of the older interface accepts: an entity kind that does not exist. */
 const WRONG = { metadata_version: "4", metadata_serviceUid: "u", metadata_secretKey: "s", metadata_userId: "x", type: "spaceship", fields: {} };
 
@@ -46,7 +55,15 @@ beforeAll(async () => {
     run(bin("orval"), ["--input", OPENAPI, "--output", join(peers.orval, "api.ts"), "--client", "fetch"]),
     run(bin("openapi-ts"), ["-i", OPENAPI, "-o", peers.hey]),
     // Sources in a known order: quicktype names each top-level type from its title, in that order.
-    run(bin("quicktype"), ["--src-lang", "schema", "--lang", "typescript", "-o", join(peers.quicktype, "types.ts"), ...quicktypeOrder.map((id) => join(SCHEMAS, `${id}.json`))]),
+    run(bin("quicktype"), [
+      "--src-lang",
+      "schema",
+      "--lang",
+      "typescript",
+      "-o",
+      join(peers.quicktype, "types.ts"),
+      ...quicktypeOrder.map((id) => join(SCHEMAS, `${id}.json`)),
+    ]),
   ]);
   for (const [i, name] of ["orval", "hey", "quicktype"].entries()) {
     const r = results[i]!;
@@ -60,7 +77,11 @@ function assignments(importLine: string, typeOf: (id: string) => string, payload
   const lines = [importLine, ""];
   const all = payloads ? [...valid, ...examples] : [];
   all.forEach((f, i) => lines.push(`// ${f.name}`, `export const p${i}: ${typeOf(f.schema)} = ${JSON.stringify(f.data)};`));
-  lines.push("// A kind that does not exist: the peer's type must refuse it.", "// @ts-expect-error", `export const wrong: ${typeOf("v4.VerifyRequest")} = ${JSON.stringify(WRONG)};`);
+  lines.push(
+    "// A kind that does not exist: the peer's type must refuse it.",
+    "// @ts-expect-error",
+    `export const wrong: ${typeOf("v4.VerifyRequest")} = ${JSON.stringify(WRONG)};`,
+  );
   return `${lines.join("\n")}\n`;
 }
 
@@ -92,7 +113,9 @@ describe("peer generators on generated/", () => {
     expect(valid.length).toBeGreaterThan(30);
     expect(examples.length).toBeGreaterThan(5);
     const qtNames = [...readFileSync(join(peers.quicktype, "types.ts"), "utf8").matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!);
-    const qtConverters = [...readFileSync(join(peers.quicktype, "types.ts"), "utf8").matchAll(/public static to(\w+)\(json: string\): (\w+)/g)].map((m) => m[2]!);
+    const qtConverters = [...readFileSync(join(peers.quicktype, "types.ts"), "utf8").matchAll(/public static to(\w+)\(json: string\): (\w+)/g)].map(
+      (m) => m[2]!,
+    );
     expect(qtConverters.length).toBe(quicktypeOrder.length);
     // quicktype names a top-level string schema `string` (no type of its own).
     const qtType = (id: string) => {
@@ -104,12 +127,20 @@ describe("peer generators on generated/", () => {
     const heyNames = new Set([...readFileSync(join(peers.hey, "types.gen.ts"), "utf8").matchAll(/^export type (\w+)/gm)].map((m) => m[1]!));
     const heyType = (id: string) => (heyNames.has(`${pascalId(id)}Writable`) ? `H.${pascalId(id)}Writable` : `H.${pascalId(id)}`);
     expect(qtNames.map((n) => `Q.${n}`)).toContain(qtType("v4.VerifyRequest"));
-    writeFileSync(join(temp, "orval-check.ts"), assignments(`import type * as O from "./orval/api";`, (id) => `O.${pascalId(id)}`));
+    writeFileSync(
+      join(temp, "orval-check.ts"),
+      assignments(`import type * as O from "./orval/api";`, (id) => `O.${pascalId(id)}`),
+    );
     writeFileSync(join(temp, "hey-check.ts"), assignments(`import type * as H from "./hey/index";`, heyType));
     // quicktype's types describe its converters' output (a `date-time` string becomes a Date), so the
     // payloads go through `Convert` at run time (next test); statically, only the wrong kind is checked.
     writeFileSync(join(temp, "quicktype-check.ts"), assignments(`import type * as Q from "./quicktype/types";`, qtType, false));
-    const diagnostics = compile([join(peers.orval, "api.ts"), join(peers.hey, "index.ts"), join(peers.quicktype, "types.ts"), ...["orval", "hey", "quicktype"].map((p) => join(temp, `${p}-check.ts`))]);
+    const diagnostics = compile([
+      join(peers.orval, "api.ts"),
+      join(peers.hey, "index.ts"),
+      join(peers.quicktype, "types.ts"),
+      ...["orval", "hey", "quicktype"].map((p) => join(temp, `${p}-check.ts`)),
+    ]);
     expect(diagnostics).toEqual([]);
   }, 120_000);
 

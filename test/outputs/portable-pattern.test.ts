@@ -19,12 +19,35 @@ const components = doc.components.schemas as Record<string, Json>;
 const addVerispecVocabulary = createRequire(import.meta.url)(join(ROOT, "generated", "ajv-vocabulary.cjs")) as (ajv: Ajv2020) => Ajv2020;
 
 /** Letters of every plane, astral non-letters (emoji, a private-use character), lone surrogates, the rule's other characters. */
-const SAMPLES = ["", "a", "José", "O'Brien", "O\u2019Brien", "Anne-Marie", "Ж", "中文", "\u{20000}", "a\u{20000}b", "𝒜", "\u{1D400}", "😀", "a😀", "\u{F0000}", "\u{E0001}", "\uD800", "a\uDC00", "\uDC00\uD800", "1", "a_b", " "];
+const SAMPLES = [
+  "",
+  "a",
+  "José",
+  "O'Brien",
+  "O\u2019Brien",
+  "Anne-Marie",
+  "Ж",
+  "中文",
+  "\u{20000}",
+  "a\u{20000}b",
+  "𝒜",
+  "\u{1D400}",
+  "😀",
+  "a😀",
+  "\u{F0000}",
+  "\u{E0001}",
+  "\uD800",
+  "a\uDC00",
+  "\uDC00\uD800",
+  "1",
+  "a_b",
+  " ",
+];
 
 /** Every `pattern` value in a document. */
 function patternsOf(v: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(v)) v.forEach((x) => patternsOf(x, out));
-  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) (k === "pattern" && typeof x === "string" ? out.add(x) : patternsOf(x, out));
+  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) k === "pattern" && typeof x === "string" ? out.add(x) : patternsOf(x, out);
   return out;
 }
 
@@ -59,13 +82,17 @@ describe("openapi.json's patterns under every engine", () => {
 
   it("every pattern compiles without the u flag and means the same with it", () => {
     expect(patterns.length).toBeGreaterThanOrEqual(8);
-    const differ = patterns.flatMap((p) => SAMPLES.filter((s) => new RegExp(p).test(s) !== new RegExp(p, "u").test(s)).map((s) => `${p.slice(0, 40)} ${JSON.stringify(s)}`));
+    const differ = patterns.flatMap((p) =>
+      SAMPLES.filter((s) => new RegExp(p).test(s) !== new RegExp(p, "u").test(s)).map((s) => `${p.slice(0, 40)} ${JSON.stringify(s)}`),
+    );
     expect(differ).toEqual([]);
   });
 
   it.skipIf(!python.found)("Python re agrees with JavaScript on every pattern and sample", () => {
     const py = pythonVerdicts(patterns);
-    const differ = patterns.flatMap((p, i) => SAMPLES.filter((s, j) => new RegExp(p, "u").test(s) !== py[i]![j]).map((s) => `${p.slice(0, 40)} ${JSON.stringify(s)}`));
+    const differ = patterns.flatMap((p, i) =>
+      SAMPLES.filter((s, j) => new RegExp(p, "u").test(s) !== py[i]![j]).map((s) => `${p.slice(0, 40)} ${JSON.stringify(s)}`),
+    );
     expect(differ).toEqual([]);
   });
 

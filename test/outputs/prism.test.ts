@@ -134,7 +134,11 @@ describe("Prism mock server on generated/openapi.json, called with the generated
     // leaves the field out (its default is the same dialect).
     expect(doc.jsonSchemaDialect).toBeUndefined();
     const body = { ...requestExample("/v5/verifications"), identifiers: { abn: "123" } };
-    const r = await fetch(`${baseUrl}/v5/verifications`, { method: "POST", headers: { "content-type": "application/json", authorization: BASIC }, body: JSON.stringify(body) });
+    const r = await fetch(`${baseUrl}/v5/verifications`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: BASIC },
+      body: JSON.stringify(body),
+    });
     expect(r.status).toBe(422);
     expect(JSON.parse(r.headers.get("sl-violations") ?? "[]")).toEqual([
       expect.objectContaining({ location: ["request", "body", "identifiers", "abn"], code: "pattern" }),
@@ -148,7 +152,10 @@ describe("Prism limitations, pinned (README: For other languages)", () => {
     expect(doc["x-verispec"].unshownOperations.map((o: Json) => o.operationId)).toEqual(["submitRequestedActions"]);
     const err = await makeClient()
       .submitRequestedActions({ verificationUuid: "7f0c2a9e-3b8d-4c55-9d1e-2f4b6a8c0d12", requestedActions: [] } as never, { path: "/requested-actions" })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(errors.HttpError);
     expect((err as InstanceType<typeof errors.HttpError>).status).toBe(404);
   });
@@ -168,7 +175,11 @@ describe("Prism limitations, pinned (README: For other languages)", () => {
 
   it("an error response is the document's example, not the actual error", async () => {
     const body = { ...requestExample("/v5/verifications"), identifiers: { abn: "123" } };
-    const r = await fetch(`${baseUrl}/v5/verifications`, { method: "POST", headers: { "content-type": "application/json", authorization: BASIC }, body: JSON.stringify(body) });
+    const r = await fetch(`${baseUrl}/v5/verifications`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: BASIC },
+      body: JSON.stringify(body),
+    });
     expect(r.status).toBe(422);
     expect(await r.json()).toEqual(doc.paths["/v5/verifications"].post.responses["422"].content["application/json"].example);
   });

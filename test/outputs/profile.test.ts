@@ -26,16 +26,67 @@ const standalone = readdirSync(SCHEMAS)
 
 // Keywords of JSON Schema 2020-12 (core, applicator, validation, unevaluated, format, meta-data,
 // content) and OpenAPI 3.1's schema additions.
-const SCHEMA_IN = ["not", "if", "then", "else", "items", "contains", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "propertyNames", "contentSchema"];
+const SCHEMA_IN = [
+  "not",
+  "if",
+  "then",
+  "else",
+  "items",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "propertyNames",
+  "contentSchema",
+];
 const SCHEMAS_IN = ["allOf", "anyOf", "oneOf", "prefixItems"];
 const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "dependentSchemas"];
 const KNOWN = new Set([
-  ...SCHEMA_IN, ...SCHEMAS_IN, ...SCHEMA_MAPS,
-  "$schema", "$id", "$ref", "$comment", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
-  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength",
-  "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required",
-  "dependentRequired", "format", "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
-  "contentEncoding", "contentMediaType", "discriminator", "xml", "externalDocs", "example",
+  ...SCHEMA_IN,
+  ...SCHEMAS_IN,
+  ...SCHEMA_MAPS,
+  "$schema",
+  "$id",
+  "$ref",
+  "$comment",
+  "$anchor",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "type",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "dependentRequired",
+  "format",
+  "title",
+  "description",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "examples",
+  "contentEncoding",
+  "contentMediaType",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "example",
 ]);
 
 interface Place {
@@ -81,7 +132,12 @@ const allPlaces: { source: string; places: Place[] }[] = [
 
 /** Violations of one rule over every published document, as "source place: what" lines. */
 function violations(check: (p: Place, source: string) => string | undefined): string[] {
-  return allPlaces.flatMap(({ source, places }) => places.map((p) => check(p, source)).filter((m): m is string => !!m).map((m) => `${source} ${m}`));
+  return allPlaces.flatMap(({ source, places }) =>
+    places
+      .map((p) => check(p, source))
+      .filter((m): m is string => !!m)
+      .map((m) => `${source} ${m}`),
+  );
 }
 
 describe("portable JSON Schema profile", () => {
@@ -123,7 +179,10 @@ describe("portable JSON Schema profile", () => {
       count++;
       const d = p.schema.discriminator as { propertyName: string; mapping?: Record<string, string> };
       const branches = (p.schema.oneOf ?? p.schema.anyOf) as Json[];
-      expect(branches.every((b) => typeof b.$ref === "string" && Object.keys(b).length === 1), p.where).toBe(true);
+      expect(
+        branches.every((b) => typeof b.$ref === "string" && Object.keys(b).length === 1),
+        p.where,
+      ).toBe(true);
       expect(d.mapping, p.where).toBeDefined();
       expect(Object.values(d.mapping!).sort(), p.where).toEqual(branches.map((b) => b.$ref as string).sort());
       for (const [value, ref] of Object.entries(d.mapping!)) {
@@ -139,7 +198,9 @@ describe("portable JSON Schema profile", () => {
     const found = violations((p) => (isObject(p.schema) && isObject(p.schema.properties) && isObject(p.schema.additionalProperties) ? p.where : undefined));
     expect(found).toEqual([]);
     // `unevaluatedProperties` would be the same conflict: quicktype reads it as `additionalProperties`.
-    expect(violations((p) => (isObject(p.schema) && isObject(p.schema.properties) && isObject(p.schema.unevaluatedProperties) ? p.where : undefined))).toEqual([]);
+    expect(violations((p) => (isObject(p.schema) && isObject(p.schema.properties) && isObject(p.schema.unevaluatedProperties) ? p.where : undefined))).toEqual(
+      [],
+    );
   });
 
   it("answers with explicit status codes and `default` only (no `4XX` range keys)", () => {
@@ -158,7 +219,11 @@ describe("portable JSON Schema profile", () => {
     expect(names.filter((n) => !/^[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*$/.test(n))).toEqual([]);
     const joined = new Map<string, string>();
     for (const n of new Set(Object.keys(components))) {
-      const id = n.split(".").map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join("").toLowerCase();
+      const id = n
+        .split(".")
+        .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+        .join("")
+        .toLowerCase();
       expect(joined.get(id), `${n} and ${joined.get(id)} collapse into one identifier`).toBeUndefined();
       joined.set(id, n);
     }
@@ -182,7 +247,12 @@ describe("ajv-cli 5 in its default (strict) mode", () => {
 
   it("gives every payload fixture the verdict the fixture states", async () => {
     const dir = join(ROOT, "test", "fixtures", "payloads");
-    const fixtures = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as { name: string; schema: string; data: unknown; valid: boolean; jsonSchemaExpressible?: boolean });
+    const fixtures = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .map(
+        (f) =>
+          JSON.parse(readFileSync(join(dir, f), "utf8")) as { name: string; schema: string; data: unknown; valid: boolean; jsonSchemaExpressible?: boolean },
+      );
     const bySchema = new Map<string, typeof fixtures>();
     for (const f of fixtures) if (f.jsonSchemaExpressible !== false) bySchema.set(f.schema, [...(bySchema.get(f.schema) ?? []), f]);
     let checked = 0;
@@ -192,7 +262,22 @@ describe("ajv-cli 5 in its default (strict) mode", () => {
         writeFileSync(file, JSON.stringify(f.data));
         return file;
       });
-      const r = await run(bin("ajv"), ["validate", "--spec=draft2020", "--errors=line", "-c", "ajv-formats", "-c", vocabulary, "-s", `generated/schemas/${schema}.json`, ...files.flatMap((f) => ["-d", f])], { cwd: ROOT });
+      const r = await run(
+        bin("ajv"),
+        [
+          "validate",
+          "--spec=draft2020",
+          "--errors=line",
+          "-c",
+          "ajv-formats",
+          "-c",
+          vocabulary,
+          "-s",
+          `generated/schemas/${schema}.json`,
+          ...files.flatMap((f) => ["-d", f]),
+        ],
+        { cwd: ROOT },
+      );
       for (const [i, f] of group.entries()) {
         const verdict = new RegExp(`^${files[i]!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} (valid|invalid)$`, "m").exec(r.stdout + r.stderr)?.[1];
         expect(verdict, `${f.name} (${schema})`).toBe(f.valid ? "valid" : "invalid");

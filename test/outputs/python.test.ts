@@ -63,7 +63,6 @@ beforeAll(async () => {
   report = JSON.parse(last) as Report;
 }, 120_000);
 
-
 describe.skipIf(!python.found)("Python: openapi_spec_validator and jsonschema", () => {
   // Made here: a skipped suite runs no hook, so a folder made at load time would be left behind.
   let temp = "";
@@ -113,7 +112,9 @@ describe.skipIf(!python.found)("Python: openapi_spec_validator and jsonschema", 
     // jsonschema checks `format: date-time` only with rfc3339-validator and `format: uri` only with rfc3987
     // or rfc3986-validator; every schema stating a format also carries a pattern, so the verdicts must not
     // depend on which of them is installed. Hidden here: all three.
-    const formatFixtures = fixturesIn(join(ROOT, "test", "fixtures", "payloads")).filter((f) => /website|document-url|idform-response|webhook-|envelope-timestamp/.test(f.name ?? ""));
+    const formatFixtures = fixturesIn(join(ROOT, "test", "fixtures", "payloads")).filter((f) =>
+      /website|document-url|idform-response|webhook-|envelope-timestamp/.test(f.name ?? ""),
+    );
     expect(formatFixtures.filter((f) => f.valid).length).toBeGreaterThanOrEqual(10);
     expect(formatFixtures.filter((f) => !f.valid).length).toBeGreaterThanOrEqual(20);
     for (const name of ["rfc3339_validator", "rfc3987", "rfc3986_validator"]) {
@@ -146,7 +147,14 @@ describe.skipIf(!python.found)("Python: openapi_spec_validator and jsonschema", 
     cpSync(join(ROOT, "generated", "schemas"), join(root, "generated", "schemas"), { recursive: true });
     writeFileSync(
       join(root, "test", "fixtures", "python-extra", "wrong.json"),
-      JSON.stringify({ name: "claims a 10-digit ABN is valid", schema: "v5.Identifiers", data: { abn: "1234567890" }, valid: true, errors: [], jsonSchemaExpressible: true }),
+      JSON.stringify({
+        name: "claims a 10-digit ABN is valid",
+        schema: "v5.Identifiers",
+        data: { abn: "1234567890" },
+        valid: true,
+        errors: [],
+        jsonSchemaExpressible: true,
+      }),
     );
     const r = await run("python3", [SCRIPT, "--root", root]);
     expect(r.code).toBe(1);

@@ -13,14 +13,27 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
-const semver = createRequire(import.meta.url)("semver") as { satisfies(version: string, range: string): boolean; minVersion(range: string): { version: string } | null };
+const semver = createRequire(import.meta.url)("semver") as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
 
 describe("README: Install", () => {
   const table = /<!-- optional-peers:start -->\n([\s\S]*?)<!-- optional-peers:end -->/.exec(readme)?.[1] ?? "";
-  const rows = table.split("\n").filter((l) => /^\| `/.test(l)).map((l) => l.split("|").map((c) => c.trim()).filter(Boolean));
+  const rows = table
+    .split("\n")
+    .filter((l) => /^\| `/.test(l))
+    .map((l) =>
+      l
+        .split("|")
+        .map((c) => c.trim())
+        .filter(Boolean),
+    );
 
   it("one table names each optional peer of package.json, with the feature that needs it, and nothing else", () => {
-    const optional = Object.keys(manifest.peerDependencies).filter((p) => manifest.peerDependenciesMeta[p]?.optional === true).sort();
+    const optional = Object.keys(manifest.peerDependencies)
+      .filter((p) => manifest.peerDependenciesMeta[p]?.optional === true)
+      .sort();
     expect(optional.length).toBeGreaterThanOrEqual(6);
     expect(rows.map((r) => r[0]!.replace(/`/g, "")).sort()).toEqual(optional);
     for (const r of rows) expect(r[1], r[0]).toMatch(/\w{4,}/);
@@ -36,9 +49,13 @@ describe("the supported Node", () => {
   it("every package of package-lock.json accepts the lowest Node of `engines` (no EBADENGINE on npm ci)", () => {
     const lowest = semver.minVersion(manifest.engines.node)!.version;
     expect(lowest).toBe("20.19.0");
-    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+    };
     const refusing = Object.entries(lock.packages)
-      .filter(([path, p]) => path !== "" && p.engines && !Array.isArray(p.engines) && typeof p.engines.node === "string" && !semver.satisfies(lowest, p.engines.node))
+      .filter(
+        ([path, p]) => path !== "" && p.engines && !Array.isArray(p.engines) && typeof p.engines.node === "string" && !semver.satisfies(lowest, p.engines.node),
+      )
       .map(([path, p]) => `${path.replace(/^.*node_modules\//, "")}@${p.version} needs node ${(p.engines as { node: string }).node}`);
     expect(refusing).toEqual([]);
   });

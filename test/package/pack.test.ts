@@ -13,7 +13,11 @@ import { needFound, needPython } from "../support/services.js";
 const python = needPython(["jsonschema"], "apt-get install -y python3-jsonschema");
 /** TypeScript 7 (the native compiler, @typescript/native-preview's `tsgo`), when its binary runs here. */
 const TSGO = new URL("../../node_modules/@typescript/native-preview/bin/tsgo", import.meta.url).pathname;
-const tsgo = needFound("tsgo (TypeScript 7, @typescript/native-preview)", spawnSync(process.execPath, [TSGO, "--version"], { encoding: "utf8" }).status === 0 ? TSGO : undefined, "npm ci installs it; its native binary must run on this platform");
+const tsgo = needFound(
+  "tsgo (TypeScript 7, @typescript/native-preview)",
+  spawnSync(process.execPath, [TSGO, "--version"], { encoding: "utf8" }).status === 0 ? TSGO : undefined,
+  "npm ci installs it; its native binary must run on this platform",
+);
 
 const root = new URL("../../", import.meta.url).pathname;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -22,7 +26,12 @@ let project: string;
 let packed: { filename: string; files: { path: string }[] };
 
 const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") } });
+  execFileSync(cmd, args, {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") },
+  });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "verispec-pack-"));
@@ -36,7 +45,9 @@ beforeAll(() => {
   // lockfile lists them) are installed from the copies `npm ci` put in node_modules (--install-links
   // packs and copies them, as a registry install would), so npm has nothing to fetch or resolve.
   const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean; link?: boolean }> };
-  const runtime = Object.entries(lock.packages).filter(([path, m]) => path.startsWith("node_modules/") && !m.dev && !m.link && path !== "node_modules/verispec");
+  const runtime = Object.entries(lock.packages).filter(
+    ([path, m]) => path.startsWith("node_modules/") && !m.dev && !m.link && path !== "node_modules/verispec",
+  );
   const nested = runtime.filter(([path]) => path.lastIndexOf("node_modules/") > 0);
   if (nested.length) throw new Error(`nested runtime dependencies need a layout here: ${nested.map(([p]) => p).join(", ")}`);
   const links = Object.fromEntries(runtime.map(([path]) => [path.slice("node_modules/".length), `file:${join(root, path)}`]));
@@ -44,7 +55,10 @@ beforeAll(() => {
   writeFileSync(join(project, "package.json"), manifest({ verispec: `file:${join(dir, packed.filename)}`, ...links }));
   run(npm, ["install", "--offline", "--install-links", "--no-audit", "--no-fund", "--ignore-scripts"], project);
   // Then the project as a user has it: it depends on verispec alone (so `npm ls` reads a plain tree).
-  writeFileSync(join(project, "package.json"), manifest({ verispec: (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version }));
+  writeFileSync(
+    join(project, "package.json"),
+    manifest({ verispec: (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version }),
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -55,7 +69,29 @@ describe("npm pack", () => {
   it("ships the built entry points, the schemas and the OpenAPI document, and no tests", () => {
     const files = packed.files.map((f) => f.path);
     const d = "dist/generated/";
-    for (const f of ["dist/templates/sandbox/api.js", "dist/templates/sandbox/api.d.ts", `${d}index.js`, `${d}index.d.ts`, `${d}client.js`, `${d}types.d.ts`, `${d}webhooks.js`, `${d}webhooks.d.ts`, `${d}validators/index.js`, `${d}validators/index.d.ts`, "dist/generator/cli/bin.js", "bin/verispec.js", "generated/openapi.json", "generated/schemas/v4.VerifyRequest.json", "generated/conformance/requests.json", "generated/conformance/webhooks.schema.json", "spec/meta/spec.schema.yaml", "templates/validators/abn.ts", "generated/conformance/run_conformance.py", "package.json", "README.md"])
+    for (const f of [
+      "dist/templates/sandbox/api.js",
+      "dist/templates/sandbox/api.d.ts",
+      `${d}index.js`,
+      `${d}index.d.ts`,
+      `${d}client.js`,
+      `${d}types.d.ts`,
+      `${d}webhooks.js`,
+      `${d}webhooks.d.ts`,
+      `${d}validators/index.js`,
+      `${d}validators/index.d.ts`,
+      "dist/generator/cli/bin.js",
+      "bin/verispec.js",
+      "generated/openapi.json",
+      "generated/schemas/v4.VerifyRequest.json",
+      "generated/conformance/requests.json",
+      "generated/conformance/webhooks.schema.json",
+      "spec/meta/spec.schema.yaml",
+      "templates/validators/abn.ts",
+      "generated/conformance/run_conformance.py",
+      "package.json",
+      "README.md",
+    ])
       expect(files, f).toContain(f);
     expect(files.filter((f) => f.startsWith("test/") || /\.test\.[jt]s$/.test(f) || f.startsWith("generator/"))).toEqual([]);
   });
@@ -103,7 +139,20 @@ console.log(JSON.stringify({
   it("a TypeScript consumer type-checks with tsc against the installed package", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, resolveJsonModule: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          resolveJsonModule: true,
+          types: ["node"],
+          typeRoots: [join(root, "node_modules", "@types")],
+        },
+        include: ["consumer.ts"],
+      }),
     );
     writeFileSync(
       join(project, "consumer.ts"),
@@ -153,7 +202,19 @@ export async function go(body: v4.VerifyBody): Promise<string | undefined> {
     writeFileSync(join(cjs, "package.json"), JSON.stringify({ name: "cjs-consumer", private: true, type: "commonjs" }));
     writeFileSync(
       join(cjs, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "Node16", moduleResolution: "Node16", target: "ES2022", strict: true, skipLibCheck: false, outDir: "out", types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: "Node16",
+          moduleResolution: "Node16",
+          target: "ES2022",
+          strict: true,
+          skipLibCheck: false,
+          outDir: "out",
+          types: ["node"],
+          typeRoots: [join(root, "node_modules", "@types")],
+        },
+        include: ["consumer.ts"],
+      }),
     );
     writeFileSync(
       join(cjs, "consumer.ts"),
@@ -202,7 +263,10 @@ console.log(JSON.stringify({ url: /^http:\\/\\/127\\.0\\.0\\.1:\\d+$/.test(sandb
       const out = JSON.parse(run(process.execPath, ["inprocess.mjs"], project));
       expect(out).toEqual({ url: true, created: 200, got: 200, wrong: 401, ready: 200, generated: [true, true, true] });
       const template = readdirSync(join(project, "node_modules/verispec/dist/pglite-template"));
-      expect(template).toEqual([expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.array-types\.json$/), expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.tar$/)]);
+      expect(template).toEqual([
+        expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.array-types\.json$/),
+        expect.stringMatching(/^pglite-\d+-[0-9a-f]{16}\.tar$/),
+      ]);
       expect(template[0]!.replace(".array-types.json", "")).toBe(template[1]!.replace(".tar", "")); // the list beside its archive
     } finally {
       rmSync(pglite, { force: true });
@@ -230,7 +294,12 @@ console.log(JSON.stringify({ url: /^http:\\/\\/127\\.0\\.0\\.1:\\d+$/.test(sandb
 describe("the installed CLI (npx verispec in a scratch project)", () => {
   const npx = process.platform === "win32" ? "npx.cmd" : "npx";
   const cli = (args: string[], input?: string) => {
-    const r = spawnSync(npx, ["--no-install", "verispec", ...args], { cwd: project, encoding: "utf8", input, env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") } });
+    const r = spawnSync(npx, ["--no-install", "verispec", ...args], {
+      cwd: project,
+      encoding: "utf8",
+      input,
+      env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") },
+    });
     // npm's own warnings about this machine's npm configuration are not the CLI's output.
     return { ...r, stderr: r.stderr.replace(/^npm warn .*\n/gm, "") };
   };
@@ -263,7 +332,15 @@ process.stdout.write(JSON.stringify({ body, headers: signWebhook({ version: "2",
     const { body, headers } = JSON.parse(run(process.execPath, ["sign.mjs"], project)) as { body: string; headers: Record<string, string> };
     writeFileSync(join(project, "body.json"), body);
     writeFileSync(join(project, "key.txt"), "k\n");
-    const args = ["webhook", "verify", "--body", "body.json", "--secret-file", "key.txt", ...Object.entries(headers).flatMap(([k, v]) => ["--header", `${k}: ${v}`])];
+    const args = [
+      "webhook",
+      "verify",
+      "--body",
+      "body.json",
+      "--secret-file",
+      "key.txt",
+      ...Object.entries(headers).flatMap(([k, v]) => ["--header", `${k}: ${v}`]),
+    ];
     const r = cli(args);
     // The signature holds; the payload is not a v5 webhook payload, which the kit reports as such.
     expect(r.stdout).toBe('{"valid":false,"reason":"invalid_payload"}\n');
@@ -315,7 +392,11 @@ describe("a project's own spec, generated and imported", () => {
         writeFileSync(path, readFileSync(path, "utf8").replace(from, to));
       },
     });
-    const r = spawnSync(npx, ["--no-install", "verispec", "generate"], { cwd: app, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") } });
+    const r = spawnSync(npx, ["--no-install", "verispec", "generate"], {
+      cwd: app,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_update_notifier: "false", npm_config_cache: join(dir, "npm-cache") },
+    });
     if (r.status !== 0) throw new Error(`generate: ${r.stderr}`);
   }, 120_000);
 
@@ -357,7 +438,15 @@ import { interpretWebhook, signWebhook, verifyWebhook } from "./generated/webhoo
       webhook: ["2", "rejected", "retry_possible"],
     });
     // The package's own validators keep the package's limit: two contracts, each where it belongs.
-    const pkg = run(process.execPath, ["--input-type=module", "-e", `import { validate } from "verispec/validators"; console.log(validate("v5.VerificationCreateRequest", { name: ${JSON.stringify(longName)}, website: "https://example.com" }).valid);`], app);
+    const pkg = run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { validate } from "verispec/validators"; console.log(validate("v5.VerificationCreateRequest", { name: ${JSON.stringify(longName)}, website: "https://example.com" }).valid);`,
+      ],
+      app,
+    );
     expect(pkg.trim()).toBe("true");
   });
 
@@ -369,7 +458,23 @@ import { interpretWebhook, signWebhook, verifyWebhook } from "./generated/webhoo
       mkdirSync(sub);
       writeFileSync(join(sub, "package.json"), JSON.stringify({ private: true, type: "module" }));
       const options = mode === "nodenext" ? { module: "NodeNext", moduleResolution: "NodeNext" } : { module: "ESNext", moduleResolution: "Bundler" };
-      writeFileSync(join(sub, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...options, target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] }, include: ["consumer.ts"] }));
+      writeFileSync(
+        join(sub, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            ...options,
+            target: "ES2022",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            exactOptionalPropertyTypes: true,
+            noUncheckedIndexedAccess: true,
+            types: ["node"],
+            typeRoots: [join(root, "node_modules", "@types")],
+          },
+          include: ["consumer.ts"],
+        }),
+      );
       const from = (p: string) => (mode === "nodenext" ? `../generated/${p}.js` : `../generated/${p === "index" ? "" : p}`.replace(/\/$/, ""));
       writeFileSync(
         join(sub, "consumer.ts"),
@@ -399,24 +504,31 @@ export async function go(raw: string, headers: Record<string, string>): Promise<
 
     // TypeScript 7 includes no @types package it is not told of, and the output needs none: the same
     // program, `types: []`, no @types/node anywhere it could look.
-    it.skipIf(!tsgo.found)(`TypeScript 7 (tsgo, module ${mode}) and TypeScript 5.9 type-check it without @types/node`, () => {
-      const sub = join(app, `ts-${mode}`);
-      const config = JSON.parse(readFileSync(join(sub, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
-      const { typeRoots: _, ...bare } = config.compilerOptions;
-      writeFileSync(join(sub, "tsconfig.bare.json"), JSON.stringify({ ...config, compilerOptions: { ...bare, types: [] } }));
-      for (const compiler of [tsgo.path, join(root, "node_modules/typescript/bin/tsc")]) {
-        for (const project of ["tsconfig.json", "tsconfig.bare.json"]) {
-          const r = spawnSync(process.execPath, [compiler, "-p", project], { cwd: sub, encoding: "utf8" });
-          expect({ compiler, project, status: r.status, stdout: r.stdout }).toEqual({ compiler, project, status: 0, stdout: "" });
+    it.skipIf(!tsgo.found)(
+      `TypeScript 7 (tsgo, module ${mode}) and TypeScript 5.9 type-check it without @types/node`,
+      () => {
+        const sub = join(app, `ts-${mode}`);
+        const config = JSON.parse(readFileSync(join(sub, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+        const { typeRoots: _, ...bare } = config.compilerOptions;
+        writeFileSync(join(sub, "tsconfig.bare.json"), JSON.stringify({ ...config, compilerOptions: { ...bare, types: [] } }));
+        for (const compiler of [tsgo.path, join(root, "node_modules/typescript/bin/tsc")]) {
+          for (const project of ["tsconfig.json", "tsconfig.bare.json"]) {
+            const r = spawnSync(process.execPath, [compiler, "-p", project], { cwd: sub, encoding: "utf8" });
+            expect({ compiler, project, status: r.status, stdout: r.stdout }).toEqual({ compiler, project, status: 0, stdout: "" });
+          }
         }
-      }
-      // The check is real: a wrong country fails under tsgo as under tsc.
-      writeFileSync(join(sub, "wrong.ts"), `import type { v5 } from "${mode === "nodenext" ? "../generated/index.js" : "../generated"}";\nexport const w: v5.VerificationCreateRequest = { country: "XX", website: "https://example.com" };\n`);
-      writeFileSync(join(sub, "tsconfig.wrong.json"), JSON.stringify({ compilerOptions: { ...bare, types: [] }, include: ["wrong.ts"] }));
-      const wrong = spawnSync(process.execPath, [tsgo.path, "-p", "tsconfig.wrong.json"], { cwd: sub, encoding: "utf8" });
-      expect(wrong.status).not.toBe(0);
-      expect(wrong.stdout).toContain("wrong.ts");
-    }, 180_000);
+        // The check is real: a wrong country fails under tsgo as under tsc.
+        writeFileSync(
+          join(sub, "wrong.ts"),
+          `import type { v5 } from "${mode === "nodenext" ? "../generated/index.js" : "../generated"}";\nexport const w: v5.VerificationCreateRequest = { country: "XX", website: "https://example.com" };\n`,
+        );
+        writeFileSync(join(sub, "tsconfig.wrong.json"), JSON.stringify({ compilerOptions: { ...bare, types: [] }, include: ["wrong.ts"] }));
+        const wrong = spawnSync(process.execPath, [tsgo.path, "-p", "tsconfig.wrong.json"], { cwd: sub, encoding: "utf8" });
+        expect(wrong.status).not.toBe(0);
+        expect(wrong.stdout).toContain("wrong.ts");
+      },
+      180_000,
+    );
   }
 
   it("esbuild tree-shakes it: the client leaves the validators to a chunk loaded on demand, one schema's module is a fraction of all (sizes printed)", async () => {
@@ -432,13 +544,26 @@ export async function go(raw: string, headers: Record<string, string>): Promise<
     let chunks = 0;
     for (const [name, code] of Object.entries(entries)) {
       writeFileSync(join(app, `bundle-${name}.js`), code);
-      const result = await build({ entryPoints: [join(app, `bundle-${name}.js`)], absWorkingDir: app, bundle: true, splitting: true, format: "esm", platform: "node", minify: true, write: false, outdir: join(app, "out"), logLevel: "silent" });
+      const result = await build({
+        entryPoints: [join(app, `bundle-${name}.js`)],
+        absWorkingDir: app,
+        bundle: true,
+        splitting: true,
+        format: "esm",
+        platform: "node",
+        minify: true,
+        write: false,
+        outdir: join(app, "out"),
+        logLevel: "silent",
+      });
       const entry = result.outputFiles.find((f) => f.path.endsWith(`/out/bundle-${name}.js`))!;
       sizes[name] = entry.contents.length;
       texts[name] = entry.text;
       if (name === "client") chunks = result.outputFiles.length - 1;
     }
-    process.stdout.write(`esbuild, minified, a project's own output: client entry ${sizes.client} B (+${chunks} chunk(s) loaded with validation), one schema's validator ${sizes.one} B, every validator ${sizes.all} B, webhooks entry ${sizes.webhooks} B\n`);
+    process.stdout.write(
+      `esbuild, minified, a project's own output: client entry ${sizes.client} B (+${chunks} chunk(s) loaded with validation), one schema's validator ${sizes.one} B, every validator ${sizes.all} B, webhooks entry ${sizes.webhooks} B\n`,
+    );
     const message = "Name must be less than 100 characters.";
     expect(texts.client).not.toContain(message); // the validators stay out of the client's entry...
     expect(chunks).toBeGreaterThan(0); // ...in a chunk of their own
@@ -463,15 +588,31 @@ export async function go(raw: string, headers: Record<string, string>): Promise<
     for (const [name, code] of Object.entries(entries)) {
       const file = join(app, `vite-${name}.js`);
       writeFileSync(file, code);
-      const out = (await build({ root: app, configFile: false, logLevel: "silent", build: { write: false, minify: true, lib: { entry: file, formats: ["es"], fileName: name }, rollupOptions: { external: [/^node:/] } } })) as { output: { type: string; code?: string; isEntry?: boolean }[] }[] | { output: { type: string; code?: string; isEntry?: boolean }[] };
+      const out = (await build({
+        root: app,
+        configFile: false,
+        logLevel: "silent",
+        build: { write: false, minify: true, lib: { entry: file, formats: ["es"], fileName: name }, rollupOptions: { external: [/^node:/] } },
+      })) as { output: { type: string; code?: string; isEntry?: boolean }[] }[] | { output: { type: string; code?: string; isEntry?: boolean }[] };
       const chunks = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output).filter((c) => c.type === "chunk");
       vite[name] = chunks.map((c) => c.code ?? "").join("\n");
       viteEntry[name] = chunks.filter((c) => c.isEntry).reduce((n, c) => n + (c.code ?? "").length, 0);
-      const e = await esbuild({ entryPoints: [file], absWorkingDir: app, bundle: true, format: "esm", platform: "node", minify: true, write: false, logLevel: "silent" });
+      const e = await esbuild({
+        entryPoints: [file],
+        absWorkingDir: app,
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        minify: true,
+        write: false,
+        logLevel: "silent",
+      });
       viaEsbuild[name] = e.outputFiles[0]!.contents.length;
     }
     const size = (n: string) => vite[n]!.length;
-    process.stdout.write(`vite 8, minified, a project's own output: one validator from the index ${size("oneFromIndex")} B, from its own module ${size("oneModule")} B, every validator ${size("all")} B, client entry ${viteEntry.client} B (${size("client")} B with the validators' lazy chunk); esbuild: one from the index ${viaEsbuild.oneFromIndex} B, every validator ${viaEsbuild.all} B\n`);
+    process.stdout.write(
+      `vite 8, minified, a project's own output: one validator from the index ${size("oneFromIndex")} B, from its own module ${size("oneModule")} B, every validator ${size("all")} B, client entry ${viteEntry.client} B (${size("client")} B with the validators' lazy chunk); esbuild: one from the index ${viaEsbuild.oneFromIndex} B, every validator ${viaEsbuild.all} B\n`,
+    );
     const own = "Name must be less than 100 characters.";
     // A word only other schemas' compiled checks hold (the older interface's watchlist entries), not the
     // shared error table every validator imports.
@@ -485,18 +626,29 @@ export async function go(raw: string, headers: Record<string, string>): Promise<
     expect(viteEntry.client! * 10).toBeLessThan(size("all"));
   }, 240_000);
 
-  it.skipIf(!python.found)("the Python conformance runner from the tarball agrees with the package's vectors and with the project's own", () => {
-    // The package's copy, and the copy `generate` wrote into the project's own generated/conformance/:
-    // each reads the generated/ it sits in.
-    for (const [runner, own] of [[join(project, "node_modules", "verispec", "generated", "conformance", "run_conformance.py"), false], [join(app, "generated", "conformance", "run_conformance.py"), true]] as const) {
-      const args = own ? ["--root", app] : [];
-      const r = spawnSync(python.path, [runner, "--json"], { cwd: project, encoding: "utf8" });
-      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
-      const report = JSON.parse(r.stdout) as Record<"requests" | "webhooks", { total: number; agreed: number; skipped: number; disagreed: string[] }>;
-      const cases = (JSON.parse(readFileSync(join(args.length ? app : join(project, "node_modules", "verispec"), "generated", "conformance", "requests.json"), "utf8")) as { cases: unknown[] }).cases.length;
-      expect(report.requests).toEqual({ total: cases, agreed: cases, skipped: 0, disagreed: [] });
-      expect(report.webhooks.disagreed).toEqual([]);
-      expect(report.webhooks.agreed).toBeGreaterThan(50);
-    }
-  }, 120_000);
+  it.skipIf(!python.found)(
+    "the Python conformance runner from the tarball agrees with the package's vectors and with the project's own",
+    () => {
+      // The package's copy, and the copy `generate` wrote into the project's own generated/conformance/:
+      // each reads the generated/ it sits in.
+      for (const [runner, own] of [
+        [join(project, "node_modules", "verispec", "generated", "conformance", "run_conformance.py"), false],
+        [join(app, "generated", "conformance", "run_conformance.py"), true],
+      ] as const) {
+        const args = own ? ["--root", app] : [];
+        const r = spawnSync(python.path, [runner, "--json"], { cwd: project, encoding: "utf8" });
+        expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+        const report = JSON.parse(r.stdout) as Record<"requests" | "webhooks", { total: number; agreed: number; skipped: number; disagreed: string[] }>;
+        const cases = (
+          JSON.parse(
+            readFileSync(join(args.length ? app : join(project, "node_modules", "verispec"), "generated", "conformance", "requests.json"), "utf8"),
+          ) as { cases: unknown[] }
+        ).cases.length;
+        expect(report.requests).toEqual({ total: cases, agreed: cases, skipped: 0, disagreed: [] });
+        expect(report.webhooks.disagreed).toEqual([]);
+        expect(report.webhooks.agreed).toBeGreaterThan(50);
+      }
+    },
+    120_000,
+  );
 });

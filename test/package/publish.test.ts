@@ -12,7 +12,11 @@ const root = new URL("../../", import.meta.url).pathname;
 const env = { ...process.env, npm_config_update_notifier: "false" };
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, unknown> & { files: string[]; scripts: Record<string, string> };
 // The tarball's file list, read without packing (dist/ is current: test/support/dist.ts).
-const packed = (JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+const packed = (
+  JSON.parse(
+    execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
+  ) as { files: { path: string }[] }[]
+)[0]!.files.map((f) => f.path);
 const SEED = /\bseed\b/i;
 const TEMPLATE = /^dist\/pglite-template\/pglite-\d+-[0-9a-f]{16}\.tar$/;
 
@@ -21,7 +25,8 @@ describe("the package's files", () => {
     const top = [...new Set(packed.map((p) => (p.includes("/") ? `${p.slice(0, p.indexOf("/"))}/` : p)))].sort();
     expect(top).toEqual(["README.md", "bin/", "dist/", "docs/", "generated/", "package.json", "spec/", "templates/"]);
     expect(packed.filter((p) => /\.test\.[jt]s$|^docs\/engineering\/|^test\/|^bench\/|^generator\//.test(p))).toEqual([]);
-    for (const p of ["dist/generator/cli/bin.js", "generated/ajv-vocabulary.d.cts", "docs/sandbox.md", "spec/meta/spec.schema.yaml"]) expect(packed, p).toContain(p);
+    for (const p of ["dist/generator/cli/bin.js", "generated/ajv-vocabulary.d.cts", "docs/sandbox.md", "spec/meta/spec.schema.yaml"])
+      expect(packed, p).toContain(p);
   });
 
   it("say nothing of `seed`: no file of the tarball has the word", () => {

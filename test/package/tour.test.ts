@@ -15,7 +15,11 @@ import { needFound } from "../support/services.js";
 
 /** TypeScript 7 (the native compiler, @typescript/native-preview's `tsgo`), when its binary runs here. */
 const TSGO = new URL("../../node_modules/@typescript/native-preview/bin/tsgo", import.meta.url).pathname;
-const tsgo = needFound("tsgo (TypeScript 7, @typescript/native-preview)", spawnSync(process.execPath, [TSGO, "--version"], { encoding: "utf8" }).status === 0 ? TSGO : undefined, "npm ci installs it; its native binary must run on this platform");
+const tsgo = needFound(
+  "tsgo (TypeScript 7, @typescript/native-preview)",
+  spawnSync(process.execPath, [TSGO, "--version"], { encoding: "utf8" }).status === 0 ? TSGO : undefined,
+  "npm ci installs it; its native binary must run on this platform",
+);
 
 const root = new URL("../../", import.meta.url).pathname;
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
@@ -47,7 +51,13 @@ const freePort = () =>
 
 /** The environment the tour runs in: npm quiet and offline-first, none of the tour's variables set yet. */
 function tourEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", npm_config_prefer_offline: "true" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    npm_config_update_notifier: "false",
+    npm_config_fund: "false",
+    npm_config_audit: "false",
+    npm_config_prefer_offline: "true",
+  };
   delete env.npm_config_cache; // the user's own cache, not vitest's npm run's settings
   for (const k of ["VERISPEC_SANDBOX_SERVICE_UID", "VERISPEC_SANDBOX_SECRET", "VERISPEC_SIGNING_SECRET"]) delete env[k];
   return env;
@@ -59,7 +69,16 @@ let tour: { dir: string; env: NodeJS.ProcessEnv } | undefined;
 describe("the README's tour", () => {
   it("reads the tour's blocks: the install, generate, validate, the credentials, both programs, the run", () => {
     const script = tourScript(docSection("tour"));
-    for (const step of [`npm install ../verispec/verispec-${version}.tgz`, "npx verispec generate", "npx verispec validate", "export VERISPEC_SIGNING_SECRET=", "cat > receiver.js", "cat > client.js", "npx verispec sandbox", "node client.js"])
+    for (const step of [
+      `npm install ../verispec/verispec-${version}.tgz`,
+      "npx verispec generate",
+      "npx verispec validate",
+      "export VERISPEC_SIGNING_SECRET=",
+      "cat > receiver.js",
+      "cat > client.js",
+      "npx verispec sandbox",
+      "node client.js",
+    ])
       expect(script, step).toContain(step);
     // The install the README tells (Install) is the one the tour runs.
     expect(docSection("tour")).toContain("../verispec/verispec-0.1.0.tgz");
@@ -131,7 +150,12 @@ describe("the README's tour", () => {
   it("the second half: a changed limit, and the code, the types, the sandbox, conform and diff agree on it", async () => {
     expect(tour, "the tour's first half ran").toBeDefined();
     const { dir } = tour!;
-    const env = { ...tour!.env, VERISPEC_SANDBOX_SERVICE_UID: "tour-service", VERISPEC_SANDBOX_SECRET: "tour-secret", VERISPEC_SIGNING_SECRET: "tour-signing-key" };
+    const env = {
+      ...tour!.env,
+      VERISPEC_SANDBOX_SERVICE_UID: "tour-service",
+      VERISPEC_SANDBOX_SECRET: "tour-secret",
+      VERISPEC_SIGNING_SECRET: "tour-signing-key",
+    };
     const section = docSection("change");
     const change = spawnSync("bash", ["-c", tourScript(section)], { cwd: dir, env, encoding: "utf8" });
     const out = change.stdout;
@@ -169,7 +193,12 @@ describe("the README's tour", () => {
 
     // The sandbox serves ./spec: its start line names the same hash, and it answers the new limit.
     const port = await freePort();
-    const sandbox = spawn("npx", ["verispec", "sandbox", "--port", String(port), "--db", "memory", "--processing-ms", "manual"], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const sandbox = spawn("npx", ["verispec", "sandbox", "--port", String(port), "--db", "memory", "--processing-ms", "manual"], {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let log = "";
     sandbox.stdout.on("data", (c: Buffer) => (log += c.toString("utf8")));
     sandbox.stderr.on("data", (c: Buffer) => (log += c.toString("utf8")));
@@ -180,7 +209,11 @@ describe("the README's tour", () => {
       const url = `http://127.0.0.1:${port}`;
       const auth = `Basic ${Buffer.from("tour-service:tour-secret").toString("base64")}`;
       const create = async (name: string) => {
-        const r = await fetch(`${url}/v5/verifications`, { method: "POST", headers: { authorization: auth, "content-type": "application/json" }, body: JSON.stringify({ type: "individual", subType: "data", country: "AUS", name, website: "https://example.com" }) });
+        const r = await fetch(`${url}/v5/verifications`, {
+          method: "POST",
+          headers: { authorization: auth, "content-type": "application/json" },
+          body: JSON.stringify({ type: "individual", subType: "data", country: "AUS", name, website: "https://example.com" }),
+        });
         return { status: r.status, body: (await r.json()) as { error?: { issues?: { message: string }[] }; message?: string } };
       };
       const refused = await create("x".repeat(150));
@@ -190,9 +223,16 @@ describe("the README's tour", () => {
       expect((await create("x".repeat(99))).status).toBe(200);
 
       // conform against that sandbox, from ./spec: every check holds, and its report names the same hash.
-      const conform = spawnSync("npx", ["verispec", "conform", url, "--format", "json", "--rate", "1000", "--max-requests", "3000", "--requested-actions-path", "/requestedActions"], {
-        cwd: dir, env: { ...env, VERISPEC_CONFORM_SERVICE_UID: "tour-service", VERISPEC_CONFORM_SECRET: "tour-secret" }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024,
-      });
+      const conform = spawnSync(
+        "npx",
+        ["verispec", "conform", url, "--format", "json", "--rate", "1000", "--max-requests", "3000", "--requested-actions-path", "/requestedActions"],
+        {
+          cwd: dir,
+          env: { ...env, VERISPEC_CONFORM_SERVICE_UID: "tour-service", VERISPEC_CONFORM_SECRET: "tour-secret" },
+          encoding: "utf8",
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
       const report = JSON.parse(conform.stdout) as { summary: { specHash: string; held: number; failed: number }; checks: { id: string; outcome: string }[] };
       expect(report.checks.filter((c) => c.outcome === "failed")).toEqual([]);
       expect(conform.status).toBe(0);

@@ -12,13 +12,31 @@ const root = new URL("../../", import.meta.url).pathname;
 const examples = docFiles()
   .filter(([path]) => !path.startsWith("docs/engineering/"))
   .flatMap(([path, text]) =>
-    [...text.matchAll(/```(ts|js)\n([\s\S]*?)```/g)].map((m) => ({ path, line: text.slice(0, m.index).split("\n").length, lang: m[1] as "ts" | "js", code: m[2]! })),
+    [...text.matchAll(/```(ts|js)\n([\s\S]*?)```/g)].map((m) => ({
+      path,
+      line: text.slice(0, m.index).split("\n").length,
+      lang: m[1] as "ts" | "js",
+      code: m[2]!,
+    })),
   );
 
-const SOURCES = { verispec: ["./generated/index.d.ts"], "verispec/validators": ["./generated/validators/index.d.ts"], "verispec/webhooks": ["./generated/webhooks.d.ts"], "verispec/webhooks/*": ["./generated/runtime/webhooks/*.d.ts"], "verispec/sandbox": ["./templates/sandbox/api.ts"] };
+const SOURCES = {
+  verispec: ["./generated/index.d.ts"],
+  "verispec/validators": ["./generated/validators/index.d.ts"],
+  "verispec/webhooks": ["./generated/webhooks.d.ts"],
+  "verispec/webhooks/*": ["./generated/runtime/webhooks/*.d.ts"],
+  "verispec/sandbox": ["./templates/sandbox/api.ts"],
+};
 // The JavaScript examples are checked loosely (not strict, as a .js file is), so against the package's
 // declarations (dist/, what an installed package has) rather than the strict TypeScript sources.
-const DECLARATIONS = { verispec: ["./dist/generated/index.d.ts"], "verispec/validators": ["./dist/generated/validators/index.d.ts"], "verispec/webhooks": ["./dist/generated/webhooks.d.ts"], "verispec/webhooks/*": ["./dist/generated/runtime/webhooks/*.d.ts"], "verispec/sandbox": ["./dist/templates/sandbox/api.d.ts"], "verispec/msw": ["./dist/templates/msw/index.d.ts"] };
+const DECLARATIONS = {
+  verispec: ["./dist/generated/index.d.ts"],
+  "verispec/validators": ["./dist/generated/validators/index.d.ts"],
+  "verispec/webhooks": ["./dist/generated/webhooks.d.ts"],
+  "verispec/webhooks/*": ["./dist/generated/runtime/webhooks/*.d.ts"],
+  "verispec/sandbox": ["./dist/templates/sandbox/api.d.ts"],
+  "verispec/msw": ["./dist/templates/msw/index.d.ts"],
+};
 
 /** tsc's diagnostics for the given examples, each as `<doc>:<line> <message>`. */
 function compile(list: typeof examples, extra: ts.CompilerOptions): string[] {
@@ -33,7 +51,10 @@ function compile(list: typeof examples, extra: ts.CompilerOptions): string[] {
     return { file, e };
   });
   try {
-    const program = ts.createProgram(files.map((f) => f.file), { ...options, noEmit: true, paths: SOURCES, ...extra });
+    const program = ts.createProgram(
+      files.map((f) => f.file),
+      { ...options, noEmit: true, paths: SOURCES, ...extra },
+    );
     return ts.getPreEmitDiagnostics(program).map((d) => {
       const at = files.find((f) => f.file === d.file?.fileName);
       const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : 0;
@@ -48,17 +69,34 @@ function compile(list: typeof examples, extra: ts.CompilerOptions): string[] {
 describe("the documentation's code examples", () => {
   it("has the client examples", () => {
     const client = docSection("client");
-    for (const name of ["client.verify(", "client.idForm(", "client.getVerificationStatus(", "client.submitRequestedActions(", "client.v5.createVerification(", "client.v5.getVerification("])
+    for (const name of [
+      "client.verify(",
+      "client.idForm(",
+      "client.getVerificationStatus(",
+      "client.submitRequestedActions(",
+      "client.v5.createVerification(",
+      "client.v5.getVerification(",
+    ])
       expect(client, name).toContain(name);
     expect(examples.filter((e) => e.lang === "ts").length).toBeGreaterThanOrEqual(8);
     expect(examples.filter((e) => e.path === "README.md" && e.lang === "js").length).toBe(2);
   });
 
   it("every ```ts block type-checks as a whole module (strict)", () => {
-    expect(compile(examples.filter((e) => e.lang === "ts"), {})).toEqual([]);
+    expect(
+      compile(
+        examples.filter((e) => e.lang === "ts"),
+        {},
+      ),
+    ).toEqual([]);
   }, 120_000);
 
   it("every ```js block type-checks as a whole module (checkJs, not strict)", () => {
-    expect(compile(examples.filter((e) => e.lang === "js"), { allowJs: true, checkJs: true, strict: false, noImplicitAny: false, skipLibCheck: true, paths: DECLARATIONS })).toEqual([]);
+    expect(
+      compile(
+        examples.filter((e) => e.lang === "js"),
+        { allowJs: true, checkJs: true, strict: false, noImplicitAny: false, skipLibCheck: true, paths: DECLARATIONS },
+      ),
+    ).toEqual([]);
   }, 120_000);
 });

@@ -29,7 +29,13 @@ describe("startSandbox() of verispec/sandbox", { timeout: 120_000 }, () => {
       expect((await create(a.url, basic(a.serviceUid, a.secret))).status).toBe(200);
       expect((await create(a.url, basic(a.serviceUid, b.secret))).status).toBe(401);
       // In memory: b holds nothing of a's.
-      expect(((await (await fetch(`${b.url}/_sandbox/deliveries`, { headers: { authorization: basic(b.serviceUid, b.secret) } })).json()) as { deliveries: unknown[] }).deliveries).toEqual([]);
+      expect(
+        (
+          (await (await fetch(`${b.url}/_sandbox/deliveries`, { headers: { authorization: basic(b.serviceUid, b.secret) } })).json()) as {
+            deliveries: unknown[];
+          }
+        ).deliveries,
+      ).toEqual([]);
     } finally {
       await a.close();
       await b.close();
@@ -54,7 +60,19 @@ describe("startSandbox() of verispec/sandbox", { timeout: 120_000 }, () => {
   it("the runtime closes the store it was handed when it refuses to start", async () => {
     let closed = 0;
     const store = { close: async () => void (closed += 1) } as unknown as Db;
-    const o = { binding, host: "127.0.0.1", port: 0, db: "memory", cwd: ROOT, processingMs: 1000, requestedActionsPath: "/x", maxBodyBytes: 1, deliveryTimeoutMs: 1, retryDelaysMs: [], log: () => {} };
+    const o = {
+      binding,
+      host: "127.0.0.1",
+      port: 0,
+      db: "memory",
+      cwd: ROOT,
+      processingMs: 1000,
+      requestedActionsPath: "/x",
+      maxBodyBytes: 1,
+      deliveryTimeoutMs: 1,
+      retryDelaysMs: [],
+      log: () => {},
+    };
     // No account: refused before the store is used.
     await expect(startRuntime({ ...o, opening: Promise.resolve(store) })).rejects.toMatchObject({ code: "VERISPEC_TENANTS" });
     expect(closed).toBe(1);

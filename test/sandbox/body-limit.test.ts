@@ -10,7 +10,14 @@ const basic = (uid: string, secret: string) => `Basic ${Buffer.from(`${uid}:${se
 /** A valid v5 create of exactly `bytes` bytes, its inputRisk filling what the JSON around it leaves. */
 function createOf(bytes: number): string {
   const around = JSON.stringify({ type: "individual", subType: "data", country: "AUS", name: "Pat Example", website: "https://example.com", inputRisk: "" });
-  return JSON.stringify({ type: "individual", subType: "data", country: "AUS", name: "Pat Example", website: "https://example.com", inputRisk: "r".repeat(bytes - around.length) });
+  return JSON.stringify({
+    type: "individual",
+    subType: "data",
+    country: "AUS",
+    name: "Pat Example",
+    website: "https://example.com",
+    inputRisk: "r".repeat(bytes - around.length),
+  });
 }
 
 describe("the default body limit", { timeout: 120_000 }, () => {
@@ -33,7 +40,10 @@ describe("the default body limit", { timeout: 120_000 }, () => {
       expect(read.data.inputRisk).toBe((JSON.parse(exact) as { inputRisk: string }).inputRisk);
       const over = await post(createOf(LIMIT + 1));
       expect(over.status).toBe(413);
-      expect(((await over.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "payload_too_large", message: `The request body is larger than ${LIMIT} bytes.` });
+      expect(((await over.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+        code: "payload_too_large",
+        message: `The request body is larger than ${LIMIT} bytes.`,
+      });
     } finally {
       await s.close();
     }

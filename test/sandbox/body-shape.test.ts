@@ -75,18 +75,30 @@ describe("the sandbox refuses a body by its shape", () => {
     await db?.close();
   });
 
-  const v5 = (extra: Record<string, unknown>) => ({ type: "individual", subType: "data", country: "AUS", name: "Shape Person", website: "https://example.com", ...extra });
+  const v5 = (extra: Record<string, unknown>) => ({
+    type: "individual",
+    subType: "data",
+    country: "AUS",
+    name: "Shape Person",
+    website: "https://example.com",
+    ...extra,
+  });
 
   it("tags over 1,000 items: 422 validation_error at tags, the validators' maxItems wording; 1,000 are accepted", async () => {
     const over = await call(h.url, "POST", "/v5/verifications", v5({ tags: Array(1001).fill("k:v") }));
     expect(over.status).toBe(422);
-    expect(over.body.error).toEqual({ type: "validation_error", details: [{ message: "Too big: expected array to have <=1000 items", code: "too_big", path: ["tags"] }] });
+    expect(over.body.error).toEqual({
+      type: "validation_error",
+      details: [{ message: "Too big: expected array to have <=1000 items", code: "too_big", path: ["tags"] }],
+    });
     expect((await call(h.url, "POST", "/v5/verifications", v5({ tags: Array(1000).fill("k:v") }))).status).toBe(200);
   });
 
   it("five million invalid tags in 10 MB: the same 422, in moments", async () => {
     const started = Date.now();
-    const r = await request(h.url, "POST", "/v5/verifications", `{"type":"individual","tags":[${"1,".repeat(4_999_999)}1]}`, { authorization: `Basic ${Buffer.from("sandbox-test-uid:sandbox-test-secret-9f8e7d").toString("base64")}` });
+    const r = await request(h.url, "POST", "/v5/verifications", `{"type":"individual","tags":[${"1,".repeat(4_999_999)}1]}`, {
+      authorization: `Basic ${Buffer.from("sandbox-test-uid:sandbox-test-secret-9f8e7d").toString("base64")}`,
+    });
     expect([r.status, r.body.error.details]).toEqual([422, [{ message: "Too big: expected array to have <=1000 items", code: "too_big", path: ["tags"] }]]);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
@@ -100,8 +112,16 @@ describe("the sandbox refuses a body by its shape", () => {
     const deep = await call(h.url, "POST", "/v5/verifications", v5({ stakeholders: [{ type: "individual", name: "A", roles: Array(1001).fill("r") }] }));
     expect([deep.status, deep.body.error.details[0].path]).toEqual([422, ["stakeholders", 0, "roles"]]);
     const older = await request(h.url, "POST", "/verify", olderBody({ type: "individual", metadata_tags: Array(1001).fill("t") }));
-    expect([older.status, older.body.type, older.body.details]).toEqual([422, "validation_error", [{ message: "Too big: expected array to have <=1000 items", code: "too_big", path: ["metadata_tags"] }]]);
-    const form = await fetch(`${h.url}/_form/00000000-0000-4000-8000-000000000000`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "a=1&".repeat(20_001) });
+    expect([older.status, older.body.type, older.body.details]).toEqual([
+      422,
+      "validation_error",
+      [{ message: "Too big: expected array to have <=1000 items", code: "too_big", path: ["metadata_tags"] }],
+    ]);
+    const form = await fetch(`${h.url}/_form/00000000-0000-4000-8000-000000000000`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "a=1&".repeat(20_001),
+    });
     expect(form.status).toBe(400);
     expect(await form.text()).toContain("The request body holds more than 20000 values.");
   });

@@ -85,10 +85,16 @@ describe("paged listings", () => {
         after = Number(page[0]!.id);
       }
       expect(seen).toEqual(ids);
-      expect((await outboxPageRows(big, "default", { userId: "u-many", state: "queued" }, { limit: 10, ascending: false })).map((r) => r.trace)).toEqual(["t-12", "t-9", "t-5"]);
+      expect((await outboxPageRows(big, "default", { userId: "u-many", state: "queued" }, { limit: 10, ascending: false })).map((r) => r.trace)).toEqual([
+        "t-12",
+        "t-9",
+        "t-5",
+      ]);
       expect(await outboxPageRows(big, "other", { userId: "u-many" }, { limit: 10, ascending: false })).toEqual([]);
       const explain = { query: <T extends Row>(text: string, params?: readonly unknown[]) => big.query<T>(`EXPLAIN ${text}`, params) };
-      const plan = (await outboxPageRows(explain, "default", { userId: "u-7" }, { limit: 100, ascending: false })).map((r) => String(r["QUERY PLAN"])).join("\n");
+      const plan = (await outboxPageRows(explain, "default", { userId: "u-7" }, { limit: 100, ascending: false }))
+        .map((r) => String(r["QUERY PLAN"]))
+        .join("\n");
       expect(plan).toContain("verifications_user_set");
       expect(plan).toContain("outbox_trace");
       expect(plan).not.toMatch(/SubPlan|Seq Scan on outbox|outbox_pkey/);

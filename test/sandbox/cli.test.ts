@@ -12,7 +12,11 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
   let stdout = "";
   let stderr = "";
   const code = await main(["sandbox", ...args], {
-    stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd: process.cwd(), stdin: async () => "",
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env: {},
+    cwd: process.cwd(),
+    stdin: async () => "",
   });
   return { code, stdout, stderr };
 }
@@ -21,7 +25,18 @@ describe("verispec sandbox: arguments", () => {
   it("--help prints the usage, with the flags, the environment variables and the follow-up path note", async () => {
     const r = await run(["--help"]);
     expect(r.code).toBe(0);
-    for (const word of ["--port", "--db", "--webhook-url", "--signature-version", "--processing-ms", "--requested-actions-path", "VERISPEC_SANDBOX_SERVICE_UID", "VERISPEC_SANDBOX_SECRET", "VERISPEC_SIGNING_SECRET", "does not show the path"]) {
+    for (const word of [
+      "--port",
+      "--db",
+      "--webhook-url",
+      "--signature-version",
+      "--processing-ms",
+      "--requested-actions-path",
+      "VERISPEC_SANDBOX_SERVICE_UID",
+      "VERISPEC_SANDBOX_SECRET",
+      "VERISPEC_SIGNING_SECRET",
+      "does not show the path",
+    ]) {
       expect(r.stdout).toContain(word);
     }
   });
@@ -60,14 +75,28 @@ describe("verispec sandbox: arguments", () => {
   });
 
   it("defaults: 127.0.0.1:4010, PGlite in .verispec/sandbox, signature version 2, 1000 ms", () => {
-    expect(parseSandboxArgs({})).toMatchObject({ host: "127.0.0.1", port: 4010, db: ".verispec/sandbox", signatureVersion: "2", processingMs: 1000, webhookUrls: [] });
-    expect(parseSandboxArgs({ "processing-ms": "manual", "webhook-url": ["http://a.example/x", "http://b.example/y"] })).toMatchObject({ processingMs: "manual", webhookUrls: ["http://a.example/x", "http://b.example/y"] });
+    expect(parseSandboxArgs({})).toMatchObject({
+      host: "127.0.0.1",
+      port: 4010,
+      db: ".verispec/sandbox",
+      signatureVersion: "2",
+      processingMs: 1000,
+      webhookUrls: [],
+    });
+    expect(parseSandboxArgs({ "processing-ms": "manual", "webhook-url": ["http://a.example/x", "http://b.example/y"] })).toMatchObject({
+      processingMs: "manual",
+      webhookUrls: ["http://a.example/x", "http://b.example/y"],
+    });
   });
 });
 
 describe("verispec sandbox: credentials", () => {
   it("prints a test value once for each credential not in the environment, and only those", async () => {
-    const sandbox = await startSandbox(["--db", "memory"], { VERISPEC_SANDBOX_SERVICE_UID: undefined, VERISPEC_SANDBOX_SECRET: undefined, VERISPEC_SIGNING_SECRET: "from-the-environment-key" });
+    const sandbox = await startSandbox(["--db", "memory"], {
+      VERISPEC_SANDBOX_SERVICE_UID: undefined,
+      VERISPEC_SANDBOX_SECRET: undefined,
+      VERISPEC_SIGNING_SECRET: "from-the-environment-key",
+    });
     try {
       await until(() => sandbox.stdout.includes("VERISPEC_SANDBOX_SECRET="), "the test values");
       const uid = /^test value VERISPEC_SANDBOX_SERVICE_UID=(\S+)$/m.exec(sandbox.stdout)?.[1];

@@ -55,8 +55,18 @@ describe("delivery", () => {
       expect(verified.payload).toMatchObject({ trace, verificationStatus: "pending" });
       const [listed] = await listDeliveries(db, DEFAULT_TENANT, trace);
       expect(listed).toMatchObject({
-        deliveryId: String(row!.delivery_id), trace, url: rx.url, format: "v5", signatureVersion: "2", timestamp: Number(row!.timestamp), state: "delivered", tries: 1,
-        lastStatus: 200, lastError: null, resend: false, payload: JSON.parse(d!.body),
+        deliveryId: String(row!.delivery_id),
+        trace,
+        url: rx.url,
+        format: "v5",
+        signatureVersion: "2",
+        timestamp: Number(row!.timestamp),
+        state: "delivered",
+        tries: 1,
+        lastStatus: 200,
+        lastError: null,
+        resend: false,
+        payload: JSON.parse(d!.body),
       });
       expect(listed!.deliveredAt).toBeGreaterThanOrEqual(d!.at);
       // Delivered now, not a retry delay ahead (the harness's policy is [60_000]).
@@ -65,7 +75,23 @@ describe("delivery", () => {
       expect(listed!.attempts).toHaveLength(1);
       expect(listed!.attempts).toEqual([{ at: expect.any(Number), statusCode: 200, error: null, durationMs: expect.any(Number) }]);
       expect((listed!.attempts as { at: number }[])[0]!.at).toBeLessThanOrEqual(d!.at);
-      expect(Object.keys(listed!)).toEqual(["deliveryId", "trace", "url", "format", "signatureVersion", "timestamp", "state", "tries", "lastStatus", "lastError", "resend", "createdAt", "deliveredAt", "payload", "attempts"]);
+      expect(Object.keys(listed!)).toEqual([
+        "deliveryId",
+        "trace",
+        "url",
+        "format",
+        "signatureVersion",
+        "timestamp",
+        "state",
+        "tries",
+        "lastStatus",
+        "lastError",
+        "resend",
+        "createdAt",
+        "deliveredAt",
+        "payload",
+        "attempts",
+      ]);
       expect(h.logs).toEqual([]);
     } finally {
       await h.close();
@@ -110,7 +136,11 @@ describe("delivery", () => {
       const { trace } = await h.service.createV5(v5Individual("Ordered Person"));
       await h.service.applyStatus(trace, "verified", {});
       await until(async () => (await states(trace)).every((s) => s === "delivered"), "all delivered", 5000);
-      const seen = (r: Receiver) => r.deliveries.map((d) => JSON.parse(d.body) as { trace: string; verificationStatus: string }).filter((p) => p.trace === trace).map((p) => p.verificationStatus);
+      const seen = (r: Receiver) =>
+        r.deliveries
+          .map((d) => JSON.parse(d.body) as { trace: string; verificationStatus: string })
+          .filter((p) => p.trace === trace)
+          .map((p) => p.verificationStatus);
       expect(seen(rx)).toEqual(["pending", "pending", "verified"]);
       expect(seen(other)).toEqual(["pending", "verified"]);
       const listed = await listDeliveries(db, DEFAULT_TENANT, trace);
@@ -260,7 +290,12 @@ describe("the dispatcher's lifecycle", () => {
     stopped.wake();
     expect(stopped.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: false });
     const d = new Dispatcher({
-      db, sign: (v, body) => binding.signWebhook({ version: v, rawBody: body, secret: SIGNING_SECRET }), deliveryIdHeader: "X-Other-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [],
+      db,
+      sign: (v, body) => binding.signWebhook({ version: v, rawBody: body, secret: SIGNING_SECRET }),
+      deliveryIdHeader: "X-Other-Id",
+      mediaType: "application/json",
+      timeoutMs: 1000,
+      delaysMs: [],
     });
     expect(d.owner).toMatch(/^[0-9a-f-]{36}$/);
     await d.start();
@@ -295,7 +330,15 @@ describe("the dispatcher's lifecycle", () => {
     // A lease held by another instance is left alone until it lapses.
     const until1 = Date.now() + 3_600_000;
     await db.query("UPDATE outbox SET lease_owner = 'other', lease_until = $2 WHERE trace = $1", [trace, until1]);
-    const d = new Dispatcher({ db: shared, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [], pollMs: 20 });
+    const d = new Dispatcher({
+      db: shared,
+      sign: () => ({}),
+      deliveryIdHeader: "X-Id",
+      mediaType: "application/json",
+      timeoutMs: 1000,
+      delaysMs: [],
+      pollMs: 20,
+    });
     const firstClaim = once(d.events, "claimed");
     await d.start();
     try {
@@ -316,13 +359,27 @@ describe("the dispatcher's lifecycle", () => {
     const logs: string[] = [];
     let calls = 0;
     const broken = {
-      kind: "postgres", exclusive: false, close: async () => {}, transaction: async () => { throw new Error("unused"); },
+      kind: "postgres",
+      exclusive: false,
+      close: async () => {},
+      transaction: async () => {
+        throw new Error("unused");
+      },
       query: async () => {
         calls++;
         throw new Error("database gone");
       },
     } as unknown as Db;
-    const d = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [], pollMs: 10, log: (l) => logs.push(l) });
+    const d = new Dispatcher({
+      db: broken,
+      sign: () => ({}),
+      deliveryIdHeader: "X-Id",
+      mediaType: "application/json",
+      timeoutMs: 1000,
+      delaysMs: [],
+      pollMs: 10,
+      log: (l) => logs.push(l),
+    });
     await d.start();
     await until(() => calls >= 2, "a second pass", 5000);
     await d.stop();
@@ -376,7 +433,12 @@ async function queued(n: number, url: string): Promise<{ db: Db; rows: QueuedRow
 function heldStore() {
   const pending: Array<(r: Row[] | Error) => void> = [];
   const db = {
-    kind: "postgres", exclusive: false, close: async () => {}, transaction: async () => { throw new Error("unused"); },
+    kind: "postgres",
+    exclusive: false,
+    close: async () => {},
+    transaction: async () => {
+      throw new Error("unused");
+    },
     query: () => new Promise<Row[]>((resolve, reject) => pending.push((r) => (r instanceof Error ? reject(r) : resolve(r)))),
   } as unknown as Db;
   return { db, pending, answer: (r: Row[] | Error) => pending.shift()!(r) };
@@ -387,7 +449,15 @@ const calmDispatcher = (db: Db, o: Partial<DispatcherOptions> = {}) =>
   new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 10_000, delaysMs: [], pollMs: 600_000, ...o });
 
 /** An outbox row as a claim returns it, for stores that hold none. */
-const claimedRow = (url: string, deliveryId: string): QueuedRow => ({ id: 1, tenant: DEFAULT_TENANT, delivery_id: deliveryId, url, body: "{}", signature_version: "2", tries: 0 });
+const claimedRow = (url: string, deliveryId: string): QueuedRow => ({
+  id: 1,
+  tenant: DEFAULT_TENANT,
+  delivery_id: deliveryId,
+  url,
+  body: "{}",
+  signature_version: "2",
+  tries: 0,
+});
 
 describe("slots, leases and stopping", () => {
   it("at most `concurrency` deliveries at once, over kept-alive connections: a hand-over beyond the free slots leaves the rest to claims that run as each slot frees, not at the next poll", async () => {
@@ -402,7 +472,11 @@ describe("slots, leases and stopping", () => {
       await until(() => rx.seen.length >= 2, "two deliveries open");
       expect(d.activity()).toEqual({ passRunning: false, inFlight: 2, passScheduled: false });
       rx.release();
-      await until(async () => (await own.query("SELECT 1 FROM outbox WHERE state = 'delivered'")).length === 5, "all five delivered (the poll is 10 minutes away)", 10_000);
+      await until(
+        async () => (await own.query("SELECT 1 FROM outbox WHERE state = 'delivered'")).length === 5,
+        "all five delivered (the poll is 10 minutes away)",
+        10_000,
+      );
       expect(rx.stats.maxOpen).toBe(2);
       expect(rx.seen.map((s) => s.method)).toEqual(["POST", "POST", "POST", "POST", "POST"]);
       expect(new Set(rx.seen.map((s) => s.id)).size).toBe(5);
@@ -514,8 +588,15 @@ describe("slots, leases and stopping", () => {
     const rx = await gatedReceiver();
     rx.release();
     const logs: string[] = [];
-    const gone = { kind: "pglite", exclusive: true, close: async () => {}, query: async () => { throw new Error("database gone"); } } as unknown as Db;
-        const d = calmDispatcher(gone, { timeoutMs: 1000, log: (l) => logs.push(l) });
+    const gone = {
+      kind: "pglite",
+      exclusive: true,
+      close: async () => {},
+      query: async () => {
+        throw new Error("database gone");
+      },
+    } as unknown as Db;
+    const d = calmDispatcher(gone, { timeoutMs: 1000, log: (l) => logs.push(l) });
     d.handOver([claimedRow(rx.url, "unrecorded")]);
     await until(() => logs.length === 1, "the failure logged");
     expect(logs).toEqual(["dispatcher: database gone"]);
@@ -523,8 +604,24 @@ describe("slots, leases and stopping", () => {
     await d.stop();
     await rx.close();
     let calls = 0;
-    const broken = { kind: "postgres", exclusive: false, close: async () => {}, query: async () => { calls++; throw new Error("database gone"); } } as unknown as Db;
-    const quiet = new Dispatcher({ db: broken, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 1000, delaysMs: [], pollMs: 5 });
+    const broken = {
+      kind: "postgres",
+      exclusive: false,
+      close: async () => {},
+      query: async () => {
+        calls++;
+        throw new Error("database gone");
+      },
+    } as unknown as Db;
+    const quiet = new Dispatcher({
+      db: broken,
+      sign: () => ({}),
+      deliveryIdHeader: "X-Id",
+      mediaType: "application/json",
+      timeoutMs: 1000,
+      delaysMs: [],
+      pollMs: 5,
+    });
     await quiet.start();
     await until(() => calls >= 3, "a third pass");
     await quiet.stop();

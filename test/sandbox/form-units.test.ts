@@ -18,7 +18,12 @@ const BINDING = {
       kinds: {
         company: {
           title: "Company <Pty>",
-          fields: [{ name: "abn", label: "ABN" }, { name: "country", options: ["AU", "NZ"] }, { name: "logo", document: true }, { name: "name" }] satisfies FormField[],
+          fields: [
+            { name: "abn", label: "ABN" },
+            { name: "country", options: ["AU", "NZ"] },
+            { name: "logo", document: true },
+            { name: "name" },
+          ] satisfies FormField[],
           roles: ["director"],
         },
       },
@@ -42,7 +47,10 @@ describe("formFields: the known fields first, the leading ones in their order, t
 });
 
 describe("prefilled: every submitted value as an input's text", () => {
-  const request = { fields: { name: "Ann", age: 7, ok: false, tags: ["x"], gone: null }, stakeholders: [{ fields: { firstName: "Bo", score: 1.5 } }, "not an object"] };
+  const request = {
+    fields: { name: "Ann", age: 7, ok: false, tags: ["x"], gone: null },
+    stakeholders: [{ fields: { firstName: "Bo", score: 1.5 } }, "not an object"],
+  };
   it("strings as they are, numbers and booleans as their text, other values as JSON, null as empty; stakeholders by index", () => {
     expect([...prefilled(request, false, [])]).toEqual([
       ["fields.name", "Ann"],
@@ -69,21 +77,59 @@ describe("prefilled: every submitted value as an input's text", () => {
 });
 
 describe("submittedRequest: the stored request with what was typed", () => {
-  const stored = { type: "company", country: "AU", fields: { abn: "1", name: "Old", logo: "data:x" }, stakeholders: [{ type: "individual", role: "director", fields: { firstName: "Ann" } }] };
+  const stored = {
+    type: "company",
+    country: "AU",
+    fields: { abn: "1", name: "Old", logo: "data:x" },
+    stakeholders: [{ type: "individual", role: "director", fields: { firstName: "Ann" } }],
+  };
   const post = (entries: [string, string][]) => new URLSearchParams(entries);
   it("a typed value replaces the stored one; an input not posted keeps its value; stakeholders keep type and role", () => {
-    const out = submittedRequest(stored, post([["fields.abn", "51824753556"], ["stakeholders.0.fields.firstName", "Bo"], ["stakeholders.0.fields.lastName", "Li"]]), false, []);
-    expect(out).toEqual({ ...stored, fields: { abn: "51824753556", name: "Old", logo: "data:x" }, stakeholders: [{ type: "individual", role: "director", fields: { firstName: "Bo", lastName: "Li" } }] });
+    const out = submittedRequest(
+      stored,
+      post([
+        ["fields.abn", "51824753556"],
+        ["stakeholders.0.fields.firstName", "Bo"],
+        ["stakeholders.0.fields.lastName", "Li"],
+      ]),
+      false,
+      [],
+    );
+    expect(out).toEqual({
+      ...stored,
+      fields: { abn: "51824753556", name: "Old", logo: "data:x" },
+      stakeholders: [{ type: "individual", role: "director", fields: { firstName: "Bo", lastName: "Li" } }],
+    });
   });
   it("an emptied input leaves the field out", () => {
     expect(submittedRequest(stored, post([["fields.name", ""]]), false, []).fields).toEqual({ abn: "1", logo: "data:x" });
   });
   it("reduced: a hidden value left blank keeps the caller's; a kept one emptied is left out; a hidden field never stored stays out", () => {
-    const out = submittedRequest(stored, post([["fields.abn", ""], ["fields.name", ""], ["fields.newOne", ""]]), true, ["name"]);
+    const out = submittedRequest(
+      stored,
+      post([
+        ["fields.abn", ""],
+        ["fields.name", ""],
+        ["fields.newOne", ""],
+      ]),
+      true,
+      ["name"],
+    );
     expect(out.fields).toEqual({ abn: "1", logo: "data:x" });
   });
   it("names outside the prefixes, an empty key and a dotted key are ignored", () => {
-    const out = submittedRequest(stored, post([["fields.", "x"], ["fields.a.b", "x"], ["other", "x"], ["stakeholders.1.fields.firstName", "x"], ["stakeholders.0.fields.", "x"]]), false, []);
+    const out = submittedRequest(
+      stored,
+      post([
+        ["fields.", "x"],
+        ["fields.a.b", "x"],
+        ["other", "x"],
+        ["stakeholders.1.fields.firstName", "x"],
+        ["stakeholders.0.fields.", "x"],
+      ]),
+      false,
+      [],
+    );
     expect(out).toEqual(stored);
   });
   it("a posted __proto__ becomes an own key, and no prototype changes", () => {
@@ -109,14 +155,25 @@ describe("errorsByInput: each message under its input, the others under ''", () 
       { path: [], message: "m5" },
     ] as never[];
     const out = errorsByInput(issues, new Set(["fields.abn", "stakeholders.0.fields.firstName"]));
-    expect([...out]).toEqual([["fields.abn", ["m1", "m2"]], ["stakeholders.0.fields.firstName", ["m3"]], ["", ["m4", "m5"]]]);
+    expect([...out]).toEqual([
+      ["fields.abn", ["m1", "m2"]],
+      ["stakeholders.0.fields.firstName", ["m3"]],
+      ["", ["m4", "m5"]],
+    ]);
   });
 });
 
 describe("formView: the request's kind, fields and stakeholders", () => {
-  const request = { type: "company", fields: { extra: "e" }, stakeholders: [{ type: "individual", role: "director", fields: { middle: "M" } }, { type: "robot" }, null] };
+  const request = {
+    type: "company",
+    fields: { extra: "e" },
+    stakeholders: [{ type: "individual", role: "director", fields: { middle: "M" } }, { type: "robot" }, null],
+  };
   it("the kind's title and fields (kept ones leading, extras after), each stakeholder with its type's fields and its submitted extras", () => {
-    const view = formView(BINDING, TEXTS, "f1", request, true, new Map(), [{ path: ["fields", "extra"], message: "bad" }, { path: ["stakeholders", 0, "fields", "middle"], message: "odd" }] as never[]);
+    const view = formView(BINDING, TEXTS, "f1", request, true, new Map(), [
+      { path: ["fields", "extra"], message: "bad" },
+      { path: ["stakeholders", 0, "fields", "middle"], message: "odd" },
+    ] as never[]);
     expect(view).toMatchObject({ id: "f1", type: "company", kindTitle: "Company <Pty>", reduced: true });
     expect(names(view.fields)).toEqual(["country", "name", "abn", "logo", "extra"]);
     expect(view.stakeholders.map((s) => [s.index, s.type, s.role, names(s.fields)])).toEqual([
@@ -124,7 +181,10 @@ describe("formView: the request's kind, fields and stakeholders", () => {
       [1, "robot", "", []],
       [2, "", "", []],
     ]);
-    expect([...view.errors]).toEqual([["fields.extra", ["bad"]], ["stakeholders.0.fields.middle", ["odd"]]]);
+    expect([...view.errors]).toEqual([
+      ["fields.extra", ["bad"]],
+      ["stakeholders.0.fields.middle", ["odd"]],
+    ]);
   });
   it("a kind the forms do not know: its type as the title, only the submitted fields", () => {
     const view = formView(BINDING, TEXTS, "f2", { type: "alien", fields: { x: 1 } }, false, new Map());
@@ -149,7 +209,7 @@ describe("formHtml: the page", () => {
     expect(html).toContain("<h1>Form &#60;title&#62;</h1><p>Company &#60;Pty&#62; (<code>company</code>).</p>\n<form");
     expect(html).toContain('<form method="post" action="/_form/id&#60;1&#62;" novalidate><fieldset class="entity"><legend>Company &#60;Pty&#62;</legend>');
     expect(html).not.toContain('role="alert"');
-    expect(html).not.toContain('field invalid');
+    expect(html).not.toContain("field invalid");
     expect(html).not.toContain("aria-invalid");
     expect(html).toContain('<p><button type="submit">Submit</button></p></form></body></html>');
   });
@@ -158,39 +218,70 @@ describe("formHtml: the page", () => {
   });
   it("an input: labelled by its label, else the texts' label, else its name; its value escaped", () => {
     const html = formHtml(TEXTS, view({ values: new Map([["fields.abn", 'a"<b>']]) }));
-    expect(block(html, "fields.abn")).toBe('<div class="field"><label for="in-fields.abn">ABN</label><input id="in-fields.abn" name="fields.abn" value="a&#34;&#60;b&#62;"></div>');
-    expect(block(html, "fields.name")).toBe('<div class="field"><label for="in-fields.name">name</label><input id="in-fields.name" name="fields.name" value=""></div>');
+    expect(block(html, "fields.abn")).toBe(
+      '<div class="field"><label for="in-fields.abn">ABN</label><input id="in-fields.abn" name="fields.abn" value="a&#34;&#60;b&#62;"></div>',
+    );
+    expect(block(html, "fields.name")).toBe(
+      '<div class="field"><label for="in-fields.name">name</label><input id="in-fields.name" name="fields.name" value=""></div>',
+    );
     expect(block(html, "fields.country")).toContain('<label for="in-fields.country">Country</label>');
   });
   it("a field with choices is a select with an empty choice first and the value selected; a value outside the choices is a text input", () => {
     const select = block(formHtml(TEXTS, view({ values: new Map([["fields.country", "NZ"]]) })), "fields.country");
-    expect(select).toBe('<div class="field"><label for="in-fields.country">Country</label><select id="in-fields.country" name="fields.country"><option value=""></option><option value="AU">AU</option><option value="NZ" selected>NZ</option></select></div>');
+    expect(select).toBe(
+      '<div class="field"><label for="in-fields.country">Country</label><select id="in-fields.country" name="fields.country"><option value=""></option><option value="AU">AU</option><option value="NZ" selected>NZ</option></select></div>',
+    );
     expect(block(formHtml(TEXTS, view()), "fields.country")).toContain('<option value="" selected></option>');
-    expect(block(formHtml(TEXTS, view({ values: new Map([["fields.country", "XX"]]) })), "fields.country")).toContain('<input id="in-fields.country" name="fields.country" value="XX">');
+    expect(block(formHtml(TEXTS, view({ values: new Map([["fields.country", "XX"]]) })), "fields.country")).toContain(
+      '<input id="in-fields.country" name="fields.country" value="XX">',
+    );
   });
   it("a document is named, not typed: the document text when it has a value, nothing when not", () => {
-    expect(block(formHtml(TEXTS, view({ values: new Map([["fields.logo", "data:x"]]) })), "fields.logo")).toBe('<div class="field"><label for="in-fields.logo">logo</label><span class="doc" id="in-fields.logo">Carried &#60;doc&#62;</span></div>');
+    expect(block(formHtml(TEXTS, view({ values: new Map([["fields.logo", "data:x"]]) })), "fields.logo")).toBe(
+      '<div class="field"><label for="in-fields.logo">logo</label><span class="doc" id="in-fields.logo">Carried &#60;doc&#62;</span></div>',
+    );
     expect(block(formHtml(TEXTS, view()), "fields.logo")).toContain('<span class="doc" id="in-fields.logo"></span>');
   });
   it("errors beside their input (aria-described, escaped, one per line); those of no input and the summary at the top", () => {
-    const errors = new Map([["fields.abn", ["too <short>", "digits"]], ["", ["unknown <key>", "second"]]]);
+    const errors = new Map([
+      ["fields.abn", ["too <short>", "digits"]],
+      ["", ["unknown <key>", "second"]],
+    ]);
     const html = formHtml(TEXTS, view({ errors }));
-    expect(block(html, "fields.abn")).toBe('<div class="field invalid"><label for="in-fields.abn">ABN</label><input id="in-fields.abn" name="fields.abn" aria-invalid="true" aria-describedby="in-fields.abn-error" value=""><span class="error" id="in-fields.abn-error">too &#60;short&#62;<br>digits</span></div>');
+    expect(block(html, "fields.abn")).toBe(
+      '<div class="field invalid"><label for="in-fields.abn">ABN</label><input id="in-fields.abn" name="fields.abn" aria-invalid="true" aria-describedby="in-fields.abn-error" value=""><span class="error" id="in-fields.abn-error">too &#60;short&#62;<br>digits</span></div>',
+    );
     expect(html).toContain('</p><div class="error summary" role="alert"><p>Fix &#60;these&#62;</p><p>unknown &#60;key&#62;</p><p>second</p></div>\n<form');
-    expect(block(html, "fields.name")).toBe('<div class="field"><label for="in-fields.name">name</label><input id="in-fields.name" name="fields.name" value=""></div>');
+    expect(block(html, "fields.name")).toBe(
+      '<div class="field"><label for="in-fields.name">name</label><input id="in-fields.name" name="fields.name" value=""></div>',
+    );
   });
   it("an error list that is empty is no error", () => {
     expect(formHtml(TEXTS, view({ errors: new Map([["fields.abn", []]]) }))).not.toContain('role="alert"');
-    expect(formHtml(TEXTS, view({ errors: new Map([["fields.abn", []], ["fields.name", ["x"]]]) }))).toContain('role="alert"');
+    expect(
+      formHtml(
+        TEXTS,
+        view({
+          errors: new Map([
+            ["fields.abn", []],
+            ["fields.name", ["x"]],
+          ]),
+        }),
+      ),
+    ).toContain('role="alert"');
   });
   it("each stakeholder in its fieldset: its type and role shown (escaped), its fields named by index", () => {
     const html = formHtml(TEXTS, view());
-    expect(html).toContain('<fieldset class="stakeholder" data-stakeholder="0"><legend>Stakeholder type: <b>individual</b> · Role: <b>director&#60;x&#62;</b></legend>\n<div class="field"><label for="in-stakeholders.0.fields.lastName">Last name</label>');
+    expect(html).toContain(
+      '<fieldset class="stakeholder" data-stakeholder="0"><legend>Stakeholder type: <b>individual</b> · Role: <b>director&#60;x&#62;</b></legend>\n<div class="field"><label for="in-stakeholders.0.fields.lastName">Last name</label>',
+    );
     expect(html).toContain('</div>\n<div class="field"><label for="in-stakeholders.0.fields.firstName">firstName</label>');
     const bare = formHtml({ ...TEXTS, labels: {} }, view());
     expect(bare).toContain("<legend>type: <b>individual</b> · role: <b>director&#60;x&#62;</b></legend>");
   });
   it("the entity's inputs one per line inside its fieldset", () => {
-    expect(formHtml(TEXTS, view())).toMatch(/<legend>Company &#60;Pty&#62;<\/legend>\n<div class="field"><label for="in-fields\.country">[^\n]*<\/div>\n<div class="field"><label for="in-fields\.name">/);
+    expect(formHtml(TEXTS, view())).toMatch(
+      /<legend>Company &#60;Pty&#62;<\/legend>\n<div class="field"><label for="in-fields\.country">[^\n]*<\/div>\n<div class="field"><label for="in-fields\.name">/,
+    );
   });
 });

@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 const soleTrader = (userId: string, name = "Form Trader") => ({
-  metadata_userId: userId, type: "soleTrader",
+  metadata_userId: userId,
+  type: "soleTrader",
   fields: { country: "AUS", name, principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
   stakeholders: [{ type: "individual", role: "individuals", fields: { country: "AUS", firstName: "Ann", lastName: "Lee" } }],
 });
@@ -39,7 +40,11 @@ const open = async (id: string) => {
   return { status: r.status, html: await r.text() };
 };
 const post = async (id: string, inputs: Record<string, string>) => {
-  const r = await fetch(`${h.url}/_form/${id}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(inputs).toString() });
+  const r = await fetch(`${h.url}/_form/${id}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(inputs).toString(),
+  });
   return { status: r.status, html: await r.text() };
 };
 /** The `<div class="field">` of one input: its label, control and errors. */
@@ -48,8 +53,10 @@ function fieldOf(html: string, name: string): string {
   expect(m, `field ${name}`).not.toBeNull();
   return m![0];
 }
-const formRow = async (id: string) => (await db.query("SELECT attempts, opens_since_save FROM forms WHERE id = $1", [id])).map((r) => [Number(r.attempts), Number(r.opens_since_save)])[0];
-const childrenOf = async (trace: string) => (await db.query("SELECT trace FROM verifications WHERE parent_trace = $1 ORDER BY trace", [trace])).map((r) => String(r.trace));
+const formRow = async (id: string) =>
+  (await db.query("SELECT attempts, opens_since_save FROM forms WHERE id = $1", [id])).map((r) => [Number(r.attempts), Number(r.opens_since_save)])[0];
+const childrenOf = async (trace: string) =>
+  (await db.query("SELECT trace FROM verifications WHERE parent_trace = $1 ORDER BY trace", [trace])).map((r) => String(r.trace));
 
 describe("the hosted form shows the fields and stakeholders", () => {
   it("labels each input by its field's title (country by spec/sandbox.yaml), prefilled; stakeholders with their type, role and labelled fields", async () => {
@@ -61,10 +68,14 @@ describe("the hosted form shows the fields and stakeholders", () => {
     expect(fieldOf(page.html, "fields.abn")).toContain('value="51824753556"');
     const stakeholder = /<fieldset class="stakeholder" data-stakeholder="0">[\s\S]*?<\/fieldset>/.exec(page.html)![0];
     expect(stakeholder).toContain("<legend>Stakeholder type: <b>individual</b> · Role: <b>individuals</b></legend>");
-    expect(fieldOf(stakeholder, "stakeholders.0.fields.firstName")).toContain('>First name</label><input id="in-stakeholders.0.fields.firstName" name="stakeholders.0.fields.firstName" value="Ann">');
+    expect(fieldOf(stakeholder, "stakeholders.0.fields.firstName")).toContain(
+      '>First name</label><input id="in-stakeholders.0.fields.firstName" name="stakeholders.0.fields.firstName" value="Ann">',
+    );
     expect(fieldOf(stakeholder, "stakeholders.0.fields.dateOfBirth")).toContain(">Date of birth (DD/MM/YYYY)</label>");
     // A field with choices is a select, the submitted value chosen.
-    expect(fieldOf(stakeholder, "stakeholders.0.fields.gender")).toContain('<select id="in-stakeholders.0.fields.gender" name="stakeholders.0.fields.gender"><option value="" selected></option><option value="male">male</option>');
+    expect(fieldOf(stakeholder, "stakeholders.0.fields.gender")).toContain(
+      '<select id="in-stakeholders.0.fields.gender" name="stakeholders.0.fields.gender"><option value="" selected></option><option value="male">male</option>',
+    );
     expect(page.html).not.toMatch(/>(principalPlaceOfBusiness|firstName|abn)</);
   });
 });
@@ -90,10 +101,23 @@ describe("a submission is checked like the API checks /idform", () => {
     expect(page.status).toBe(422);
     expect(page.html).toContain('<div class="error summary" role="alert"><p>Some fields need your attention; see the messages beside them.</p></div>');
     // The same request to the API: the same messages (the form's check is the API's).
-    const api = await request(h.url, "POST", "/idform", older({ serviceLink_dataAccessType: "idForm", ...soleTrader("form-invalid"), fields: { ...soleTrader("x").fields, abn: "123" }, stakeholders: [{ type: "individual", role: "individuals", fields: { country: "AUS", firstName: "Ann1", lastName: "Lee" } }] }));
+    const api = await request(
+      h.url,
+      "POST",
+      "/idform",
+      older({
+        serviceLink_dataAccessType: "idForm",
+        ...soleTrader("form-invalid"),
+        fields: { ...soleTrader("x").fields, abn: "123" },
+        stakeholders: [{ type: "individual", role: "individuals", fields: { country: "AUS", firstName: "Ann1", lastName: "Lee" } }],
+      }),
+    );
     expect(api.status).toBe(422);
     const messages = Object.fromEntries((api.body.details as { path: (string | number)[]; message: string }[]).map((d) => [d.path.join("."), d.message]));
-    expect(messages).toEqual({ "fields.abn": "ABN must be exactly 11 digits.", "stakeholders.0.fields.firstName": "Invalid string: must contain only letters, apostrophes, spaces and hyphens" });
+    expect(messages).toEqual({
+      "fields.abn": "ABN must be exactly 11 digits.",
+      "stakeholders.0.fields.firstName": "Invalid string: must contain only letters, apostrophes, spaces and hyphens",
+    });
     for (const [name, message] of Object.entries(messages)) {
       const field = fieldOf(page.html, name);
       expect(field).toContain(`aria-invalid="true" aria-describedby="in-${name}-error" value="${name === "fields.abn" ? "123" : "Ann1"}">`);
@@ -110,7 +134,9 @@ describe("a submission is checked like the API checks /idform", () => {
     const id = await newForm(soleTrader("form-required"));
     const page = await post(id, { "fields.country": "", "fields.<b>x": "1" });
     expect(page.status).toBe(422);
-    expect(fieldOf(page.html, "fields.country")).toContain('<span class="error" id="in-fields.country-error">Invalid input: expected string, received undefined</span>');
+    expect(fieldOf(page.html, "fields.country")).toContain(
+      '<span class="error" id="in-fields.country-error">Invalid input: expected string, received undefined</span>',
+    );
     expect(page.html).toContain("<p>Unrecognized key: &#34;&#60;b&#62;x&#34;</p>");
     expect(page.html).not.toContain("<b>x");
   });
@@ -163,7 +189,10 @@ describe("a submission is checked like the API checks /idform", () => {
 
 describe("a saved submission sends the webhooks /verify sends for the same data", () => {
   it("the entity's and one per individual stakeholder (parentVerificationTrace, parentUserId), with the edited stakeholder; reopening shows what was saved", async () => {
-    const id = await newForm({ ...soleTrader("form-hooks"), stakeholders: [...soleTrader("x").stakeholders, { type: "individual", role: "individuals", fields: { firstName: "Bo", lastName: "Ng" } }] });
+    const id = await newForm({
+      ...soleTrader("form-hooks"),
+      stakeholders: [...soleTrader("x").stakeholders, { type: "individual", role: "individuals", fields: { firstName: "Bo", lastName: "Ng" } }],
+    });
     const page = await post(id, { "fields.name": "Hooks Trader", "stakeholders.0.fields.lastName": "Lee-Smith" });
     expect(page.status).toBe(200);
     expect(page.html).toContain(`Thank you. Verification ${id} was submitted; a webhook reports its status.`);
@@ -179,13 +208,28 @@ describe("a saved submission sends the webhooks /verify sends for the same data"
       const rows = await outbox(db, child);
       expect(rows).toHaveLength(1);
       expect(webhookErrors(String(rows[0]!.body))).toEqual([]);
-      expect(JSON.parse(String(rows[0]!.body))).toMatchObject({ trace: child, entityType: "individual", parentVerificationTrace: id, parentVerificationUuid: id, parentUserId: "form-hooks", verificationStatus: "pending" });
+      expect(JSON.parse(String(rows[0]!.body))).toMatchObject({
+        trace: child,
+        entityType: "individual",
+        parentVerificationTrace: id,
+        parentVerificationUuid: id,
+        parentUserId: "form-hooks",
+        verificationStatus: "pending",
+      });
     }
     expect(fieldOf((await open(id)).html, "stakeholders.0.fields.lastName")).toContain('value="Lee-Smith"');
 
     // /verify's path for the same data (its service call: /verify's schema has no sole trader, a forms call kind):
     // the same webhooks, the entity's and one per individual stakeholder, of the same shape.
-    const verify = await h.service.verifyOlder(older({ ...soleTrader("verify-hooks", "Hooks Trader"), stakeholders: [{ type: "individual", role: "individuals", fields: { country: "AUS", firstName: "Ann", lastName: "Lee-Smith" } }, { type: "individual", role: "individuals", fields: { firstName: "Bo", lastName: "Ng" } }] }));
+    const verify = await h.service.verifyOlder(
+      older({
+        ...soleTrader("verify-hooks", "Hooks Trader"),
+        stakeholders: [
+          { type: "individual", role: "individuals", fields: { country: "AUS", firstName: "Ann", lastName: "Lee-Smith" } },
+          { type: "individual", role: "individuals", fields: { firstName: "Bo", lastName: "Ng" } },
+        ],
+      }),
+    );
     const verifyChildren = await childrenOf(verify.trace);
     expect(verifyChildren).toHaveLength(2);
     const keysOf = async (trace: string) => Object.keys(JSON.parse(String((await outbox(db, trace))[0]!.body))).sort();
@@ -199,20 +243,34 @@ describe("a saved submission sends the webhooks /verify sends for the same data"
     await h.service.applyStatus(id, "rejected", {});
     expect((await post(id, { "fields.name": "Retry Trader" })).status).toBe(200);
     expect(await h.service.get(id)).toMatchObject({ verificationStatus: "pending", attempt: 2, name: "Retry Trader" });
-    expect((await childrenOf(id)).sort()).toEqual([olderStakeholderTrace({ trace: id, attempt: 1 }, 0), olderStakeholderTrace({ trace: id, attempt: 2 }, 0)].sort());
+    expect((await childrenOf(id)).sort()).toEqual(
+      [olderStakeholderTrace({ trace: id, attempt: 1 }, 0), olderStakeholderTrace({ trace: id, attempt: 2 }, 0)].sort(),
+    );
   });
 });
 
 describe("/verify sends one webhook per individual stakeholder too", () => {
   it("a partnership with two partners: the entity's webhook (its response) and one for each partner, older format, valid", async () => {
-    const r = await request(h.url, "POST", "/verify", older({
-      metadata_userId: "verify-partners", type: "partnership",
-      fields: { country: "NZL", name: "Two Partners", nzbn: "9429041234567", principalPlaceOfBusinessRequired: "1 Queen St", partnershipAgreement: "data:application/pdf;base64,JVBERi0xLjQK" },
-      stakeholders: [
-        { type: "individual", role: "partners", fields: { country: "NZL", firstName: "Kim", lastName: "Lee" } },
-        { type: "individual", role: "partners", fields: { country: "NZL", firstName: "Sam", lastName: "Ray" } },
-      ],
-    }));
+    const r = await request(
+      h.url,
+      "POST",
+      "/verify",
+      older({
+        metadata_userId: "verify-partners",
+        type: "partnership",
+        fields: {
+          country: "NZL",
+          name: "Two Partners",
+          nzbn: "9429041234567",
+          principalPlaceOfBusinessRequired: "1 Queen St",
+          partnershipAgreement: "data:application/pdf;base64,JVBERi0xLjQK",
+        },
+        stakeholders: [
+          { type: "individual", role: "partners", fields: { country: "NZL", firstName: "Kim", lastName: "Lee" } },
+          { type: "individual", role: "partners", fields: { country: "NZL", firstName: "Sam", lastName: "Ray" } },
+        ],
+      }),
+    );
     expect(r.status).toBe(200);
     const trace = r.body.trace as string;
     expect(r.text).toBe(String((await outbox(db, trace))[0]!.body));

@@ -32,27 +32,51 @@ interface Raw {
 function send(method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<Raw> {
   const { port } = new URL(h.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, method, headers: { ...headers, ...(body ? { "content-length": String(body.length) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode!, contentType: String(res.headers["content-type"] ?? ""), text: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = httpRequest(
+      { host: "127.0.0.1", port, path, method, headers: { ...headers, ...(body ? { "content-length": String(body.length) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode!, contentType: String(res.headers["content-type"] ?? ""), text: Buffer.concat(chunks).toString("utf8") }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
 }
 
-const ROUTES = ["/v5/verifications", "/v5/verifications/", "/verify", "/idform", "/getVerificationStatus", "/requestedActions", "/_sandbox", "/_sandbox/", "/_sandbox/clock", "/_sandbox/deliveries", "/_sandbox/state", "/_form/", "/", ""];
+const ROUTES = [
+  "/v5/verifications",
+  "/v5/verifications/",
+  "/verify",
+  "/idform",
+  "/getVerificationStatus",
+  "/requestedActions",
+  "/_sandbox",
+  "/_sandbox/",
+  "/_sandbox/clock",
+  "/_sandbox/deliveries",
+  "/_sandbox/state",
+  "/_form/",
+  "/",
+  "",
+];
 
 /** A path piece: plain text, an escape (valid UTF-8 or not), a NUL, a truncated escape, odd unicode. */
 const piece = fc.oneof(
   fc.string({ maxLength: 12 }).map((s) => encodeURIComponent(s)),
   fc.constantFrom("%00", "%E0%A4%A", "%", "%zz", "%C3", "%FF%FE", "%ED%A0%80", "%F0%9F%98%80", "..", "%2e%2e", "%2F", "//", ";", "?", "&", "=", "#"),
-  fc.integer({ min: 0, max: 0x10ffff }).filter((cp) => cp < 0xd800 || cp > 0xdfff).map((cp) => encodeURIComponent(String.fromCodePoint(cp))),
+  fc
+    .integer({ min: 0, max: 0x10ffff })
+    .filter((cp) => cp < 0xd800 || cp > 0xdfff)
+    .map((cp) => encodeURIComponent(String.fromCodePoint(cp))),
   fc.integer({ min: 1, max: 9000 }).map((n) => "a".repeat(n)),
 );
 
-const pathArb = fc.tuple(fc.constantFrom(...ROUTES), fc.array(piece, { maxLength: 5 }), fc.option(fc.array(fc.tuple(piece, piece), { maxLength: 4 }), { nil: undefined }))
+const pathArb = fc
+  .tuple(fc.constantFrom(...ROUTES), fc.array(piece, { maxLength: 5 }), fc.option(fc.array(fc.tuple(piece, piece), { maxLength: 4 }), { nil: undefined }))
   .map(([route, pieces, query]) => `${route || "/"}${pieces.join("")}${query ? `?${query.map(([k, v]) => `${k}=${v}`).join("&")}` : ""}`)
   .map((path) => (path.startsWith("/") ? path : `/${path}`));
 
@@ -71,7 +95,19 @@ const older = { metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceU
 const bodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   fc.constant(undefined),
   fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v))),
-  fc.record({ type: fc.constantFrom("individual", "trust", "association", "partnership", "soleTrader"), subType: fc.constantFrom("data", "biometric", "none"), country: fc.constantFrom("AUS", "USA", "NZL", "zzz"), name: fc.string({ maxLength: 300, unit: "binary" }), website: fc.string({ maxLength: 20 }), userId: fc.string({ unit: "binary", maxLength: 20 }), maxAttempts: fc.oneof(fc.integer(), fc.double()) }, { requiredKeys: [] })
+  fc
+    .record(
+      {
+        type: fc.constantFrom("individual", "trust", "association", "partnership", "soleTrader"),
+        subType: fc.constantFrom("data", "biometric", "none"),
+        country: fc.constantFrom("AUS", "USA", "NZL", "zzz"),
+        name: fc.string({ maxLength: 300, unit: "binary" }),
+        website: fc.string({ maxLength: 20 }),
+        userId: fc.string({ unit: "binary", maxLength: 20 }),
+        maxAttempts: fc.oneof(fc.integer(), fc.double()),
+      },
+      { requiredKeys: [] },
+    )
     .chain((v5) => fc.constantFrom(v5, { ...older, ...v5, fields: v5 }, { ...older, trace: v5.name, userId: v5.userId }, { advanceMs: v5.maxAttempts }, null))
     .map((v) => Buffer.from(JSON.stringify(v))),
   deep.map((v) => Buffer.from(JSON.stringify(v))),
@@ -82,8 +118,22 @@ const bodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
 
 const headersArb = fc.record(
   {
-    authorization: fc.oneof(fc.constant(basic()), fc.constant(basic({ serviceUid: CREDENTIALS.serviceUid, secret: "wrong" })), fc.string({ maxLength: 40 }).map((s) => `Basic ${Buffer.from(s).toString("base64")}`), fc.constant("Basic %%%"), fc.constant("Bearer x")),
-    "content-type": fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin1", ""),
+    authorization: fc.oneof(
+      fc.constant(basic()),
+      fc.constant(basic({ serviceUid: CREDENTIALS.serviceUid, secret: "wrong" })),
+      fc.string({ maxLength: 40 }).map((s) => `Basic ${Buffer.from(s).toString("base64")}`),
+      fc.constant("Basic %%%"),
+      fc.constant("Bearer x"),
+    ),
+    "content-type": fc.constantFrom(
+      "application/json",
+      "application/json; charset=utf-8",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/json; charset=latin1",
+      "",
+    ),
     accept: fc.constantFrom("application/json", "text/html", "*/*"),
   },
   { requiredKeys: [] },

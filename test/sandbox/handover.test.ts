@@ -49,7 +49,15 @@ async function queue(bodies: readonly string[]): Promise<QueuedRow[]> {
 
 describe("dispatcher hand-over on the embedded store", () => {
   it("hands rows over while claims run: each delivered once, all recorded delivered", async () => {
-    const dispatcher = new Dispatcher({ db, sign: () => ({ "X-Test": "1" }), deliveryIdHeader: "X-Delivery", mediaType: "application/json", timeoutMs: 5000, delaysMs: [10], pollMs: 5 });
+    const dispatcher = new Dispatcher({
+      db,
+      sign: () => ({ "X-Test": "1" }),
+      deliveryIdHeader: "X-Delivery",
+      mediaType: "application/json",
+      timeoutMs: 5000,
+      delaysMs: [10],
+      pollMs: 5,
+    });
     await dispatcher.start();
     const bodies: string[] = [];
     for (let round = 0; round < 20; round++) {
@@ -74,7 +82,15 @@ describe("dispatcher hand-over on the embedded store", () => {
 
   it("a later row of a trace whose first row is handed over goes out after it", async () => {
     received.length = 0;
-    const dispatcher = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Delivery", mediaType: "application/json", timeoutMs: 5000, delaysMs: [10], pollMs: 60_000 });
+    const dispatcher = new Dispatcher({
+      db,
+      sign: () => ({}),
+      deliveryIdHeader: "X-Delivery",
+      mediaType: "application/json",
+      timeoutMs: 5000,
+      delaysMs: [10],
+      pollMs: 60_000,
+    });
     const firstClaim = once(dispatcher.events, "claimed");
     await dispatcher.start();
     await firstClaim;
@@ -107,7 +123,16 @@ describe("dispatcher hand-over on the embedded store", () => {
     });
     await new Promise<void>((resolve) => holding.listen(0, "127.0.0.1", resolve));
     const target = `http://127.0.0.1:${(holding.address() as AddressInfo).port}/hook`;
-    const dispatcher = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Delivery", mediaType: "application/json", timeoutMs: 30_000, delaysMs: [], pollMs: 60_000, concurrency: 3 });
+    const dispatcher = new Dispatcher({
+      db,
+      sign: () => ({}),
+      deliveryIdHeader: "X-Delivery",
+      mediaType: "application/json",
+      timeoutMs: 30_000,
+      delaysMs: [],
+      pollMs: 60_000,
+      concurrency: 3,
+    });
     const firstClaim = once(dispatcher.events, "claimed");
     await dispatcher.start();
     await firstClaim;

@@ -82,7 +82,9 @@ export interface Delivery {
 }
 
 /** A receiver that records every delivery and answers with `answer()` (default 200). */
-export async function startReceiver(answer: (d: Delivery) => number | "hang" = () => 200): Promise<{ url: string; deliveries: Delivery[]; server: Server; close(): Promise<void> }> {
+export async function startReceiver(
+  answer: (d: Delivery) => number | "hang" = () => 200,
+): Promise<{ url: string; deliveries: Delivery[]; server: Server; close(): Promise<void> }> {
   const deliveries: Delivery[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -214,6 +216,14 @@ export const olderIndividual = (lastName: string, userId = "older-user-1") => ({
   metadata_userId: userId,
   type: "individual",
   fields: {
-    country: "USA", firstName: "Ada", lastName, dateOfBirth: "01/02/1990", streetNumber: "1", streetName: "Main", suburb: "Springfield", postcode: "12345", state: "CA",
+    country: "USA",
+    firstName: "Ada",
+    lastName,
+    dateOfBirth: "01/02/1990",
+    streetNumber: "1",
+    streetName: "Main",
+    suburb: "Springfield",
+    postcode: "12345",
+    state: "CA",
   },
 });

@@ -25,8 +25,10 @@ afterAll(async () => {
   await db?.close();
 });
 
-const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => request(h.url, method, path, body, headers);
-const authed = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => send(method, path, body, { authorization: basic(), ...headers });
+const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
+  request(h.url, method, path, body, headers);
+const authed = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  send(method, path, body, { authorization: basic(), ...headers });
 
 /** The v5 envelope's fixed fields, its timestamp from the sandbox clock. */
 function expectEnvelope(body: any, before: number, path: string, statusCode: number) {
@@ -68,7 +70,19 @@ describe("v5 over HTTP", () => {
     expect(r.body.error).toBeNull();
     const v = await h.service.get(trace);
     expect(r.body.data).toEqual(h.service.detail(v!));
-    expect(r.body.data).toMatchObject({ trace, type: "individual", subType: "data", country: "AUS", name: "Detail Person", industry: "Mining", website: "https://example.com", inputRisk: "low", other: [], attempt: 1, maxAttempts: 5 });
+    expect(r.body.data).toMatchObject({
+      trace,
+      type: "individual",
+      subType: "data",
+      country: "AUS",
+      name: "Detail Person",
+      industry: "Mining",
+      website: "https://example.com",
+      inputRisk: "low",
+      other: [],
+      attempt: 1,
+      maxAttempts: 5,
+    });
   });
 
   it("422 carries the generated validator's details and the spec's message; nothing is stored", async () => {
@@ -126,10 +140,16 @@ describe("v5 over HTTP", () => {
     expect(malformed.body.error).toEqual({ code: "bad_request", message: "The request body is not valid JSON.", help: null });
     const typed = await authed("POST", "/v5/verifications", "{}", { "content-type": "text/plain" });
     expect(typed.status).toBe(415);
-    expect(typed.body.error).toEqual({ code: "unsupported_media_type", message: "The request body must be JSON (Content-Type: application/json).", help: null });
+    expect(typed.body.error).toEqual({
+      code: "unsupported_media_type",
+      message: "The request body must be JSON (Content-Type: application/json).",
+      help: null,
+    });
     const none = await fetch(`${h.url}/v5/verifications`, { method: "POST", headers: { authorization: basic() }, body: new Uint8Array([123, 125]) });
     expect(none.status).toBe(415);
-    const upper = await authed("POST", "/v5/verifications", JSON.stringify(v5Individual("Case Person")), { "content-type": " Application/JSON ; charset=UTF-8" });
+    const upper = await authed("POST", "/v5/verifications", JSON.stringify(v5Individual("Case Person")), {
+      "content-type": " Application/JSON ; charset=UTF-8",
+    });
     expect(upper.status).toBe(200);
   });
 
@@ -149,11 +169,15 @@ describe("v5 over HTTP", () => {
 
   it("413 for a chunked body that passes the limit while it is read", async () => {
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${h.url}/v5/verifications`, { method: "POST", headers: { authorization: basic(), "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-        let text = "";
-        res.on("data", (c: Buffer) => (text += c.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = httpRequest(
+        `${h.url}/v5/verifications`,
+        { method: "POST", headers: { authorization: basic(), "content-type": "application/json", "transfer-encoding": "chunked" } },
+        (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => (text += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on("error", reject);
       req.write("[" + "1,".repeat(LIMIT / 2));
       req.end("1]");
@@ -162,10 +186,14 @@ describe("v5 over HTTP", () => {
     expect(JSON.parse(answer.body).error.code).toBe("payload_too_large");
     // A chunked body of exactly the limit is read whole.
     const exact = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${h.url}/_sandbox/clock`, { method: "POST", headers: { authorization: basic(), "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      });
+      const req = httpRequest(
+        `${h.url}/_sandbox/clock`,
+        { method: "POST", headers: { authorization: basic(), "content-type": "application/json", "transfer-encoding": "chunked" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on("error", reject);
       const text = JSON.stringify({ advanceMs: 0, pad: "" });
       req.write(JSON.stringify({ advanceMs: 0, pad: "p".repeat(LIMIT - text.length) }).slice(0, 100));
@@ -223,7 +251,9 @@ describe("v5 over HTTP", () => {
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       const message = `Internal sandbox error (request id ${id}).`;
       expect(r.body).toMatchObject({ statusCode: 500, message, error: { code: "internal_error", message, help: null } });
-      expect(write.mock.calls.map((c) => String(c[0]))).toEqual([`verispec sandbox: internal error ${id} on GET /v5/verifications/some-trace: TypeError: boom\n`]);
+      expect(write.mock.calls.map((c) => String(c[0]))).toEqual([
+        `verispec sandbox: internal error ${id} on GET /v5/verifications/some-trace: TypeError: boom\n`,
+      ]);
       expect((await authed("GET", "/v5/verifications/some-trace")).status).toBe(404);
     } finally {
       get.mockRestore();
@@ -257,9 +287,21 @@ describe("the older endpoints over HTTP", () => {
     const expected = validate("v4.VerifyRequest", body);
     const r = await send("POST", "/verify", body);
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ status: "error", statusCode: 422, type: "validation_error", message: "Validation error", details: expected.valid ? [] : expected.errors });
+    expect(r.body).toEqual({
+      status: "error",
+      statusCode: 422,
+      type: "validation_error",
+      message: "Validation error",
+      details: expected.valid ? [] : expected.errors,
+    });
     const typed = await send("POST", "/idform", "{}", { "content-type": "text/plain" });
-    expect(typed.body).toEqual({ status: "error", statusCode: 415, type: "unsupported_media_type", message: "The request body must be JSON (Content-Type: application/json).", details: [] });
+    expect(typed.body).toEqual({
+      status: "error",
+      statusCode: 415,
+      type: "unsupported_media_type",
+      message: "The request body must be JSON (Content-Type: application/json).",
+      details: [],
+    });
   });
 
   it("/getVerificationStatus by trace and by userId (the newest), 404 otherwise; a v5 trace is not found there", async () => {
@@ -277,20 +319,45 @@ describe("the older endpoints over HTTP", () => {
   });
 
   it("/idform answers the source and a serviceLink on this server; the follow-up answers at the configured path only", async () => {
-    const form = await send("POST", "/idform", older({
-      metadata_userId: "form-http", serviceLink_dataAccessType: "idForm", type: "soleTrader",
-      fields: { country: "AUS", name: "Form Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
-    }));
+    const form = await send(
+      "POST",
+      "/idform",
+      older({
+        metadata_userId: "form-http",
+        serviceLink_dataAccessType: "idForm",
+        type: "soleTrader",
+        fields: { country: "AUS", name: "Form Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
+      }),
+    );
     expect(form.status).toBe(200);
-    expect(form.body).toEqual({ source: "verispec-sandbox", serviceLink: `${h.url}/_form/${form.body.verificationUuid}`, verificationUuid: form.body.verificationUuid, status: "success" });
+    expect(form.body).toEqual({
+      source: "verispec-sandbox",
+      serviceLink: `${h.url}/_form/${form.body.verificationUuid}`,
+      verificationUuid: form.body.verificationUuid,
+      status: "success",
+    });
     expect(form.body.verificationUuid).toMatch(/^[0-9a-f-]{36}$/);
     const moved = await send("POST", "/requestedActions", older({ verificationUuid: "x", requestedActions: [] }));
     expect(moved.status).toBe(404);
     const missing = await send("POST", "/custom/actions", older({ verificationUuid: "no-such", requestedActions: [] }));
-    expect(missing.body).toEqual({ status: "error", statusCode: 404, type: "not_found", message: "No verification with verificationUuid no-such.", details: [] });
-    const { trace } = await h.service.verifyOlder(older({ metadata_userId: "follow-http", type: "governmentBody", fields: { country: "USA", name: "Agency", legislationType: "federal" } }));
+    expect(missing.body).toEqual({
+      status: "error",
+      statusCode: 404,
+      type: "not_found",
+      message: "No verification with verificationUuid no-such.",
+      details: [],
+    });
+    const { trace } = await h.service.verifyOlder(
+      older({ metadata_userId: "follow-http", type: "governmentBody", fields: { country: "USA", name: "Agency", legislationType: "federal" } }),
+    );
     const notInfo = await send("POST", "/custom/actions", older({ verificationUuid: trace, requestedActions: [] }));
-    expect(notInfo.body).toEqual({ status: "error", statusCode: 409, type: "conflict", message: "The verification is pending; requested actions are answered only in status info.", details: [] });
+    expect(notInfo.body).toEqual({
+      status: "error",
+      statusCode: 409,
+      type: "conflict",
+      message: "The verification is pending; requested actions are answered only in status info.",
+      details: [],
+    });
     await h.service.applyStatus(trace, "info", {});
     const done = await send("POST", "/custom/actions", older({ verificationUuid: trace, requestedActions: [] }));
     expect(done.status).toBe(200);
@@ -302,10 +369,14 @@ describe("the older endpoints over HTTP", () => {
 
 describe("the hosted form over HTTP", () => {
   async function newForm(): Promise<string> {
-    return h.service.createForm(older({
-      metadata_userId: "form-page", serviceLink_dataAccessType: "idForm", type: "soleTrader",
-      fields: { country: "AUS", name: "Page <Trader>", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
-    }));
+    return h.service.createForm(
+      older({
+        metadata_userId: "form-page",
+        serviceLink_dataAccessType: "idForm",
+        type: "soleTrader",
+        fields: { country: "AUS", name: "Page <Trader>", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
+      }),
+    );
   }
 
   it("GET serves the prefilled form as HTML; POST takes only the form's inputs and answers the submitted page", async () => {
@@ -315,7 +386,11 @@ describe("the hosted form over HTTP", () => {
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(page.text).toContain(`<form method="post" action="/_form/${id}" novalidate>`);
     expect(page.text).toContain('<input id="in-fields.name" name="fields.name" value="Page &#60;Trader&#62;">');
-    const posted = await fetch(`${h.url}/_form/${id}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" }, body: "fields.name=Renamed+Trader&other=x&fieldsX=y&fields.abn=" });
+    const posted = await fetch(`${h.url}/_form/${id}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
+      body: "fields.name=Renamed+Trader&other=x&fieldsX=y&fields.abn=",
+    });
     expect(posted.status).toBe(200);
     expect(posted.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const text = await posted.text();
@@ -443,14 +518,14 @@ describe("the control API over HTTP", () => {
 });
 
 describe("credentialChecker", () => {
-  const check = credentialChecker({ serviceUid: "uid", secret: "s:e\"cret" });
+  const check = credentialChecker({ serviceUid: "uid", secret: 's:e"cret' });
   const header = (text: string) => `Basic ${Buffer.from(text, "utf8").toString("base64")}`;
 
   it("compares the pair in any length, and both must be strings", () => {
-    expect(check.pair({ serviceUid: "uid", secret: "s:e\"cret" })).toBe(true);
-    expect(check.pair({ serviceUid: "uid", secret: "s:e\"crex" })).toBe(false);
-    expect(check.pair({ serviceUid: "uid", secret: "s:e\"cret!" })).toBe(false);
-    expect(check.pair({ serviceUid: "uidd", secret: "s:e\"cret" })).toBe(false);
+    expect(check.pair({ serviceUid: "uid", secret: 's:e"cret' })).toBe(true);
+    expect(check.pair({ serviceUid: "uid", secret: 's:e"crex' })).toBe(false);
+    expect(check.pair({ serviceUid: "uid", secret: 's:e"cret!' })).toBe(false);
+    expect(check.pair({ serviceUid: "uidd", secret: 's:e"cret' })).toBe(false);
     expect(check.pair({ serviceUid: "uid" })).toBe(false);
     expect(check.pair({ serviceUid: "uid", secret: 7 as unknown as string })).toBe(false);
     expect(check.pair(undefined)).toBe(false);
@@ -465,4 +540,3 @@ describe("credentialChecker", () => {
     expect(check.basic(undefined)).toBe(false);
   });
 });
-

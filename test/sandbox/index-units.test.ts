@@ -10,14 +10,35 @@ import { CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
 import { binding, memoryDb } from "./inprocess.js";
 
 const BASE: SandboxOptions = {
-  binding, host: "127.0.0.1", port: 0, db: "memory", cwd: ROOT, processingMs: "manual", requestedActionsPath: "/requestedActions", maxBodyBytes: 1_000_000,
-  credentials: CREDENTIALS, signingSecret: SIGNING_SECRET, deliveryTimeoutMs: 2000, retryDelaysMs: [], log: () => {}, metrics: false,
+  binding,
+  host: "127.0.0.1",
+  port: 0,
+  db: "memory",
+  cwd: ROOT,
+  processingMs: "manual",
+  requestedActionsPath: "/requestedActions",
+  maxBodyBytes: 1_000_000,
+  credentials: CREDENTIALS,
+  signingSecret: SIGNING_SECRET,
+  deliveryTimeoutMs: 2000,
+  retryDelaysMs: [],
+  log: () => {},
+  metrics: false,
 };
-const tenant = (name: string, serviceUid: string) => ({ name, credentials: { serviceUid, secret: `${name}-secret` }, signingSecret: `${name}-signing`, webhookUrls: [], signatureVersion: "2" as const });
+const tenant = (name: string, serviceUid: string) => ({
+  name,
+  credentials: { serviceUid, secret: `${name}-secret` },
+  signingSecret: `${name}-signing`,
+  webhookUrls: [],
+  signatureVersion: "2" as const,
+});
 
 /** The StartError a start rejects with. */
 async function refusal(start: Promise<unknown>): Promise<StartError> {
-  const err = await start.then(() => undefined, (e: unknown) => e);
+  const err = await start.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(StartError);
   expect((err as StartError).name).toBe("StartError");
   return err as StartError;
@@ -30,12 +51,28 @@ describe("tenantsOf: the accounts of the options", () => {
     expect(tenantsOf({ ...BASE, signingSecret: "" })[0]!.signingSecret).toBe("");
   });
   it("no account, two of one name, or two with one service UID: a one-line refusal that names tenants, never the UID", () => {
-    for (const o of [{ ...BASE, credentials: undefined }, { ...BASE, signingSecret: undefined }, { ...BASE, tenants: [] }]) {
+    for (const o of [
+      { ...BASE, credentials: undefined },
+      { ...BASE, signingSecret: undefined },
+      { ...BASE, tenants: [] },
+    ]) {
       expect(() => tenantsOf(o)).toThrow(new StartError("the sandbox needs an account: credentials and a signing secret, or tenants", "VERISPEC_TENANTS"));
     }
-    const named = (() => { try { tenantsOf({ ...BASE, tenants: [tenant("a", "u1"), tenant("b", "u2"), tenant("a", "u3")] }); } catch (e) { return e as StartError; } })();
+    const named = (() => {
+      try {
+        tenantsOf({ ...BASE, tenants: [tenant("a", "u1"), tenant("b", "u2"), tenant("a", "u3")] });
+      } catch (e) {
+        return e as StartError;
+      }
+    })();
     expect([named?.message, named?.code]).toEqual(["two tenants are named a", "VERISPEC_TENANTS"]);
-    const uid = (() => { try { tenantsOf({ ...BASE, tenants: [tenant("a", "secret-uid"), tenant("b", "u2"), tenant("c", "secret-uid")] }); } catch (e) { return e as StartError; } })();
+    const uid = (() => {
+      try {
+        tenantsOf({ ...BASE, tenants: [tenant("a", "secret-uid"), tenant("b", "u2"), tenant("c", "secret-uid")] });
+      } catch (e) {
+        return e as StartError;
+      }
+    })();
     expect([uid?.message, uid?.code]).toEqual(["two tenants have one service UID (a, c)", "VERISPEC_TENANTS"]);
     const tenants = [tenant("a", "u1"), tenant("b", "u2")];
     expect(tenantsOf({ ...BASE, tenants })).toBe(tenants);
@@ -54,14 +91,19 @@ describe("a stored clock out of range", () => {
     const db = await memoryDb();
     await db.query("INSERT INTO sandbox_meta (key, value) VALUES ('clockOffset:t1', $1)", [String(MAX + 1)]);
     const err = await refusal(startSandbox({ ...BASE, tenants: [tenant("t0", "u0"), tenant("t1", "u1")], opening: Promise.resolve(db) }));
-    expect([err.code, err.message]).toEqual(["VERISPEC_CLOCK_RANGE", `the sandbox clock (tenant t1) stored in ${describeDb("memory")} is ${MAX + 1} ms ahead, outside 0 to ${MAX} ms: start once with --reset-clock to set it back to real time`]);
+    expect([err.code, err.message]).toEqual([
+      "VERISPEC_CLOCK_RANGE",
+      `the sandbox clock (tenant t1) stored in ${describeDb("memory")} is ${MAX + 1} ms ahead, outside 0 to ${MAX} ms: start once with --reset-clock to set it back to real time`,
+    ]);
     await expect(db.query("SELECT 1")).rejects.toThrow();
   });
   it("the default tenant's is named as the sandbox clock; --reset-clock sets it back to 0 and starts", async () => {
     const db = await memoryDb();
     await db.query("INSERT INTO sandbox_meta (key, value) VALUES ('clockOffset', '-1')");
     const err = await refusal(startSandbox({ ...BASE, opening: Promise.resolve(db) }));
-    expect(err.message).toBe(`the sandbox clock stored in ${describeDb("memory")} is -1 ms ahead, outside 0 to ${MAX} ms: start once with --reset-clock to set it back to real time`);
+    expect(err.message).toBe(
+      `the sandbox clock stored in ${describeDb("memory")} is -1 ms ahead, outside 0 to ${MAX} ms: start once with --reset-clock to set it back to real time`,
+    );
     const fresh = await memoryDb();
     await fresh.query("INSERT INTO sandbox_meta (key, value) VALUES ('clockOffset', $1)", [String(MAX * 2)]);
     const sandbox = await startSandbox({ ...BASE, resetClock: true, opening: Promise.resolve(fresh) });

@@ -63,7 +63,13 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   const clock = new SandboxClock();
   const logs: string[] = [];
   const service = new SandboxService({
-    binding, db, clock, webhookUrls: o.webhookUrls ?? [], signatureVersion: o.signatureVersion ?? "2", processingMs: o.processingMs ?? "manual", signingSecret: SIGNING_SECRET,
+    binding,
+    db,
+    clock,
+    webhookUrls: o.webhookUrls ?? [],
+    signatureVersion: o.signatureVersion ?? "2",
+    processingMs: o.processingMs ?? "manual",
+    signingSecret: SIGNING_SECRET,
   });
   const dispatcher = new Dispatcher({
     db,
@@ -79,7 +85,11 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   if (dispatch) service.onChange = () => dispatcher.wake();
   let address = "";
   const handler = createHandler({
-    binding, db, accounts: [{ name: DEFAULT_TENANT, service, clock, credentials: CREDENTIALS }], maxBodyBytes: o.maxBodyBytes ?? 10_485_760, requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
+    binding,
+    db,
+    accounts: [{ name: DEFAULT_TENANT, service, clock, credentials: CREDENTIALS }],
+    maxBodyBytes: o.maxBodyBytes ?? 10_485_760,
+    requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
     baseUrl: () => address,
     wakeProcessing: () => {
       if (dispatch) dispatcher.wake();
@@ -93,7 +103,12 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: address, db, clock, service, dispatcher, logs,
+    url: address,
+    db,
+    clock,
+    service,
+    dispatcher,
+    logs,
     process: () => service.processDue(),
     close: async () => {
       server.closeAllConnections();

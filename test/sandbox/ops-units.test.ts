@@ -32,7 +32,10 @@ function get(url: string, path: string, headers: Record<string, string> = {}, me
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${url}${path}`, { method, headers, agent }, (res) => {
       let body = "";
-      res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res
+        .setEncoding("utf8")
+        .on("data", (c: string) => (body += c))
+        .on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
     });
     req.on("error", reject).end();
   });
@@ -44,11 +47,17 @@ afterEach(async () => {
 });
 
 /** createOps in front of a handler that answers 204 (or `inner`), on a port; the request log lines it wrote. */
-async function opsServer(db: Db, metrics: SandboxMetrics | undefined, inner?: (req: IncomingMessage, res: ServerResponse) => Promise<void>, tenantOf?: (res: ServerResponse) => string | undefined) {
+async function opsServer(
+  db: Db,
+  metrics: SandboxMetrics | undefined,
+  inner?: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  tenantOf?: (res: ServerResponse) => string | undefined,
+) {
   const requests: RequestLog[] = [];
   const events: string[] = [];
   const ops = createOps({
-    db, metrics,
+    db,
+    metrics,
     logger: { event: (level, message) => events.push(`${level} ${message}`), request: (r) => requests.push(r) },
     routeOf: (method, path) => ({ method, route: path.startsWith("/v5/verifications/") ? "/v5/verifications/{trace}" : path }),
     tenantOf,
@@ -70,7 +79,10 @@ describe("readiness", () => {
   it("ready when the store holds the newest migration or a later one; the reason otherwise", async () => {
     expect(await readiness(migrated())).toEqual({ ready: true });
     expect(await readiness(migrated(LATEST + 1))).toEqual({ ready: true });
-    expect(await readiness(migrated(LATEST - 1))).toEqual({ ready: false, reason: `migrations not applied (database at ${LATEST - 1}, sandbox needs ${LATEST})` });
+    expect(await readiness(migrated(LATEST - 1))).toEqual({
+      ready: false,
+      reason: `migrations not applied (database at ${LATEST - 1}, sandbox needs ${LATEST})`,
+    });
     expect(await readiness(stubDb([], true))).toEqual({ ready: false, reason: "database unreachable" });
     expect(OPS_PATHS).toEqual(["/healthz", "/readyz", "/metrics"]);
   });
@@ -80,7 +92,12 @@ describe("createOps", () => {
   it("answers /healthz and /readyz for GET and HEAD only, without reaching the handler; other paths and methods go through", async () => {
     const s = await opsServer(migrated(), undefined);
     const health = await get(s.url, "/healthz");
-    expect([health.status, health.body, health.headers["content-type"], health.headers["cache-control"]]).toEqual([200, '{"status":"up"}', "application/json; charset=utf-8", "no-store"]);
+    expect([health.status, health.body, health.headers["content-type"], health.headers["cache-control"]]).toEqual([
+      200,
+      '{"status":"up"}',
+      "application/json; charset=utf-8",
+      "no-store",
+    ]);
     expect(health.headers["content-length"]).toBe(String(Buffer.byteLength(health.body)));
     expect((await get(s.url, "/healthz", {}, "HEAD")).status).toBe(200);
     expect((await get(s.url, "/readyz")).body).toBe('{"status":"ready"}');
@@ -92,7 +109,10 @@ describe("createOps", () => {
   it("/readyz: 503 with the reason when the store is behind or unreachable, and while draining; draining closes every connection", async () => {
     const behind = await opsServer(migrated(LATEST - 1), undefined);
     const r = await get(behind.url, "/readyz");
-    expect([r.status, JSON.parse(r.body)]).toEqual([503, { status: "not ready", reason: `migrations not applied (database at ${LATEST - 1}, sandbox needs ${LATEST})` }]);
+    expect([r.status, JSON.parse(r.body)]).toEqual([
+      503,
+      { status: "not ready", reason: `migrations not applied (database at ${LATEST - 1}, sandbox needs ${LATEST})` },
+    ]);
     const down = await opsServer(stubDb([], true), undefined);
     expect(JSON.parse((await get(down.url, "/readyz")).body)).toEqual({ status: "not ready", reason: "database unreachable" });
     const s = await opsServer(migrated(), undefined);
@@ -161,14 +181,22 @@ describe("createOps", () => {
 
   it("a connection closed before its answer ended is logged with status 0", async () => {
     let hold: () => void = () => {};
-    const s = await opsServer(migrated(), undefined, (_req, res) => new Promise<void>((resolve) => {
-      res.writeHead(200);
-      res.write("partial");
-      hold = () => resolve();
-    }));
+    const s = await opsServer(
+      migrated(),
+      undefined,
+      (_req, res) =>
+        new Promise<void>((resolve) => {
+          res.writeHead(200);
+          res.write("partial");
+          hold = () => resolve();
+        }),
+    );
     await new Promise<void>((resolve) => {
       const req = httpRequest(`${s.url}/slow`, { headers: { "X-Request-Id": "cut-1" }, agent: false }, (res) => res.once("data", () => req.destroy()));
-      req.on("close", () => resolve()).on("error", () => {}).end();
+      req
+        .on("close", () => resolve())
+        .on("error", () => {})
+        .end();
     });
     expect((await s.logged("cut-1"))?.status).toBe(0);
     hold();
@@ -178,7 +206,13 @@ describe("createOps", () => {
 describe("createMetrics", () => {
   it("counts requests by method, route and status, times them by route, and reads the outbox at scrape time", async () => {
     const db = stubDb([
-      [/GROUP BY state/, [{ state: "delivered", n: "3" }, { state: "archived", n: "1" }]],
+      [
+        /GROUP BY state/,
+        [
+          { state: "delivered", n: "3" },
+          { state: "archived", n: "1" },
+        ],
+      ],
       [/count\(\*\) AS n FROM outbox WHERE state = 'queued'/, [{ n: "2" }]],
       [/SELECT min\(created_at\) AS created_at FROM outbox/, [{ created_at: "10000" }]],
     ]);
@@ -203,7 +237,8 @@ describe("createMetrics", () => {
       'verispec_sandbox_deliveries{state="archived"} 1',
       "verispec_sandbox_delivery_queue_depth 2",
       "verispec_sandbox_delivery_oldest_queued_age_seconds 15",
-    ]) expect(lines, want).toContain(want);
+    ])
+      expect(lines, want).toContain(want);
     expect(body).toContain("# HELP verispec_sandbox_http_requests_total HTTP requests answered, by method, route template and status.");
     expect(body).toMatch(/^verispec_sandbox_process_cpu_user_seconds_total /m);
   });
@@ -242,12 +277,34 @@ describe("the loggers", () => {
       log.request({ requestId: "r-1", method: "POST", route: "/v5/verifications", status: 201, durationMs: 1.5 });
       log.request({ requestId: "r-2", method: "GET", route: "/healthz", status: 200, durationMs: 0.2, tenant: "team-a" });
       closeSync(fd);
-      const lines = readFileSync(join(dir, "log"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = readFileSync(join(dir, "log"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines.map(({ time: _t, pid: _p, hostname: _h, ...rest }) => rest)).toEqual([
         { level: "error", service: "verispec-sandbox", msg: "it broke" },
         { level: "info", service: "verispec-sandbox", msg: "started" },
-        { level: "info", service: "verispec-sandbox", msg: "request", requestId: "r-1", method: "POST", route: "/v5/verifications", status: 201, durationMs: 1.5 },
-        { level: "info", service: "verispec-sandbox", msg: "request", requestId: "r-2", method: "GET", route: "/healthz", status: 200, durationMs: 0.2, tenant: "team-a" },
+        {
+          level: "info",
+          service: "verispec-sandbox",
+          msg: "request",
+          requestId: "r-1",
+          method: "POST",
+          route: "/v5/verifications",
+          status: 201,
+          durationMs: 1.5,
+        },
+        {
+          level: "info",
+          service: "verispec-sandbox",
+          msg: "request",
+          requestId: "r-2",
+          method: "GET",
+          route: "/healthz",
+          status: 200,
+          durationMs: 0.2,
+          tenant: "team-a",
+        },
       ]);
       for (const l of lines) expect(l.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     } finally {

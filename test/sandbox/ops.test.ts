@@ -82,7 +82,9 @@ describe("JSON logs", { timeout: 120_000 }, () => {
       // The secret in every place a caller can put it: Basic header, query, path, older endpoints' body.
       await request(sandbox.url, "GET", `/v5/verifications/${secret}?secret=${secret}`, undefined, { authorization: basic() });
       await request(sandbox.url, "POST", "/verify", { metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: secret, name: secret });
-      await request(sandbox.url, "GET", `/${encodeURIComponent(secret)}`, undefined, { authorization: `Basic ${Buffer.from(`x:${secret}`).toString("base64")}` });
+      await request(sandbox.url, "GET", `/${encodeURIComponent(secret)}`, undefined, {
+        authorization: `Basic ${Buffer.from(`x:${secret}`).toString("base64")}`,
+      });
       await request(sandbox.url, "GET", "/healthz", undefined, { "x-request-id": "log-test-last" });
       await until(() => sandbox.stderr.includes("log-test-last"), "the last request's line");
     } finally {
@@ -96,13 +98,19 @@ describe("JSON logs", { timeout: 120_000 }, () => {
     for (const r of requests) {
       expect(Date.parse(String(r.time))).not.toBeNaN();
       expect(typeof r.durationMs).toBe("number");
-      expect(Object.keys(r).sort()).toEqual(["durationMs", "level", "method", "msg", "requestId", "route", "service", "status", "time"].concat("pid" in r ? ["pid"] : []).sort());
+      expect(Object.keys(r).sort()).toEqual(
+        ["durationMs", "level", "method", "msg", "requestId", "route", "service", "status", "time"].concat("pid" in r ? ["pid"] : []).sort(),
+      );
     }
     expect(requests.map((r) => r.route)).toEqual(["/v5/verifications", "/v5/verifications/{trace}", "/verify", "other", "/healthz"]);
     const everything = sandbox.stderr + sandbox.stdout;
-    for (const form of [secret, Buffer.from(secret).toString("base64"), encodeURIComponent(secret), SIGNING_SECRET, basic().slice(6)]) expect(everything).not.toContain(form);
+    for (const form of [secret, Buffer.from(secret).toString("base64"), encodeURIComponent(secret), SIGNING_SECRET, basic().slice(6)])
+      expect(everything).not.toContain(form);
     // The start lines on stdout are JSON too, one object a line, each with the text it stands for.
-    const starts = sandbox.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const starts = sandbox.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(starts.map((r) => r.event)).toEqual(["serving", "listening", "page"]);
     expect(starts[1]).toMatchObject({ level: "info", service: "verispec-sandbox", msg: `verispec sandbox listening on ${sandbox.url}`, url: sandbox.url });
     expect(starts[2]).toMatchObject({ url: `${sandbox.url}/_sandbox` });
@@ -131,7 +139,20 @@ describe("graceful shutdown", () => {
         void held.then(() => res.writeHead(200).end());
       });
     });
-    const sandbox = await startSandbox(["--db", join(dir, "db"), "--processing-ms", "manual", "--webhook-url", receiver.url, "--log-format", "json", "--shutdown-timeout-ms", "20000", "--delivery-timeout-ms", "60000"]);
+    const sandbox = await startSandbox([
+      "--db",
+      join(dir, "db"),
+      "--processing-ms",
+      "manual",
+      "--webhook-url",
+      receiver.url,
+      "--log-format",
+      "json",
+      "--shutdown-timeout-ms",
+      "20000",
+      "--delivery-timeout-ms",
+      "60000",
+    ]);
     const agent = new Agent({ keepAlive: true, maxSockets: 20 });
     const body = JSON.stringify(v5Individual("Load Person"));
     const outcomes: { id: string; status?: number; error?: string }[] = [];
@@ -140,11 +161,15 @@ describe("graceful shutdown", () => {
     const send = () =>
       new Promise<void>((resolve) => {
         const id = `load-${n++}`;
-        const req = httpRequest(`${sandbox.url}/v5/verifications`, { method: "POST", agent, headers: { authorization: basic(), "content-type": "application/json", "x-request-id": id } }, (res) => {
-          res.resume();
-          res.on("end", () => resolve(void outcomes.push({ id, status: res.statusCode })));
-          res.on("error", (e) => resolve(void outcomes.push({ id, error: e.message })));
-        });
+        const req = httpRequest(
+          `${sandbox.url}/v5/verifications`,
+          { method: "POST", agent, headers: { authorization: basic(), "content-type": "application/json", "x-request-id": id } },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(void outcomes.push({ id, status: res.statusCode })));
+            res.on("error", (e) => resolve(void outcomes.push({ id, error: e.message })));
+          },
+        );
         req.on("error", (e: NodeJS.ErrnoException) => resolve(void outcomes.push({ id, error: e.code ?? e.message })));
         req.end(body);
       });
@@ -171,7 +196,12 @@ describe("graceful shutdown", () => {
     }
     // Every request the sandbox logged was answered in full, and every answer the client got is logged.
     const logged = new Map(
-      sandbox.stderr.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { msg: string; requestId: string; status: number }).filter((r) => r.msg === "request").map((r) => [r.requestId, r.status]),
+      sandbox.stderr
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { msg: string; requestId: string; status: number })
+        .filter((r) => r.msg === "request")
+        .map((r) => [r.requestId, r.status]),
     );
     const answered = outcomes.filter((o) => o.status !== undefined);
     expect(answered.every((o) => o.status === 200 && logged.get(o.id) === 200)).toBe(true);

@@ -57,10 +57,18 @@ describe("the claim beside a backlog", () => {
   it("a retried head moves its followers' next_at to its retry time; a delivered one leaves them due", async () => {
     await queue("t", 3, NOW - 10, 3); // one trace "t-0" of three rows
     const [head, second, third] = await rows("t-0");
-    await recordOutcomes(db, [{ id: Number(head!.id), at: NOW, statusCode: 500, error: "answered 500", durationMs: 1, tries: 1, state: "queued", nextAt: NOW + 5000 }], null);
+    await recordOutcomes(
+      db,
+      [{ id: Number(head!.id), at: NOW, statusCode: 500, error: "answered 500", durationMs: 1, tries: 1, state: "queued", nextAt: NOW + 5000 }],
+      null,
+    );
     expect((await rows("t-0")).map((r) => Number(r.next_at))).toEqual([NOW + 5000, NOW + 5000, NOW + 5000]);
     expect(await selectDue(db, NOW, 100, [])).toEqual([]);
-    await recordOutcomes(db, [{ id: Number(head!.id), at: NOW + 5000, statusCode: 200, error: null, durationMs: 1, tries: 2, state: "delivered", nextAt: NOW + 5001 }], null);
+    await recordOutcomes(
+      db,
+      [{ id: Number(head!.id), at: NOW + 5000, statusCode: 200, error: null, durationMs: 1, tries: 2, state: "delivered", nextAt: NOW + 5001 }],
+      null,
+    );
     expect((await rows("t-0")).map((r) => String(r.state))).toEqual(["delivered", "queued", "queued"]);
     expect((await selectDue(db, NOW + 5000, 100, [])).map((r) => Number(r.id))).toEqual([Number(second!.id)]);
     expect(Number(third!.id)).toBeGreaterThan(Number(second!.id));
@@ -82,7 +90,16 @@ describe("the claim beside a backlog", () => {
 describe("an idle dispatcher on an exclusive store", () => {
   it("looks for due rows at most every idleMs while nothing is due, and goes at a queued row's due time without a wake", async () => {
     const rx = await startReceiver();
-    const d = new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 5000, delaysMs: [], pollMs: 20, idleMs: 500 });
+    const d = new Dispatcher({
+      db,
+      sign: () => ({}),
+      deliveryIdHeader: "X-Id",
+      mediaType: "application/json",
+      timeoutMs: 5000,
+      delaysMs: [],
+      pollMs: 20,
+      idleMs: 500,
+    });
     let claims = 0;
     d.events.on("claimed", () => claims++);
     try {

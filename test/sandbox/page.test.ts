@@ -22,7 +22,15 @@ describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => 
     sandbox = await startSandbox(["--db", "memory", "--processing-ms", "manual", "--webhook-url", receiver.url, "--retry-delays", "100"]);
     browser = await chromium.launch({
       executablePath: chromiumProgram.path,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
   }, 120_000);
 
@@ -37,7 +45,10 @@ describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => 
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/^Basic /);
 
-    const context = await browser.newContext({ httpCredentials: { username: CREDENTIALS.serviceUid, password: CREDENTIALS.secret }, viewport: { width: 1400, height: 900 } });
+    const context = await browser.newContext({
+      httpCredentials: { username: CREDENTIALS.serviceUid, password: CREDENTIALS.secret },
+      viewport: { width: 1400, height: 900 },
+    });
     const page = await context.newPage();
     const client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, retry: false });
     const { trace } = await client.v5.createVerification(v5Individual("Page Person", "page-1"));
@@ -87,7 +98,10 @@ describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => 
   }, 60_000);
 
   it("a failed read of /_sandbox/state is said on the page, not left as empty tables", async () => {
-    const context = await browser.newContext({ httpCredentials: { username: CREDENTIALS.serviceUid, password: CREDENTIALS.secret }, viewport: { width: 1400, height: 900 } });
+    const context = await browser.newContext({
+      httpCredentials: { username: CREDENTIALS.serviceUid, password: CREDENTIALS.secret },
+      viewport: { width: 1400, height: 900 },
+    });
     const page = await context.newPage();
     await page.route("**/_sandbox/state*", (route) => route.fulfill({ status: 503, body: "down" }));
     await page.goto(`${sandbox.url}/_sandbox`);
@@ -96,7 +110,9 @@ describe.skipIf(!chromiumProgram.found)("the /_sandbox page in Chromium", () => 
     expect(await problem.textContent()).toMatch(/^Could not read the sandbox's state \(HTTP 503\)\./);
     await page.unroute("**/_sandbox/state*");
     await page.route("**/_sandbox/state*", (route) => route.abort("connectionrefused"));
-    await page.waitForFunction(() => /^Could not reach the sandbox/.test(document.getElementById("problem")!.textContent ?? ""), undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => /^Could not reach the sandbox/.test(document.getElementById("problem")!.textContent ?? ""), undefined, {
+      timeout: 15_000,
+    });
     await page.unroute("**/_sandbox/state*");
     await page.waitForFunction(() => document.getElementById("problem")!.hidden, undefined, { timeout: 15_000 });
     await context.close();

@@ -43,7 +43,9 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
     await db.query("ANALYZE verifications");
     await db.query("ANALYZE outbox");
     const explain = { query: <T extends Row>(text: string, params?: readonly unknown[]) => db.query<T>(`EXPLAIN ${text}`, params) };
-    const plan = (await outboxPageRows(explain, "default", { userId: "plan-user-7" }, { limit: 100, ascending: false })).map((r) => String(r["QUERY PLAN"])).join("\n");
+    const plan = (await outboxPageRows(explain, "default", { userId: "plan-user-7" }, { limit: 100, ascending: false }))
+      .map((r) => String(r["QUERY PLAN"]))
+      .join("\n");
     expect(plan).toContain("verifications_user_set");
     expect(plan).toContain("outbox_trace");
     expect(plan).not.toMatch(/SubPlan|Seq Scan on outbox|outbox_pkey/);
@@ -55,12 +57,14 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
   it("two claims at once on two connections: the second skips the rows the first holds instead of waiting and taking them too", async () => {
     const now = Date.now();
     const ids = (rows: readonly QueuedRow[]) => rows.map((r) => Number(r.id)).sort((a, b) => a - b);
-    const queued = ids(await db.query<QueuedRow>(
-      `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+    const queued = ids(
+      await db.query<QueuedRow>(
+        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
        SELECT 'race-' || i, 'race-' || i, 'http://127.0.0.1:9/race', 'v5', '2', '{}', $1, 'queued', $1, $1 FROM generate_series(1, 4) AS i
        RETURNING id, delivery_id, url, body, signature_version, tries`,
-      [now],
-    ));
+        [now],
+      ),
+    );
     // The first claim takes two rows in a transaction that stays open until released.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -94,7 +98,9 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
     try {
       const clients = sandboxes.map((s) => createClient({ baseUrl: s.url, ...CREDENTIALS, retry: false }));
       const traces = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => clients[i % 2]!.v5.createVerification(v5Individual(i % 3 === 0 ? "Shared Rejected" : "Shared Person")).then((r) => r.trace!)),
+        Array.from({ length: 40 }, (_, i) =>
+          clients[i % 2]!.v5.createVerification(v5Individual(i % 3 === 0 ? "Shared Rejected" : "Shared Person")).then((r) => r.trace!),
+        ),
       );
       // Each instance reads what the other wrote.
       expect((await clients[1]!.v5.getVerification(traces[0]!)).data).toMatchObject({ trace: traces[0] });

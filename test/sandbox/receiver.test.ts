@@ -28,7 +28,18 @@ afterAll(async () => {
 for (const version of ["2", "1"] as const) {
   describe(`signature version ${version}`, () => {
     it("the README receiver accepts every webhook; a re-send is refused as replayed", async () => {
-      const sandbox = await startSandbox(["--db", "memory", "--processing-ms", "200", "--signature-version", version, "--webhook-url", readmeUrl, "--webhook-url", recorder.url]);
+      const sandbox = await startSandbox([
+        "--db",
+        "memory",
+        "--processing-ms",
+        "200",
+        "--signature-version",
+        version,
+        "--webhook-url",
+        readmeUrl,
+        "--webhook-url",
+        recorder.url,
+      ]);
       try {
         const client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, retry: false });
         const word = version === "2" ? "Two" : "One";
@@ -38,7 +49,12 @@ for (const version of ["2", "1"] as const) {
         // Each: pending, then processing completes (rejected / verified).
         await until(() => traces.every((t) => handled.filter((h) => h.payload.trace === t).length === 2), "both webhooks of both verifications", 30_000);
         const mine = handled.filter((h) => traces.includes(h.payload.trace as string));
-        expect(mine.map((h) => `${h.payload.trace === trace ? "v5" : "older"}:${h.payload.verificationStatus}`).sort()).toEqual(["older:pending", "older:verified", "v5:pending", "v5:rejected"]);
+        expect(mine.map((h) => `${h.payload.trace === trace ? "v5" : "older"}:${h.payload.verificationStatus}`).sort()).toEqual([
+          "older:pending",
+          "older:verified",
+          "v5:pending",
+          "v5:rejected",
+        ]);
         expect(mine.find((h) => h.payload.verificationStatus === "rejected")!.meaning.outcome).toBe("retry_possible");
         const recorded = recorder.deliveries.filter((d) => traces.includes(JSON.parse(d.body).trace));
         expect(recorded.every((d) => d.headers["x-svc-signature-version"] === version)).toBe(true);
@@ -50,10 +66,20 @@ for (const version of ["2", "1"] as const) {
         const count = handled.length;
         const resent = await call(sandbox.url, "POST", `/_sandbox/deliveries/${deliveryId}/resend`);
         expect(resent.body).toEqual({ resent: 2 });
-        const again = await until(() => recorder.deliveries.filter((d) => d.headers["x-svc-delivery-id"] === deliveryId).length === 2 && recorder.deliveries.filter((d) => d.headers["x-svc-delivery-id"] === deliveryId)[1], "the re-send");
+        const again = await until(
+          () =>
+            recorder.deliveries.filter((d) => d.headers["x-svc-delivery-id"] === deliveryId).length === 2 &&
+            recorder.deliveries.filter((d) => d.headers["x-svc-delivery-id"] === deliveryId)[1],
+          "the re-send",
+        );
         expect(again.body).toBe(first.body);
         const listed = await until(async () => {
-          const all = (await call(sandbox.url, "GET", `/_sandbox/deliveries?trace=${trace}`)).body.deliveries as Array<{ url: string; resend: boolean; state: string; lastStatus: number }>;
+          const all = (await call(sandbox.url, "GET", `/_sandbox/deliveries?trace=${trace}`)).body.deliveries as Array<{
+            url: string;
+            resend: boolean;
+            state: string;
+            lastStatus: number;
+          }>;
           const r = all.find((d) => d.resend && d.url === readmeUrl && d.state === "delivered");
           return r;
         }, "the re-send answered by the README receiver");

@@ -36,7 +36,10 @@ describe("sandbox on a PGlite directory", () => {
     sandbox = await startSandbox(args);
     const got = await client().v5.getVerification(trace!);
     expect(got.data).toMatchObject({ trace, verificationStatus: "pending", attempt: 1 });
-    const delivered = await until(() => receiver.deliveries.filter((d) => JSON.parse(d.body).trace === trace).length === 1 && receiver.deliveries, "the queued webhook");
+    const delivered = await until(
+      () => receiver.deliveries.filter((d) => JSON.parse(d.body).trace === trace).length === 1 && receiver.deliveries,
+      "the queued webhook",
+    );
     const deliveryId = delivered[0]!.headers["x-svc-delivery-id"];
     // The attempt cut by the kill was never recorded; the one after the restart is, once answered.
     const listed = await until(async () => {
@@ -55,7 +58,9 @@ describe("sandbox on a PGlite directory", () => {
     expect((await client().v5.getVerification(trace!)).data).toMatchObject({ verificationStatus: "verified" });
     const state = await call(sandbox.url, "GET", "/_sandbox/state");
     expect(state.body.clockOffsetMs).toBe(60_000);
-    expect(state.body.verifications.find((v: { trace: string }) => v.trace === trace).history.map((h: { verification_status: string }) => h.verification_status)).toEqual(["pending", "verified"]);
+    expect(
+      state.body.verifications.find((v: { trace: string }) => v.trace === trace).history.map((h: { verification_status: string }) => h.verification_status),
+    ).toEqual(["pending", "verified"]);
     await until(() => receiver.deliveries.filter((d) => JSON.parse(d.body).trace === trace).length === 2, "the verified webhook");
     expect(await sandbox.stop("SIGINT")).toBe(0);
     // Every process stopped: nothing more can arrive. The first webhook reached the receiver once.
@@ -70,14 +75,31 @@ describe("sandbox on a PGlite directory", () => {
     let hang = true;
     const held: string[] = [];
     const receiver = await startReceiver((d) => (hang ? (held.push(String(d.headers["x-svc-delivery-id"])), "hang") : 200));
-    const args = ["--db", join(dir, "held"), "--processing-ms", "manual", "--webhook-url", receiver.url, "--delivery-timeout-ms", "60000", "--shutdown-timeout-ms", "500"];
+    const args = [
+      "--db",
+      join(dir, "held"),
+      "--processing-ms",
+      "manual",
+      "--webhook-url",
+      receiver.url,
+      "--delivery-timeout-ms",
+      "60000",
+      "--shutdown-timeout-ms",
+      "500",
+    ];
     let sandbox = await startSandbox(args);
     const client = () => createClient({ baseUrl: sandbox.url, ...CREDENTIALS, retry: false });
     const answered = await client().v5.createVerification(v5Individual("Answered Person", "held-0"));
     hang = false;
     await until(() => receiver.deliveries.length === 1, "one delivery answered before the stop");
     hang = true;
-    const traces = await Promise.all([1, 2, 3].map((i) => client().v5.createVerification(v5Individual(`Held Person ${i}`, `held-${i}`)).then((r) => r.trace!)));
+    const traces = await Promise.all(
+      [1, 2, 3].map((i) =>
+        client()
+          .v5.createVerification(v5Individual(`Held Person ${i}`, `held-${i}`))
+          .then((r) => r.trace!),
+      ),
+    );
     await until(() => held.length === 3, "three deliveries held by the receiver");
     const stopping = Date.now();
     expect(await sandbox.stop("SIGTERM")).toBe(0);
@@ -87,10 +109,14 @@ describe("sandbox on a PGlite directory", () => {
     sandbox = await startSandbox(args);
     // The held ones come again once their lease lapses (2 x the delivery timeout + 1 s after the claim): on an
     // exclusive store at once, since the restart recovers the rows it left in flight.
-    const again = await until(() => {
-      const ids = receiver.deliveries.map((d) => String(d.headers["x-svc-delivery-id"])).filter((id) => held.includes(id));
-      return ids.length === 3 && ids;
-    }, "the held deliveries sent again after the restart", 150_000);
+    const again = await until(
+      () => {
+        const ids = receiver.deliveries.map((d) => String(d.headers["x-svc-delivery-id"])).filter((id) => held.includes(id));
+        return ids.length === 3 && ids;
+      },
+      "the held deliveries sent again after the restart",
+      150_000,
+    );
     expect(new Set(again)).toEqual(new Set(held));
     expect(new Set(receiver.deliveries.map((d) => JSON.parse(d.body).trace))).toEqual(new Set([answered.trace, ...traces]));
     expect(await sandbox.stop("SIGTERM")).toBe(0);

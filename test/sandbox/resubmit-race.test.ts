@@ -22,7 +22,9 @@ async function race(instances: readonly Harness[], db: Db, userId: string): Prom
   expect((await call(first!.url, "POST", `/_sandbox/verifications/${trace}/status`, { verificationStatus: "rejected" })).status).toBe(200);
   const before = (await db.query("SELECT count(*)::int AS n FROM outbox WHERE trace = $1", [trace]))[0]!.n as number;
 
-  const answers = await Promise.all(Array.from({ length: N }, (_, i) => call(instances[i % instances.length]!.url, "POST", "/v5/verifications", v5Individual("Race Person", userId))));
+  const answers = await Promise.all(
+    Array.from({ length: N }, (_, i) => call(instances[i % instances.length]!.url, "POST", "/v5/verifications", v5Individual("Race Person", userId))),
+  );
   const statuses = answers.map((a) => a.status).sort();
   expect(statuses).toEqual([200, ...Array(N - 1).fill(475)]);
   for (const a of answers.filter((x) => x.status === 475)) expect(a.body.error).toMatchObject({ type: "submission_conflict" });

@@ -6,7 +6,13 @@ import { binding } from "./inprocess.js";
 
 describe("results chosen by test value", () => {
   it("are neutral unless the name holds the hits word as a whole word, in any case", () => {
-    expect(resultsFor(binding.spec, "Ada Citizen")).toEqual({ idvRisk: "unknown", idvRiskDescription: "Undefined", verificationScore: 0, watchlist: { status: "clear", totalHits: 0 }, inWatchLists: [] });
+    expect(resultsFor(binding.spec, "Ada Citizen")).toEqual({
+      idvRisk: "unknown",
+      idvRiskDescription: "Undefined",
+      verificationScore: 0,
+      watchlist: { status: "clear", totalHits: 0 },
+      inWatchLists: [],
+    });
     const hit = resultsFor(binding.spec, "Wes watchlist");
     expect(hit.watchlist).toEqual({ status: "hits_found", totalHits: 1 });
     expect(hit.inWatchLists).toHaveLength(1);
@@ -19,7 +25,8 @@ describe("results chosen by test value", () => {
     expect(processed(binding, "new")).toBe(false);
     expect(v5Results(binding, { name: "Ada", verificationStatus: "pending", updatedAt: at })).toEqual({});
     expect(v5Results(binding, { name: "Ada", verificationStatus: "rejected", updatedAt: at })).toEqual({
-      idvRisk: "unknown", screening: { watchlist: { status: "clear", totalHits: 0, lastScreenedAt: at, lastScreenedTime: "2026-01-01T00:00:00.000Z" } },
+      idvRisk: "unknown",
+      screening: { watchlist: { status: "clear", totalHits: 0, lastScreenedAt: at, lastScreenedTime: "2026-01-01T00:00:00.000Z" } },
     });
   });
 

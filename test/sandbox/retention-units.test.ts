@@ -42,10 +42,23 @@ describe("sweep", () => {
 
   it("each tenant by its own clock; finished deliveries by wall time", async () => {
     const s = countingDb({ "verifications:a": 2, "verifications:b": 1, "forms:b": 1 });
-    const total = await sweep(s.db, { days: 1, now: () => 0, pauseMs: 0, tenants: [{ name: "a", now: () => 10 * DAY }, { name: "b", now: () => 20 * DAY }] });
+    const total = await sweep(s.db, {
+      days: 1,
+      now: () => 0,
+      pauseMs: 0,
+      tenants: [
+        { name: "a", now: () => 10 * DAY },
+        { name: "b", now: () => 20 * DAY },
+      ],
+    });
     expect(total).toEqual({ verifications: 3, deliveries: 0, forms: 1 });
     const first = s.calls.slice(0, 6).map((c) => [c.table, c.params[0], c.params[2]]);
-    expect(first.filter(([t]) => t !== "outbox")).toEqual([["verifications", 9 * DAY, "a"], ["forms", 9 * DAY, "a"], ["verifications", 19 * DAY, "b"], ["forms", 19 * DAY, "b"]]);
+    expect(first.filter(([t]) => t !== "outbox")).toEqual([
+      ["verifications", 9 * DAY, "a"],
+      ["forms", 9 * DAY, "a"],
+      ["verifications", 19 * DAY, "b"],
+      ["forms", 19 * DAY, "b"],
+    ]);
     const wall = Number(s.calls.find((c) => c.table === "outbox")!.params[0]);
     expect(Math.abs(wall - (Date.now() - DAY))).toBeLessThan(60_000);
   });
@@ -53,7 +66,16 @@ describe("sweep", () => {
   it("stops before the next tenant once `stopped` says so, with what it removed so far", async () => {
     const s = countingDb({ "verifications:a": 5, "verifications:b": 5 });
     let checks = 0;
-    const total = await sweep(s.db, { days: 1, now: () => 10 * DAY, pauseMs: 0, tenants: [{ name: "a", now: () => 10 * DAY }, { name: "b", now: () => 10 * DAY }], stopped: () => ++checks > 1 });
+    const total = await sweep(s.db, {
+      days: 1,
+      now: () => 10 * DAY,
+      pauseMs: 0,
+      tenants: [
+        { name: "a", now: () => 10 * DAY },
+        { name: "b", now: () => 10 * DAY },
+      ],
+      stopped: () => ++checks > 1,
+    });
     expect(total).toEqual({ verifications: 5, deliveries: 0, forms: 0 });
     expect(s.left["verifications:b"]).toBe(5);
   });

@@ -24,7 +24,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => request(h.url, method, path, body, headers);
+const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
+  request(h.url, method, path, body, headers);
 const authed = (method: string, path: string, body?: unknown) => send(method, path, body, { authorization: basic() });
 
 /** A request with the path sent byte for byte (fetch would normalise some escapes). */
@@ -56,18 +57,36 @@ describe("malformed percent-escapes (item 1): 400 in the interface's shape, befo
       for (const headers of [{}, { authorization: basic() }] as Record<string, string>[]) {
         const r = await raw(path, headers);
         expect(r.status).toBe(400);
-        expect(r.body).toMatchObject({ statusCode: 400, status: "error", path, message: MALFORMED, error: { code: "bad_request", message: MALFORMED, help: null } });
+        expect(r.body).toMatchObject({
+          statusCode: 400,
+          status: "error",
+          path,
+          message: MALFORMED,
+          error: { code: "bad_request", message: MALFORMED, help: null },
+        });
       }
     });
   }
-  for (const path of ["/_sandbox/verifications/%FF/status", "/_sandbox/deliveries/%E0%A4%A/resend", "/_sandbox/deliveries?trace=%E0%A4%A", "/verify?x=%", "/%C0%AF", "/nowhere%", "/nowhere%4"]) {
+  for (const path of [
+    "/_sandbox/verifications/%FF/status",
+    "/_sandbox/deliveries/%E0%A4%A/resend",
+    "/_sandbox/deliveries?trace=%E0%A4%A",
+    "/verify?x=%",
+    "/%C0%AF",
+    "/nowhere%",
+    "/nowhere%4",
+  ]) {
     it(`${path}: the older shape`, async () => {
       const r = await raw(path, { authorization: basic() });
       expect(r).toEqual({ status: 400, body: { status: "error", statusCode: 400, type: "bad_request", message: MALFORMED, details: [] } });
     });
   }
   it("an unknown path of the control API asks for credentials before it is told apart: 401 without them, 404 with", async () => {
-    for (const [method, path] of [["GET", "/_sandbox/nowhere"], ["POST", "/_sandbox"], ["DELETE", "/_sandbox/state"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/_sandbox/nowhere"],
+      ["POST", "/_sandbox"],
+      ["DELETE", "/_sandbox/state"],
+    ] as const) {
       expect([method, path, (await send(method, path)).status]).toEqual([method, path, 401]);
       expect([method, path, (await authed(method, path)).status]).toEqual([method, path, 404]);
     }
@@ -139,9 +158,17 @@ describe("NUL in text (item 2): 422 at the field's path, the way the validators 
   });
 
   it("the hosted form's fields", async () => {
-    const made = await send("POST", "/idform", older({ metadata_userId: "form-nul", serviceLink_dataAccessType: "idForm", type: "soleTrader", fields: { country: "AUS", name: "Nul Trader" } }));
+    const made = await send(
+      "POST",
+      "/idform",
+      older({ metadata_userId: "form-nul", serviceLink_dataAccessType: "idForm", type: "soleTrader", fields: { country: "AUS", name: "Nul Trader" } }),
+    );
     expect(made.status).toBe(200);
-    const r = await fetch(`${h.url}/_form/${made.body.verificationUuid}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "fields.name=a%00b" });
+    const r = await fetch(`${h.url}/_form/${made.body.verificationUuid}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "fields.name=a%00b",
+    });
     expect(r.status).toBe(422);
     expect(r.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await h.service.get(made.body.verificationUuid)).toBeUndefined();
@@ -153,7 +180,13 @@ describe("other refusals that were 500s (item 2)", () => {
     for (const bad of [{ toString: "x" }, { valueOf: 1 }, ["x"], 42, null]) {
       const r = await send("POST", "/verify", { ...older(olderIndividual("Creds")), metadata_secretKey: bad });
       expect(r.status).toBe(401);
-      expect(r.body).toEqual({ status: "error", statusCode: 401, type: "unauthorized", message: "Authentication failed: wrong or missing credentials.", details: [] });
+      expect(r.body).toEqual({
+        status: "error",
+        statusCode: 401,
+        type: "unauthorized",
+        message: "Authentication failed: wrong or missing credentials.",
+        details: [],
+      });
     }
     const uid = await send("POST", "/verify", { ...older(olderIndividual("Creds")), metadata_serviceUid: { toString: "x" } });
     expect(uid.status).toBe(401);
@@ -164,7 +197,10 @@ describe("other refusals that were 500s (item 2)", () => {
     for (const path of ["/_sandbox/clock", `/_sandbox/verifications/${trace}/status`]) {
       for (const body of ["null", "[]", "3", '"x"']) {
         const r = await authed("POST", path, body);
-        expect(r).toMatchObject({ status: 400, body: { status: "error", statusCode: 400, type: "bad_request", message: "The request body must be a JSON object.", details: [] } });
+        expect(r).toMatchObject({
+          status: 400,
+          body: { status: "error", statusCode: 400, type: "bad_request", message: "The request body must be a JSON object.", details: [] },
+        });
       }
     }
   });
@@ -176,7 +212,11 @@ describe("other refusals that were 500s (item 2)", () => {
     expect(r.status).toBe(400);
     expect(r.body.message).toBe("maxAttempts must be an integer from 1 to 2147483647.");
     expect(await h.service.get(trace)).toEqual(before);
-    const edge = await authed("POST", `/_sandbox/verifications/${trace}/status`, { verificationStatus: "rejected", maxAttempts: 2_147_483_647, trigger: "complete" });
+    const edge = await authed("POST", `/_sandbox/verifications/${trace}/status`, {
+      verificationStatus: "rejected",
+      maxAttempts: 2_147_483_647,
+      trigger: "complete",
+    });
     expect(edge.status).toBe(200);
     expect(edge.body.maxAttempts).toBe(2_147_483_647);
   });
@@ -187,7 +227,8 @@ describe("other refusals that were 500s (item 2)", () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toEqual({ code: "bad_request", message: "The request body is nested deeper than 64 levels.", help: null });
     // The limit itself: 64 levels (the object and 63 arrays) are accepted, 65 are not.
-    const nested = (n: number) => `{"type":"individual","subType":"data","name":"Nested","website":"https://example.com","extra":${"[".repeat(n)}${"]".repeat(n)}}`;
+    const nested = (n: number) =>
+      `{"type":"individual","subType":"data","name":"Nested","website":"https://example.com","extra":${"[".repeat(n)}${"]".repeat(n)}}`;
     expect((await authed("POST", "/v5/verifications", nested(63))).status).toBe(200);
     expect((await authed("POST", "/v5/verifications", nested(64))).status).toBe(400);
   });
@@ -230,7 +271,11 @@ describe("credentials (items 13, 14)", () => {
   it("the older endpoints' requests are stored without metadata_serviceUid and metadata_secretKey, in no table", async () => {
     const verified = await send("POST", "/verify", older(olderIndividual("Stored", "stored-user")));
     expect(verified.status).toBe(200);
-    const form = await send("POST", "/idform", older({ metadata_userId: "stored-form", serviceLink_dataAccessType: "idForm", type: "soleTrader", fields: { country: "AUS", name: "Stored Trader" } }));
+    const form = await send(
+      "POST",
+      "/idform",
+      older({ metadata_userId: "stored-form", serviceLink_dataAccessType: "idForm", type: "soleTrader", fields: { country: "AUS", name: "Stored Trader" } }),
+    );
     expect(form.status).toBe(200);
     const v = await h.service.get(verified.body.trace);
     expect(v!.request).toEqual({ metadata_version: "4", ...olderIndividual("Stored", "stored-user") });
@@ -242,15 +287,29 @@ describe("credentials (items 13, 14)", () => {
   });
 
   it("withoutCredentials drops exactly the named keys", () => {
-    expect(withoutCredentials({ a: 1, metadata_secretKey: "s", metadata_serviceUid: "u", b: { metadata_secretKey: "kept: not a credential here" } }, ["metadata_serviceUid", "metadata_secretKey"])).toEqual({ a: 1, b: { metadata_secretKey: "kept: not a credential here" } });
+    expect(
+      withoutCredentials({ a: 1, metadata_secretKey: "s", metadata_serviceUid: "u", b: { metadata_secretKey: "kept: not a credential here" } }, [
+        "metadata_serviceUid",
+        "metadata_secretKey",
+      ]),
+    ).toEqual({ a: 1, b: { metadata_secretKey: "kept: not a credential here" } });
   });
 
   it("migration 4 drops the credentials from requests stored before it", async () => {
     const old = await memoryDb();
     try {
       await old.query("DELETE FROM schema_migrations WHERE version = 4");
-      const body = JSON.stringify({ metadata_version: "4", metadata_serviceUid: "uid", metadata_secretKey: "plain-secret", type: "individual", fields: { name: "x" } });
-      await old.query("INSERT INTO verifications (trace, api, submission_id, type, name, request, verification_status, submission_status, attempt, outcome, created_at, updated_at) VALUES ('t1', 'older', 's', 'individual', 'x', $1, 'pending', 'submitted', 1, 'verified', 0, 0)", [body]);
+      const body = JSON.stringify({
+        metadata_version: "4",
+        metadata_serviceUid: "uid",
+        metadata_secretKey: "plain-secret",
+        type: "individual",
+        fields: { name: "x" },
+      });
+      await old.query(
+        "INSERT INTO verifications (trace, api, submission_id, type, name, request, verification_status, submission_status, attempt, outcome, created_at, updated_at) VALUES ('t1', 'older', 's', 'individual', 'x', $1, 'pending', 'submitted', 1, 'verified', 0, 0)",
+        [body],
+      );
       await old.query("INSERT INTO forms (id, request, created_at) VALUES ('f1', $1, 0)", [body]);
       await migrate(old);
       for (const table of ["verifications", "forms"]) {
@@ -269,8 +328,15 @@ describe("the process guard (item 4)", () => {
   const lines: string[] = [];
   beforeAll(async () => {
     const handler = createHandler({
-      binding, db, accounts: [{ name: DEFAULT_TENANT, service: h.service, clock: h.clock, credentials: CREDENTIALS }], maxBodyBytes: 1_000_000, requestedActionsPath: "/requestedActions",
-      baseUrl: () => url, wakeProcessing: () => {}, log: (line) => lines.push(line), debug: true,
+      binding,
+      db,
+      accounts: [{ name: DEFAULT_TENANT, service: h.service, clock: h.clock, credentials: CREDENTIALS }],
+      maxBodyBytes: 1_000_000,
+      requestedActionsPath: "/requestedActions",
+      baseUrl: () => url,
+      wakeProcessing: () => {},
+      log: (line) => lines.push(line),
+      debug: true,
     });
     server = createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

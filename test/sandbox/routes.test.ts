@@ -10,7 +10,15 @@ describe("pathPattern", () => {
   it("each {name} is one non-empty segment, captured; the rest matches literally and wholly", () => {
     const p = pathPattern("/v5/verifications/{trace}");
     expect(p.exec("/v5/verifications/abc-1")?.slice(1)).toEqual(["abc-1"]);
-    for (const miss of ["/v5/verifications/", "/v5/verifications/a/b", "/v5/verifications/abc/", "x/v5/verifications/abc", "/v5/verificationsX/abc", "/v5/verifications"]) expect(p.test(miss), miss).toBe(false);
+    for (const miss of [
+      "/v5/verifications/",
+      "/v5/verifications/a/b",
+      "/v5/verifications/abc/",
+      "x/v5/verifications/abc",
+      "/v5/verificationsX/abc",
+      "/v5/verifications",
+    ])
+      expect(p.test(miss), miss).toBe(false);
     expect(pathPattern("/a/{x}/b/{y}").exec("/a/1/b/2")?.slice(1)).toEqual(["1", "2"]);
     expect(pathPattern("/plain").test("/plain")).toBe(true);
     expect(pathPattern("/plain").test("/plainer")).toBe(false);
@@ -20,7 +28,8 @@ describe("pathPattern", () => {
     const literal = "/a.b+c*d?e^f$g(h)i|j[k]l\\m";
     const p = pathPattern(`${literal}/{id}`);
     expect(p.exec(`${literal}/7`)?.[1]).toBe("7");
-    for (const miss of ["/aXb+c*d?e^f$g(h)i|j[k]l\\m/7", "/a.bbc*d?e^f$g(h)i|j[k]l\\m/7", "/a.b+cd?e^f$g(h)i|j[k]l\\m/7"]) expect(p.test(miss), miss).toBe(false);
+    for (const miss of ["/aXb+c*d?e^f$g(h)i|j[k]l\\m/7", "/a.bbc*d?e^f$g(h)i|j[k]l\\m/7", "/a.b+cd?e^f$g(h)i|j[k]l\\m/7"])
+      expect(p.test(miss), miss).toBe(false);
   });
 
   it("a capture's own pattern replaces the default segment", () => {
@@ -35,10 +44,26 @@ describe("specRoute and ownRoute", () => {
   it("specRoute takes method, path and authentication from the spec's endpoint, or the path given for one the spec does not show", () => {
     const create = specRoute(binding, "createVerification", "h");
     const e = binding.spec.endpoints.createVerification!;
-    expect({ ...create, pattern: undefined }).toEqual({ method: e.method, path: e.path, auth: "basic", handler: "h", operationId: "createVerification", pattern: undefined, answer: "v5" });
+    expect({ ...create, pattern: undefined }).toEqual({
+      method: e.method,
+      path: e.path,
+      auth: "basic",
+      handler: "h",
+      operationId: "createVerification",
+      pattern: undefined,
+      answer: "v5",
+    });
     expect(create.pattern.test(e.path!)).toBe(true);
     expect([specRoute(binding, "verify", "h").auth, specRoute(binding, "verify", "h").answer]).toEqual(["body", "older"]);
-    const fake = { spec: { endpoints: { open: { method: "GET", path: "/o", auth: "none" }, odd: { method: "PUT", path: "/d", auth: "apiKey" }, hidden: { method: "POST", auth: "basic" } } } } as unknown as SandboxBinding;
+    const fake = {
+      spec: {
+        endpoints: {
+          open: { method: "GET", path: "/o", auth: "none" },
+          odd: { method: "PUT", path: "/d", auth: "apiKey" },
+          hidden: { method: "POST", auth: "basic" },
+        },
+      },
+    } as unknown as SandboxBinding;
     expect(specRoute(fake, "open", 0).auth).toBe("none");
     expect(specRoute(fake, "odd", 0).auth).toBe("none");
     const served = specRoute(fake, "hidden", 0, "/where/{x}");
@@ -53,7 +78,12 @@ describe("specRoute and ownRoute", () => {
   });
 
   it("familyOf: a path no route matches is answered like the first route of its first segment; credentials first only under the sandbox's own HTTP Basic routes", () => {
-    const routes = [specRoute(binding, "createVerification", "h"), specRoute(binding, "verify", "h"), ownRoute("GET", "/_form/{id}", "none", "h", {}, "page"), ownRoute("GET", "/_sandbox/state", "basic", "h")];
+    const routes = [
+      specRoute(binding, "createVerification", "h"),
+      specRoute(binding, "verify", "h"),
+      ownRoute("GET", "/_form/{id}", "none", "h", {}, "page"),
+      ownRoute("GET", "/_sandbox/state", "basic", "h"),
+    ];
     expect(familyOf(routes, "/v5/nothing")).toEqual({ answer: "v5", authFirst: false });
     expect(familyOf(routes, "/v5")).toEqual({ answer: "v5", authFirst: false });
     expect(familyOf(routes, "/_sandbox/nothing")).toEqual({ answer: "older", authFirst: true });
@@ -64,7 +94,11 @@ describe("specRoute and ownRoute", () => {
 });
 
 describe("findRoute", () => {
-  const routes = [ownRoute("POST", "/x/{a}", "basic", "post-x"), ownRoute("GET", "/x/special", "basic", "special"), ownRoute("GET", "/x/{a}", "basic", "get-x")];
+  const routes = [
+    ownRoute("POST", "/x/{a}", "basic", "post-x"),
+    ownRoute("GET", "/x/special", "basic", "special"),
+    ownRoute("GET", "/x/{a}", "basic", "get-x"),
+  ];
   it("the first route of the method whose pattern matches, with its captures as sent", () => {
     expect(findRoute(routes, "GET", "/x/special")?.route.handler).toBe("special");
     const hit = findRoute(routes, "GET", "/x/a%20b");

@@ -7,7 +7,17 @@ import { createClient, SubmissionConflictError, TooManyAttemptsError, Validation
 import { validate } from "../../generated/validators/index.js";
 import { interpretWebhook, MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import {
-  call, checkingFetch, CREDENTIALS, olderIndividual, responseErrors, SIGNING_SECRET, startReceiver, startSandbox, until, v5Individual, webhookErrors,
+  call,
+  checkingFetch,
+  CREDENTIALS,
+  olderIndividual,
+  responseErrors,
+  SIGNING_SECRET,
+  startReceiver,
+  startSandbox,
+  until,
+  v5Individual,
+  webhookErrors,
   type Sandbox,
 } from "./helpers.js";
 
@@ -99,8 +109,24 @@ describe("v5 (seed 4.5, 4.6)", () => {
     const last = await until(() => forTrace(trace!).find((p) => p.submissionStatus === "locked"), "the locked webhook");
     expect(interpretWebhook(last as never).outcome).toBe("final_rejection");
     const statuses = forTrace(trace!).map((p) => `${p.verificationStatus}/${p.attempt}`);
-    expect(statuses).toEqual(["pending/1", "rejected/1", "pending/2", "rejected/2", "pending/3", "rejected/3", "pending/4", "rejected/4", "pending/5", "rejected/5", "rejected/5"]);
-    expect(forTrace(trace!).filter((p) => p.verificationStatus === "rejected" && p.attempt === 4).map((p) => interpretWebhook(p as never).outcome)).toEqual(["retry_possible"]);
+    expect(statuses).toEqual([
+      "pending/1",
+      "rejected/1",
+      "pending/2",
+      "rejected/2",
+      "pending/3",
+      "rejected/3",
+      "pending/4",
+      "rejected/4",
+      "pending/5",
+      "rejected/5",
+      "rejected/5",
+    ]);
+    expect(
+      forTrace(trace!)
+        .filter((p) => p.verificationStatus === "rejected" && p.attempt === 4)
+        .map((p) => interpretWebhook(p as never).outcome),
+    ).toEqual(["retry_possible"]);
   });
 
   it("answers 475 to a resubmission while one is pending, storing nothing", async () => {
@@ -118,8 +144,14 @@ describe("v5 (seed 4.5, 4.6)", () => {
 
   it("sends one stakeholder webhook per individual of an entity (parentTrace, roles); removed only for stakeholders", async () => {
     const entity = {
-      country: "AUS", type: "association", name: "Chess Club Inc", website: "https://chess.example", userId: "club-1",
-      identifiers: { abn: "51824753556" }, addresses: { registeredAddress: "1 Main St" }, documents: [],
+      country: "AUS",
+      type: "association",
+      name: "Chess Club Inc",
+      website: "https://chess.example",
+      userId: "club-1",
+      identifiers: { abn: "51824753556" },
+      addresses: { registeredAddress: "1 Main St" },
+      documents: [],
       stakeholders: [
         { type: "individual", name: "Pat Officer", country: "AUS", roles: ["publicOfficer", "shareholders"] },
         { role: "shareholders", entity: { type: "individual", name: "Sam Holder", country: "AUS" } },
@@ -165,25 +197,47 @@ describe("older endpoints (seed 4.1-4.4)", () => {
 
   it("the follow-up request moves an entity in info to pending (the sandbox's documented choice)", async () => {
     const response = await client.verify({
-      metadata_userId: "trust-1", type: "governmentBody", fields: { country: "USA", name: "Info Agency", legislationType: "federal" },
+      metadata_userId: "trust-1",
+      type: "governmentBody",
+      fields: { country: "USA", name: "Info Agency", legislationType: "federal" },
     } as never);
     const trace = response.trace!;
     await call(sandbox.url, "POST", `/_sandbox/verifications/${trace}/status`, { verificationStatus: "info" });
     const status = await client.getVerificationStatus({ trace } as never);
     expect((status as Record<string, unknown>).requestedActions).toEqual([{ type: "document", id: `${trace}-document-1`, extractType: "companyExtract" }]);
     const answer = await client.submitRequestedActions(
-      { verificationUuid: trace, requestedActions: [{ type: "document", id: `${trace}-document-1`, documentBase64: "data:application/pdf;base64,JVBERi0=" }] } as never,
+      {
+        verificationUuid: trace,
+        requestedActions: [{ type: "document", id: `${trace}-document-1`, documentBase64: "data:application/pdf;base64,JVBERi0=" }],
+      } as never,
       { path: "/requestedActions" },
     );
     expect(answer).toMatchObject({ trace, verificationStatus: "pending" });
-    const again = await call(sandbox.url, "POST", "/requestedActions", { metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, verificationUuid: trace, requestedActions: [] });
+    const again = await call(sandbox.url, "POST", "/requestedActions", {
+      metadata_version: "4",
+      metadata_serviceUid: CREDENTIALS.serviceUid,
+      metadata_secretKey: CREDENTIALS.secret,
+      verificationUuid: trace,
+      requestedActions: [],
+    });
     expect(again.status).toBe(409);
   });
 
   it("refuses wrong body credentials with 401 in the older error shape, and validates with the generated validators", async () => {
-    const r = await call(sandbox.url, "POST", "/verify", { ...olderIndividual("X"), metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: "nope" });
+    const r = await call(sandbox.url, "POST", "/verify", {
+      ...olderIndividual("X"),
+      metadata_version: "4",
+      metadata_serviceUid: CREDENTIALS.serviceUid,
+      metadata_secretKey: "nope",
+    });
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ status: "error", statusCode: 401, type: "unauthorized", message: "Authentication failed: wrong or missing credentials.", details: [] });
+    expect(r.body).toEqual({
+      status: "error",
+      statusCode: 401,
+      type: "unauthorized",
+      message: "Authentication failed: wrong or missing credentials.",
+      details: [],
+    });
     expect(responseErrors("/verify", "POST", 401, r.body)).toEqual([]);
     const body = { ...olderIndividual("X"), metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret };
     (body.fields as Record<string, unknown>).state = "XX";
@@ -223,7 +277,11 @@ describe("control API and bad input", () => {
     expect(echoed.status).toBe(400);
     expect(JSON.stringify(echoed.body)).not.toContain("s3cr3t");
     expect(JSON.stringify(echoed.body)).not.toContain("oops");
-    for (const [path, r] of [["/v5/verifications", malformed], ["/v5/verifications", typed], ["/verify", older]] as const) {
+    for (const [path, r] of [
+      ["/v5/verifications", malformed],
+      ["/v5/verifications", typed],
+      ["/verify", older],
+    ] as const) {
       expect(responseErrors(path, "POST", r.status, r.body)).toEqual([]);
     }
   });
@@ -255,7 +313,9 @@ describe("413 with a small --max-body", () => {
 describe("the hosted form of /idform (seed 4.2, 8), with the clock advanced", () => {
   const idForm = () =>
     client.idForm({
-      metadata_userId: "form-user", serviceLink_dataAccessType: "idForm", type: "soleTrader",
+      metadata_userId: "form-user",
+      serviceLink_dataAccessType: "idForm",
+      type: "soleTrader",
       fields: { country: "AUS", name: "Form Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
       stakeholders: [{ type: "individual", role: "individuals", fields: { country: "AUS", firstName: "Ann", lastName: "Lee" } }],
     } as never);
@@ -278,7 +338,11 @@ describe("the hosted form of /idform (seed 4.2, 8), with the clock advanced", ()
   it("submitting creates the verification (trace = verificationUuid) and its webhook; saving resets the opens", async () => {
     const form = await idForm();
     for (let i = 0; i < 10; i++) await (await fetch(form.serviceLink)).text();
-    const submitted = await fetch(form.serviceLink, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "fields.name=Form+Trader+Rejected" });
+    const submitted = await fetch(form.serviceLink, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "fields.name=Form+Trader+Rejected",
+    });
     expect(submitted.status).toBe(200);
     const [webhook] = await until(() => forTrace(form.verificationUuid!).length === 1 && forTrace(form.verificationUuid!), "form webhook");
     expect(webhook).toMatchObject({ trace: form.verificationUuid, entityType: "soleTrader", name: "Form Trader Rejected", verificationStatus: "pending" });

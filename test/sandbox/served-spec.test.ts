@@ -53,7 +53,11 @@ describe("verispec sandbox --spec", () => {
     let stdout = "";
     let stderr = "";
     const code = await main(["sandbox", "--port", "0", "--db", "memory", "--spec", dir], {
-      stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd: process.cwd(), stdin: async () => "",
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      env: {},
+      cwd: process.cwd(),
+      stdin: async () => "",
     });
     expect(code).toBe(2);
     expect(stderr).toMatch(/statuses\.yaml:\d+:\d+/);
@@ -66,7 +70,10 @@ describe("verispec sandbox --spec", () => {
     const spec = specWith([mapList("statuses.yaml", ["transitions", 1, "to"], (v) => [...v, "approved"])]);
     const db = mkdtempSync(join(tmpdir(), "verispec-early-db-"));
     try {
-      const child = spawn(process.execPath, ["--import", "tsx", "generator/cli/bin.ts", "sandbox", "--port", "0", "--db", join(db, "new"), "--spec", spec], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["--import", "tsx", "generator/cli/bin.ts", "sandbox", "--port", "0", "--db", join(db, "new"), "--spec", spec], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stderr = "";
       child.stderr!.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
       const code = await new Promise<number | null>((resolve) => child.once("close", resolve));

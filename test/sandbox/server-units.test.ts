@@ -6,8 +6,8 @@ import { accountChecker, jsonDepth, nulPaths } from "../../templates/sandbox/ser
 
 describe("jsonDepth", () => {
   it("counts the deepest nesting of arrays and objects, not how many there are", () => {
-    expect(["5", "\"x\"", "null"].map(jsonDepth)).toEqual([0, 0, 0]);
-    expect(["[]", "{}", "[[]]", "{\"a\":{}}", "[{\"a\":[1]}]"].map(jsonDepth)).toEqual([1, 1, 2, 2, 3]);
+    expect(["5", '"x"', "null"].map(jsonDepth)).toEqual([0, 0, 0]);
+    expect(["[]", "{}", "[[]]", '{"a":{}}', '[{"a":[1]}]'].map(jsonDepth)).toEqual([1, 1, 2, 2, 3]);
     // Siblings close before the next opens: a wide body is shallow.
     expect(jsonDepth(`[${"[],".repeat(100)}{}]`)).toBe(2);
     expect(jsonDepth(`{${Array.from({ length: 100 }, (_, i) => `"k${i}":{}`).join(",")}}`)).toBe(2);

@@ -5,7 +5,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { validate } from "../../generated/validators/index.js";
 import type { QueuedRow } from "../../templates/sandbox/dispatcher.js";
-import { olderStakeholderSubmissionId, olderStakeholderTrace, ServiceError, SandboxService, subjectOf, type Verification } from "../../templates/sandbox/service.js";
+import {
+  olderStakeholderSubmissionId,
+  olderStakeholderTrace,
+  ServiceError,
+  SandboxService,
+  subjectOf,
+  type Verification,
+} from "../../templates/sandbox/service.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { olderIndividual, SIGNING_SECRET, v5Individual as typedV5, olderBody as older } from "./helpers.js";
@@ -30,7 +37,15 @@ class StillClock extends SandboxClock {
 }
 
 function make(o: { processingMs?: number | "manual"; webhookUrls?: string[]; signatureVersion?: "1" | "2"; clock?: SandboxClock } = {}) {
-  const s = new SandboxService({ binding, db, clock: o.clock ?? clock, webhookUrls: o.webhookUrls ?? [], signatureVersion: o.signatureVersion ?? "2", processingMs: o.processingMs ?? "manual", signingSecret: SIGNING_SECRET });
+  const s = new SandboxService({
+    binding,
+    db,
+    clock: o.clock ?? clock,
+    webhookUrls: o.webhookUrls ?? [],
+    signatureVersion: o.signatureVersion ?? "2",
+    processingMs: o.processingMs ?? "manual",
+    signingSecret: SIGNING_SECRET,
+  });
   s.onChange = () => changes++;
   return s;
 }
@@ -46,11 +61,15 @@ afterAll(async () => {
 });
 
 const bodies = async (trace: string) => (await outbox(db, trace)).map((r) => JSON.parse(String(r.body)) as Record<string, any>);
-const history = async (trace: string) => (await service.historyOf(trace)).map((r) => `${r.verification_status}/${r.submission_status}/${r.attempt}/${r.trigger}`);
+const history = async (trace: string) =>
+  (await service.historyOf(trace)).map((r) => `${r.verification_status}/${r.submission_status}/${r.attempt}/${r.trigger}`);
 const unique = () => `u-${Math.random().toString(36).slice(2)}`;
 
 async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(ServiceError);
   return e as ServiceError;
 }
@@ -63,7 +82,23 @@ describe("v5 creation", () => {
     const { trace } = await s.createV5({ ...v5Individual("Ada Created", "created-user"), tags: ["t1"], onBehalfUid: "obo-1", inputRisk: "high" });
     expect(changes).toBe(before + 1);
     const v = (await s.get(trace))!;
-    expect(v).toMatchObject({ api: "v5", userId: "created-user", type: "individual", subType: "data", name: "Ada Created", country: "AUS", verificationStatus: "pending", submissionStatus: "submitted", attempt: 1, maxAttempts: 5, dueAt: null, parentTrace: null, roles: null, formId: null, outcome: "verified" });
+    expect(v).toMatchObject({
+      api: "v5",
+      userId: "created-user",
+      type: "individual",
+      subType: "data",
+      name: "Ada Created",
+      country: "AUS",
+      verificationStatus: "pending",
+      submissionStatus: "submitted",
+      attempt: 1,
+      maxAttempts: 5,
+      dueAt: null,
+      parentTrace: null,
+      roles: null,
+      formId: null,
+      outcome: "verified",
+    });
     expect(v.createdAt).toBe(v.updatedAt);
     expect(v.createdAt).toBeGreaterThanOrEqual(t0);
     expect(v.submissionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -79,14 +114,52 @@ describe("v5 creation", () => {
     expect(Number(rows[0]!.timestamp)).toBe(v.updatedAt);
     const payload = JSON.parse(String(rows[0]!.body));
     expect(payload).toEqual({
-      version: "v5", userId: "created-user", onBehalfUid: "obo-1", tags: ["t1"], trace, submissionId: v.submissionId, name: "Ada Created", country: "AUS",
-      type: "individual", subType: "data", inputRisk: "high", verificationStatus: "pending", submissionStatus: "submitted", attempt: 1, maxAttempts: 5, timestamp: v.updatedAt,
+      version: "v5",
+      userId: "created-user",
+      onBehalfUid: "obo-1",
+      tags: ["t1"],
+      trace,
+      submissionId: v.submissionId,
+      name: "Ada Created",
+      country: "AUS",
+      type: "individual",
+      subType: "data",
+      inputRisk: "high",
+      verificationStatus: "pending",
+      submissionStatus: "submitted",
+      attempt: 1,
+      maxAttempts: 5,
+      timestamp: v.updatedAt,
     });
-    expect(Object.keys(payload)).toEqual(["version", "userId", "onBehalfUid", "tags", "trace", "submissionId", "name", "country", "type", "subType", "inputRisk", "verificationStatus", "submissionStatus", "attempt", "maxAttempts", "timestamp"]);
+    expect(Object.keys(payload)).toEqual([
+      "version",
+      "userId",
+      "onBehalfUid",
+      "tags",
+      "trace",
+      "submissionId",
+      "name",
+      "country",
+      "type",
+      "subType",
+      "inputRisk",
+      "verificationStatus",
+      "submissionStatus",
+      "attempt",
+      "maxAttempts",
+      "timestamp",
+    ]);
   });
 
   it("without receivers the outbox row has no url and state no_receiver; an entity carries no maxAttempts, a non-data individual neither", async () => {
-    const { trace } = await service.createV5({ country: "AUS", type: "association", name: "Club", website: "https://club.example", identifiers: { abn: "51824753556" }, addresses: { registeredAddress: "1 Main St" } });
+    const { trace } = await service.createV5({
+      country: "AUS",
+      type: "association",
+      name: "Club",
+      website: "https://club.example",
+      identifiers: { abn: "51824753556" },
+      addresses: { registeredAddress: "1 Main St" },
+    });
     const [row] = await outbox(db, trace);
     expect([row!.url, row!.state]).toEqual([null, "no_receiver"]);
     const payload = JSON.parse(String(row!.body));
@@ -97,9 +170,21 @@ describe("v5 creation", () => {
     expect(payload.onBehalfUid).toBeUndefined();
     const v = (await service.get(trace))!;
     expect(service.detail(v)).toEqual({
-      trace, submissionId: v.submissionId, country: "AUS", type: "association", name: "Club", website: "https://club.example", identifiers: { abn: "51824753556" },
-      addresses: { registeredAddress: "1 Main St" }, other: [], submissionStatus: "submitted", verificationStatus: "pending",
-      message: "Waiting for processing (for an individual this also follows a rejection when the individual retries).", timestamp: v.updatedAt, idvRiskScore: "unknown", attempt: 1,
+      trace,
+      submissionId: v.submissionId,
+      country: "AUS",
+      type: "association",
+      name: "Club",
+      website: "https://club.example",
+      identifiers: { abn: "51824753556" },
+      addresses: { registeredAddress: "1 Main St" },
+      other: [],
+      submissionStatus: "submitted",
+      verificationStatus: "pending",
+      message: "Waiting for processing (for an individual this also follows a rejection when the individual retries).",
+      timestamp: v.updatedAt,
+      idvRiskScore: "unknown",
+      attempt: 1,
     });
     const bio = await service.createV5({ type: "individual", subType: "biometric", name: "Bio", userId: "bio-user" });
     expect((await service.get(bio.trace))!.maxAttempts).toBeNull();
@@ -127,7 +212,14 @@ describe("v5 creation", () => {
     const t0 = clock.now();
     const a = await timed.createV5(v5Individual("Pat Rejected"));
     const b = await timed.createV5(v5Individual("Pat Fine"));
-    const c = await timed.createV5({ country: "AUS", type: "association", name: "Info Club", website: "https://club.example", identifiers: { abn: "51824753556" }, addresses: { registeredAddress: "1 Main St" } });
+    const c = await timed.createV5({
+      country: "AUS",
+      type: "association",
+      name: "Info Club",
+      website: "https://club.example",
+      identifiers: { abn: "51824753556" },
+      addresses: { registeredAddress: "1 Main St" },
+    });
     const va = (await timed.get(a.trace))!;
     expect(va.dueAt).toBeGreaterThanOrEqual(t0 + 600_000);
     expect(va.dueAt).toBeLessThanOrEqual(clock.now() + 600_000);
@@ -161,13 +253,23 @@ describe("v5 creation", () => {
         expect(service.detail(v)).toMatchObject({ name: "Renamed Walker" });
         if (attempt === 1) {
           const conflict = await refusal(service.createV5(v5Individual("Again", userId)));
-          expect([conflict.httpStatus, conflict.type, conflict.message, conflict.trace]).toEqual([475, "submission_conflict", "Submission conflict: an earlier submission of this verification is still pending.", trace]);
+          expect([conflict.httpStatus, conflict.type, conflict.message, conflict.trace]).toEqual([
+            475,
+            "submission_conflict",
+            "Submission conflict: an earlier submission of this verification is still pending.",
+            trace,
+          ]);
         }
       }
     }
     const rowsBefore = (await outbox(db, trace)).length;
     const locked = await refusal(service.createV5(v5Individual("Rejected Walker", userId)));
-    expect([locked.httpStatus, locked.type, locked.message, locked.trace]).toEqual([474, "too_many_attempts", "Too many attempts: the attempt cap is exhausted and the submission is locked.", trace]);
+    expect([locked.httpStatus, locked.type, locked.message, locked.trace]).toEqual([
+      474,
+      "too_many_attempts",
+      "Too many attempts: the attempt cap is exhausted and the submission is locked.",
+      trace,
+    ]);
     expect((await service.get(trace))!).toMatchObject({ verificationStatus: "rejected", submissionStatus: "locked", attempt: 5 });
     expect((await outbox(db, trace)).length).toBe(rowsBefore + 1);
     // Once locked: 474 again, nothing new stored.
@@ -175,9 +277,19 @@ describe("v5 creation", () => {
     expect((await outbox(db, trace)).length).toBe(rowsBefore + 1);
     const h = await history(trace);
     expect(h.at(-1)).toBe("rejected/locked/5/resubmission");
-    expect(h.filter((x) => x.startsWith("pending/submitted/") && x.endsWith("/individual retries (data resubmitted for subType `data`, or new attempt on the hosted form for subType `biometric`)"))).toHaveLength(4);
+    expect(
+      h.filter(
+        (x) =>
+          x.startsWith("pending/submitted/") &&
+          x.endsWith("/individual retries (data resubmitted for subType `data`, or new attempt on the hosted form for subType `biometric`)"),
+      ),
+    ).toHaveLength(4);
     const payloads = await bodies(trace);
-    expect(payloads.map((p) => `${p.verificationStatus}/${p.submissionStatus}/${p.attempt}`).slice(-3)).toEqual(["pending/submitted/5", "rejected/submitted/5", "rejected/locked/5"]);
+    expect(payloads.map((p) => `${p.verificationStatus}/${p.submissionStatus}/${p.attempt}`).slice(-3)).toEqual([
+      "pending/submitted/5",
+      "rejected/submitted/5",
+      "rejected/locked/5",
+    ]);
     const stamps = payloads.map((p) => p.timestamp as number);
     expect(stamps.every((t, i) => i === 0 || t > stamps[i - 1]!)).toBe(true);
   });
@@ -196,8 +308,16 @@ describe("v5 creation", () => {
 
   it("an entity's individual stakeholders get their own verifications and webhooks (parentTrace, parentUserId, roles)", async () => {
     const entity = {
-      country: "AUS", type: "association", name: "Chess Club Inc", website: "https://chess.example", userId: "club-user", tags: ["x"], onBehalfUid: "obo-2",
-      identifiers: { abn: "51824753556" }, addresses: { registeredAddress: "1 Main St" }, documents: [],
+      country: "AUS",
+      type: "association",
+      name: "Chess Club Inc",
+      website: "https://chess.example",
+      userId: "club-user",
+      tags: ["x"],
+      onBehalfUid: "obo-2",
+      identifiers: { abn: "51824753556" },
+      addresses: { registeredAddress: "1 Main St" },
+      documents: [],
       stakeholders: [
         { type: "individual", name: "Pat Officer", country: "AUS", roles: ["publicOfficer", "shareholders", 5] },
         { role: "shareholders", entity: { type: "individual", name: "Sam Rejected", subType: "biometric", country: "NZL" } },
@@ -209,11 +329,28 @@ describe("v5 creation", () => {
     const children = (await db.query("SELECT trace FROM verifications WHERE parent_trace = $1 ORDER BY seq", [trace])).map((r) => String(r.trace));
     expect(children).toHaveLength(3);
     const [pat, sam, none] = await Promise.all(children.map((c) => service.get(c)));
-    expect(pat).toMatchObject({ parentTrace: trace, roles: ["publicOfficer", "shareholders"], type: "individual", subType: null, name: "Pat Officer", country: "AUS", request: { tags: ["x"], onBehalfUid: "obo-2" }, maxAttempts: null, userId: null });
+    expect(pat).toMatchObject({
+      parentTrace: trace,
+      roles: ["publicOfficer", "shareholders"],
+      type: "individual",
+      subType: null,
+      name: "Pat Officer",
+      country: "AUS",
+      request: { tags: ["x"], onBehalfUid: "obo-2" },
+      maxAttempts: null,
+      userId: null,
+    });
     expect(sam).toMatchObject({ roles: ["shareholders"], subType: "biometric", name: "Sam Rejected", country: "NZL", outcome: "rejected" });
     expect(none).toMatchObject({ roles: [], name: "No Role", country: null });
     const [payload] = await bodies(pat!.trace);
-    expect(payload).toMatchObject({ parentTrace: trace, parentUserId: "club-user", roles: ["publicOfficer", "shareholders"], tags: ["x"], onBehalfUid: "obo-2", userId: null });
+    expect(payload).toMatchObject({
+      parentTrace: trace,
+      parentUserId: "club-user",
+      roles: ["publicOfficer", "shareholders"],
+      tags: ["x"],
+      onBehalfUid: "obo-2",
+      userId: null,
+    });
     expect(Object.keys(payload!).slice(-3)).toEqual(["parentTrace", "parentUserId", "roles"]);
     expect(validate("v5.WebhookPayload", payload).valid).toBe(true);
     expect(subjectOf(pat!)).toEqual({ verificationStatus: "pending", submissionStatus: "submitted", attempt: 1, type: "individual", parentTrace: trace });
@@ -222,7 +359,11 @@ describe("v5 creation", () => {
     // removed: stakeholders only, and the reason names the condition.
     expect((await service.applyStatus(pat!.trace, "removed", {})).verificationStatus).toBe("removed");
     const refused = await refusal(service.applyStatus(trace, "removed", {}));
-    expect([refused.httpStatus, refused.type, refused.message]).toEqual([409, "conflict", "The status removed applies only when isStakeholder holds, and it does not for this verification."]);
+    expect([refused.httpStatus, refused.type, refused.message]).toEqual([
+      409,
+      "conflict",
+      "The status removed applies only when isStakeholder holds, and it does not for this verification.",
+    ]);
     // A stakeholder whose parent has no userId: no parentUserId.
     const orphan = await service.createV5({ ...entity, userId: undefined, stakeholders: [{ type: "individual", name: "Kid" }] });
     const [kid] = (await db.query("SELECT trace FROM verifications WHERE parent_trace = $1", [orphan.trace])).map((r) => String(r.trace));
@@ -245,11 +386,28 @@ describe("the control API's transitions", () => {
 
   it("an older entity's individuals are verified as part of it: own verifications and webhooks naming the entity, their traces in its items", async () => {
     const person = { country: "USA", firstName: "Lee", lastName: "Share" };
-    const { trace, text } = await service.verifyOlder(older({ metadata_userId: "corp-u", type: "privateCompany", fields: { country: "USA", name: "Corp" }, stakeholders: [{ type: "individual", role: "directors", fields: person }, { type: "privateCompany", role: "shareholders", fields: { name: "Hold Co" } }] }));
+    const { trace, text } = await service.verifyOlder(
+      older({
+        metadata_userId: "corp-u",
+        type: "privateCompany",
+        fields: { country: "USA", name: "Corp" },
+        stakeholders: [
+          { type: "individual", role: "directors", fields: person },
+          { type: "privateCompany", role: "shareholders", fields: { name: "Hold Co" } },
+        ],
+      }),
+    );
     const children = (await db.query("SELECT trace FROM verifications WHERE parent_trace = $1", [trace])).map((r) => String(r.trace));
     expect(children).toEqual([olderStakeholderTrace({ trace, attempt: 1 }, 0)]);
     const [own] = await bodies(children[0]!);
-    expect(own).toMatchObject({ name: "Lee Share", entityType: "individual", parentVerificationTrace: trace, parentVerificationUuid: trace, parentUserId: "corp-u", verificationScore: 0 });
+    expect(own).toMatchObject({
+      name: "Lee Share",
+      entityType: "individual",
+      parentVerificationTrace: trace,
+      parentVerificationUuid: trace,
+      parentUserId: "corp-u",
+      verificationScore: 0,
+    });
     expect(validate("v4.WebhookPayload", own).valid).toBe(true);
     const items = JSON.parse(text).stakeholders;
     expect(items.map((i: { trace: string }) => i.trace)).toEqual([children[0], olderStakeholderTrace({ trace, attempt: 1 }, 1)]);
@@ -262,16 +420,26 @@ describe("the control API's transitions", () => {
     const verified = await service.applyStatus(trace, "verified", {});
     expect(verified).toMatchObject({ verificationStatus: "verified", dueAt: null });
     const back = await refusal(service.applyStatus(trace, "pending", {}));
-    expect(back.message).toBe('The transition table has no row from verified to pending; pass "trigger": "compliance" for an automated compliance check or portal edit, which may change any status.');
-    expect((await refusal(service.applyStatus(trace, "pending", { trigger: "retry" }))).message).toBe("The transition retry does not go from verified to pending.");
-    expect((await refusal(service.applyStatus(trace, "bogus", {}))).message).toBe('Unknown verificationStatus "bogus"; the statuses are new, pending, verified, rejected, info, locked, error, removed.');
-    expect((await refusal(service.applyStatus(trace, "info", { trigger: "compliance" }))).message).toBe("The status info applies only when isEntity holds, and it does not for this verification.");
+    expect(back.message).toBe(
+      'The transition table has no row from verified to pending; pass "trigger": "compliance" for an automated compliance check or portal edit, which may change any status.',
+    );
+    expect((await refusal(service.applyStatus(trace, "pending", { trigger: "retry" }))).message).toBe(
+      "The transition retry does not go from verified to pending.",
+    );
+    expect((await refusal(service.applyStatus(trace, "bogus", {}))).message).toBe(
+      'Unknown verificationStatus "bogus"; the statuses are new, pending, verified, rejected, info, locked, error, removed.',
+    );
+    expect((await refusal(service.applyStatus(trace, "info", { trigger: "compliance" }))).message).toBe(
+      "The status info applies only when isEntity holds, and it does not for this verification.",
+    );
     const rejected = await service.applyStatus(trace, "rejected", { trigger: "compliance" });
     expect(rejected).toMatchObject({ verificationStatus: "rejected", attempt: 1 });
     expect((await history(trace)).at(-1)).toBe("rejected/submitted/1/automated compliance check, portal edit, or manual re-send from the portal");
     // rejected → pending needs canRetry: attempt 1 below maxAttempts 1 does not hold.
     const capped = await refusal(service.applyStatus(trace, "pending", { maxAttempts: 1 }));
-    expect(capped.message).toBe("The transition rejected → pending (retry) needs `attempt` below `maxAttempts` and submissionStatus not `locked`, which does not hold (attempt 1, maxAttempts 1, submissionStatus submitted).");
+    expect(capped.message).toBe(
+      "The transition rejected → pending (retry) needs `attempt` below `maxAttempts` and submissionStatus not `locked`, which does not hold (attempt 1, maxAttempts 1, submissionStatus submitted).",
+    );
     const at = clock.now() + 3_600_000;
     const timed = make({ processingMs: 500, clock: new StillClock(at) });
     const raised = await timed.applyStatus(trace, "pending", { maxAttempts: 9 });
@@ -285,7 +453,9 @@ describe("the control API's transitions", () => {
     const { trace } = await service.createV5({ ...v5Individual("No Cap"), subType: "biometric" });
     await service.applyStatus(trace, "rejected", {});
     const noCap = await refusal(service.applyStatus(trace, "pending", {}));
-    expect(noCap.message).toBe("The transition rejected → pending (retry) needs `attempt` below `maxAttempts` and submissionStatus not `locked`, which does not hold (attempt 1, maxAttempts absent, submissionStatus submitted).");
+    expect(noCap.message).toBe(
+      "The transition rejected → pending (retry) needs `attempt` below `maxAttempts` and submissionStatus not `locked`, which does not hold (attempt 1, maxAttempts absent, submissionStatus submitted).",
+    );
     const lockedV = await service.applyStatus(trace, "rejected", { trigger: "lock" });
     expect(lockedV).toMatchObject({ verificationStatus: "rejected", submissionStatus: "locked" });
     expect((await history(trace)).at(-1)).toBe("rejected/locked/1/resubmission");
@@ -316,7 +486,16 @@ describe("the older endpoints' behaviour", () => {
     const body = older({ ...olderIndividual("Rejected", userId), fields: { ...olderIndividual("Rejected").fields, middleName: "B", firstName: "Ada" } });
     const { trace, text } = await service.verifyOlder(body);
     const v = (await service.get(trace))!;
-    expect(v).toMatchObject({ api: "older", userId, name: "Ada B Rejected", type: "individual", country: "USA", outcome: "rejected", maxAttempts: null, formId: null });
+    expect(v).toMatchObject({
+      api: "older",
+      userId,
+      name: "Ada B Rejected",
+      type: "individual",
+      country: "USA",
+      outcome: "rejected",
+      maxAttempts: null,
+      formId: null,
+    });
     expect(v.submissionId).not.toBe(trace);
     const payload = JSON.parse(text);
     const { signature, ...unsigned } = payload;
@@ -326,8 +505,19 @@ describe("the older endpoints' behaviour", () => {
     expect(signature).toEqual({ version: "1", sha256: sha, keccak256: keccak });
     expect(sha).not.toBe(keccak);
     expect(unsigned).toEqual({
-      name: "Ada B Rejected", verificationStatus: "pending", verificationUuid: trace, trace, submissionId: v.submissionId, entityType: "individual", timestamp: v.updatedAt,
-      userId, submissionStatus: "submitted", verificationScore: 0, inWatchLists: [], outOfWatchLists: [], idvRiskScore: { description: "Undefined" },
+      name: "Ada B Rejected",
+      verificationStatus: "pending",
+      verificationUuid: trace,
+      trace,
+      submissionId: v.submissionId,
+      entityType: "individual",
+      timestamp: v.updatedAt,
+      userId,
+      submissionStatus: "submitted",
+      verificationScore: 0,
+      inWatchLists: [],
+      outOfWatchLists: [],
+      idvRiskScore: { description: "Undefined" },
     });
     expect(String((await outbox(db, trace))[0]!.body)).toBe(text);
     expect(await service.latestOlder({ trace })).toBe(text);
@@ -352,7 +542,21 @@ describe("the older endpoints' behaviour", () => {
     // Items: the 6.3 list; traces derived from the entity's (UUIDs); none of these is `type: individual`, so no own verification.
     const item = (i: number, name: string, role: string) => {
       const t = olderStakeholderTrace({ trace, attempt: 1 }, i);
-      return { id: t, submissionId: t, trace: t, verificationUuid: t, name, role, submissionStatus: "submitted", timestamp: payload.timestamp, verificationScore: 0, verificationStatus: "pending", idvRiskScore: { description: "Undefined" }, inWatchLists: [], outOfWatchLists: [] };
+      return {
+        id: t,
+        submissionId: t,
+        trace: t,
+        verificationUuid: t,
+        name,
+        role,
+        submissionStatus: "submitted",
+        timestamp: payload.timestamp,
+        verificationScore: 0,
+        verificationStatus: "pending",
+        idvRiskScore: { description: "Undefined" },
+        inWatchLists: [],
+        outOfWatchLists: [],
+      };
     };
     expect(payload.stakeholders).toEqual([item(0, "Ann Lee", "partner"), item(1, "Some Co", "partner"), item(2, "stakeholder 3", "")]);
     expect(payload.stakeholders[0].trace).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -360,7 +564,10 @@ describe("the older endpoints' behaviour", () => {
     expect((await service.get(trace))!).toMatchObject({ name: "Info Partners", outcome: "info" });
     await service.applyStatus(trace, "info", {});
     const info = JSON.parse((await service.latestOlder({ trace }))!);
-    expect(info.requestedActions).toEqual([{ type: "document", id: `${trace}-document-1`, extractType: "companyExtract" }, { type: "individual", role: "partner", id: `${trace}-individual-1`, fields: {} }]);
+    expect(info.requestedActions).toEqual([
+      { type: "document", id: `${trace}-document-1`, extractType: "companyExtract" },
+      { type: "individual", role: "partner", id: `${trace}-individual-1`, fields: {} },
+    ]);
     const before = changes;
     const answered = JSON.parse(await service.followUp(trace));
     expect(changes).toBe(before + 1);
@@ -368,7 +575,11 @@ describe("the older endpoints' behaviour", () => {
     expect((await service.get(trace))!).toMatchObject({ verificationStatus: "pending", outcome: "verified" });
     expect((await history(trace)).at(-1)).toBe("pending/submitted/1/follow-up request with the requested actions");
     const again = await refusal(service.followUp(trace));
-    expect([again.httpStatus, again.type, again.message]).toEqual([409, "conflict", "The verification is pending; requested actions are answered only in status info."]);
+    expect([again.httpStatus, again.type, again.message]).toEqual([
+      409,
+      "conflict",
+      "The verification is pending; requested actions are answered only in status info.",
+    ]);
     const v5 = await service.createV5(v5Individual("V5"));
     expect((await refusal(service.followUp(v5.trace))).httpStatus).toBe(404);
     // An entity named by its type when the name is missing.
@@ -378,7 +589,10 @@ describe("the older endpoints' behaviour", () => {
 
   it("errorOf: the spec's status and message, the documented message, or the type itself", () => {
     expect(service.errorOf("validation_error")).toEqual({ httpStatus: 422, message: "Validation error" });
-    expect(service.errorOf("too_many_attempts")).toEqual({ httpStatus: 474, message: "Too many attempts: the attempt cap is exhausted and the submission is locked." });
+    expect(service.errorOf("too_many_attempts")).toEqual({
+      httpStatus: 474,
+      message: "Too many attempts: the attempt cap is exhausted and the submission is locked.",
+    });
     expect(() => service.errorOf("nope")).toThrow("sandbox binding: no error type nope");
   });
 });
@@ -396,7 +610,9 @@ describe("hosted forms", () => {
 
   const formBody = (name = "Form Trader") =>
     older({
-      metadata_userId: "form-user", serviceLink_dataAccessType: "idForm", type: "soleTrader",
+      metadata_userId: "form-user",
+      serviceLink_dataAccessType: "idForm",
+      type: "soleTrader",
       fields: { country: "AUS", name, principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
     });
   /** The request a form submission saves (form.ts makes it): the stored one with these fields changed. */
@@ -414,7 +630,11 @@ describe("hosted forms", () => {
       expect(opened).toEqual({ request: stored, reduced: false, trace: null });
     }
     const over = await refusal(service.openForm(id));
-    expect([over.httpStatus, over.type, over.message]).toEqual([403, "form_open_limit", "This form was opened 10 times without being saved, the most allowed."]);
+    expect([over.httpStatus, over.type, over.message]).toEqual([
+      403,
+      "form_open_limit",
+      "This form was opened 10 times without being saved, the most allowed.",
+    ]);
     expect(await service.submitForm(id, saved())).toBe(id);
     expect(await service.openForm(id)).toEqual({ request: stored, reduced: false, trace: id });
     const v = (await service.get(id))!;
@@ -433,7 +653,11 @@ describe("hosted forms", () => {
     expect((await service.openForm(id)).reduced).toBe(true);
     clock.advance(1);
     const expired = await refusal(service.openForm(id));
-    expect([expired.httpStatus, expired.type, expired.message]).toEqual([410, "form_expired", "This form expired: it is accessible for 31 days after generation."]);
+    expect([expired.httpStatus, expired.type, expired.message]).toEqual([
+      410,
+      "form_expired",
+      "This form expired: it is accessible for 31 days after generation.",
+    ]);
     expect((await refusal(service.submitForm(id, saved()))).httpStatus).toBe(410);
     const unknown = await refusal(service.openForm("00000000-0000-4000-8000-000000000000"));
     expect([unknown.httpStatus, unknown.type, unknown.message]).toEqual([404, "not_found", "No such form."]);
@@ -444,7 +668,11 @@ describe("hosted forms", () => {
     await service.submitForm(id, saved());
     await service.openForm(id);
     const pending = await refusal(service.submitForm(id, saved({ name: "Again" })));
-    expect([pending.httpStatus, pending.type, pending.message]).toEqual([409, "conflict", "The verification is pending; a new attempt is possible only after a rejection."]);
+    expect([pending.httpStatus, pending.type, pending.message]).toEqual([
+      409,
+      "conflict",
+      "The verification is pending; a new attempt is possible only after a rejection.",
+    ]);
     // The refused submission counted no attempt and kept the open count.
     const [counts] = await db.query("SELECT attempts, opens_since_save FROM forms WHERE id = $1", [id]);
     expect([Number(counts!.attempts), Number(counts!.opens_since_save)]).toEqual([1, 1]);
@@ -461,7 +689,11 @@ describe("hosted forms", () => {
     expect((await service.get(id))!.outcome).toBe("rejected");
     await service.applyStatus(id, "rejected", {});
     const used = await refusal(service.submitForm(id, saved()));
-    expect([used.httpStatus, used.type, used.message]).toEqual([403, "form_attempts_used", "This form was used for 5 verification attempts, the most allowed."]);
+    expect([used.httpStatus, used.type, used.message]).toEqual([
+      403,
+      "form_attempts_used",
+      "This form was used for 5 verification attempts, the most allowed.",
+    ]);
     expect((await refusal(service.openForm(id))).type).toBe("form_attempts_used");
     const [row] = await db.query("SELECT attempts, opens_since_save FROM forms WHERE id = $1", [id]);
     expect([Number(row!.attempts), Number(row!.opens_since_save)]).toEqual([5, 0]);
@@ -482,9 +714,25 @@ describe("hosted forms", () => {
 
 describe("unit: subjectOf", () => {
   it("carries maxAttempts, subType and parentTrace only when set", () => {
-    const v = { verificationStatus: "pending", submissionStatus: "submitted", attempt: 2, maxAttempts: null, type: "company", subType: null, parentTrace: null } as unknown as Verification;
+    const v = {
+      verificationStatus: "pending",
+      submissionStatus: "submitted",
+      attempt: 2,
+      maxAttempts: null,
+      type: "company",
+      subType: null,
+      parentTrace: null,
+    } as unknown as Verification;
     expect(subjectOf(v)).toEqual({ verificationStatus: "pending", submissionStatus: "submitted", attempt: 2, type: "company" });
-    expect(subjectOf({ ...v, maxAttempts: 0, subType: "data", parentTrace: "p" })).toEqual({ verificationStatus: "pending", submissionStatus: "submitted", attempt: 2, maxAttempts: 0, type: "company", subType: "data", parentTrace: "p" });
+    expect(subjectOf({ ...v, maxAttempts: 0, subType: "data", parentTrace: "p" })).toEqual({
+      verificationStatus: "pending",
+      submissionStatus: "submitted",
+      attempt: 2,
+      maxAttempts: 0,
+      type: "company",
+      subType: "data",
+      parentTrace: "p",
+    });
   });
 });
 
@@ -498,7 +746,17 @@ describe("the hand-over of new verifications' webhooks (onQueued)", () => {
     const { trace } = await s.createV5(v5Individual("Queued Person"));
     const stored = await outbox(db, trace);
     expect(stored.map((r) => [r.url, r.state])).toEqual(RECEIVERS.map((url) => [url, "queued"]));
-    expect(calls).toEqual([stored.map((r) => ({ id: r.id, tenant: r.tenant, delivery_id: r.delivery_id, url: r.url, body: r.body, signature_version: r.signature_version, tries: r.tries }))]);
+    expect(calls).toEqual([
+      stored.map((r) => ({
+        id: r.id,
+        tenant: r.tenant,
+        delivery_id: r.delivery_id,
+        url: r.url,
+        body: r.body,
+        signature_version: r.signature_version,
+        tries: r.tries,
+      })),
+    ]);
   });
 
   it("without receivers nothing is queued and nothing handed over; the default hand-over wakes the dispatcher through onChange", async () => {
@@ -516,7 +774,15 @@ describe("the hand-over of new verifications' webhooks (onQueued)", () => {
 
 describe("the spec fields that govern (issue 25: read where they claim to)", () => {
   const withSpec = (patch: Partial<typeof binding.spec>) =>
-    new SandboxService({ binding: { ...binding, spec: { ...binding.spec, ...patch } }, db, clock, webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: SIGNING_SECRET });
+    new SandboxService({
+      binding: { ...binding, spec: { ...binding.spec, ...patch } },
+      db,
+      clock,
+      webhookUrls: [],
+      signatureVersion: "2",
+      processingMs: "manual",
+      signingSecret: SIGNING_SECRET,
+    });
 
   it("testValues.fields.v5 names the field whose words pick the outcome (not `name` by fiat)", async () => {
     const tv = binding.spec.testValues;

@@ -17,8 +17,12 @@ const auth = { authorization: `Basic ${Buffer.from(`${CREDENTIALS.serviceUid}:${
 /** A hosted form (older /idform) created through `base`; its id. */
 async function newForm(base: string, userId: string): Promise<string> {
   const r = await request(base, "POST", "/idform", {
-    metadata_version: "4", metadata_serviceUid: CREDENTIALS.serviceUid, metadata_secretKey: CREDENTIALS.secret, metadata_userId: userId,
-    serviceLink_dataAccessType: "idForm", type: "soleTrader",
+    metadata_version: "4",
+    metadata_serviceUid: CREDENTIALS.serviceUid,
+    metadata_secretKey: CREDENTIALS.secret,
+    metadata_userId: userId,
+    serviceLink_dataAccessType: "idForm",
+    type: "soleTrader",
     fields: { country: "AUS", name: "Clock Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
   });
   expect(r.status).toBe(200);

@@ -19,7 +19,12 @@ import { binding } from "./inprocess.js";
 function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", "generator/cli/bin.ts", "sandbox", ...args], {
     cwd: ROOT,
-    env: { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: CREDENTIALS.serviceUid, VERISPEC_SANDBOX_SECRET: CREDENTIALS.secret, VERISPEC_SIGNING_SECRET: SIGNING_SECRET },
+    env: {
+      ...process.env,
+      VERISPEC_SANDBOX_SERVICE_UID: CREDENTIALS.serviceUid,
+      VERISPEC_SANDBOX_SECRET: CREDENTIALS.secret,
+      VERISPEC_SIGNING_SECRET: SIGNING_SECRET,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -48,15 +53,34 @@ describe("verispec sandbox cannot listen (item 5): one line, exit 2, the process
 
 describe("startSandbox cannot listen: a StartError naming the address and the cause, nothing left running", () => {
   const options = {
-    binding, port: 0, db: "memory", cwd: ROOT, webhookUrls: [], signatureVersion: "2" as const, processingMs: "manual" as const,
-    requestedActionsPath: "/requestedActions", maxBodyBytes: 1_000_000, credentials: CREDENTIALS, signingSecret: SIGNING_SECRET, deliveryTimeoutMs: 2000,
-    retryDelaysMs: [], log: () => {},
+    binding,
+    port: 0,
+    db: "memory",
+    cwd: ROOT,
+    webhookUrls: [],
+    signatureVersion: "2" as const,
+    processingMs: "manual" as const,
+    requestedActionsPath: "/requestedActions",
+    maxBodyBytes: 1_000_000,
+    credentials: CREDENTIALS,
+    signingSecret: SIGNING_SECRET,
+    deliveryTimeoutMs: 2000,
+    retryDelaysMs: [],
+    log: () => {},
   };
-  const refusal = (host: string) => startSandbox({ ...options, host }).then(() => undefined, (err: unknown) => err as StartError);
+  const refusal = (host: string) =>
+    startSandbox({ ...options, host }).then(
+      () => undefined,
+      (err: unknown) => err as StartError,
+    );
 
   it("an address that is not this machine's, and a host that does not resolve: not the database's words", async () => {
     const notMine = await refusal("192.0.2.1");
-    expect([notMine?.name, notMine?.code, notMine?.message]).toEqual(["StartError", "VERISPEC_LISTEN", "cannot listen on 192.0.2.1:0: the address is not one of this machine's (EADDRNOTAVAIL)"]);
+    expect([notMine?.name, notMine?.code, notMine?.message]).toEqual([
+      "StartError",
+      "VERISPEC_LISTEN",
+      "cannot listen on 192.0.2.1:0: the address is not one of this machine's (EADDRNOTAVAIL)",
+    ]);
     const bogus = await refusal("999.1.1.1");
     expect(bogus?.code).toBe("VERISPEC_LISTEN");
     expect(bogus?.message).toMatch(/^cannot listen on 999\.1\.1\.1:0: the host name does not resolve \((ENOTFOUND|EAI_AGAIN)\)$/);
@@ -65,16 +89,36 @@ describe("startSandbox cannot listen: a StartError naming the address and the ca
 
 describe("a stored clock offset out of range (item 3): a start-up error naming the reset, not a crash loop", () => {
   const options = {
-    binding, host: "127.0.0.1", port: 0, db: "memory", cwd: ROOT, webhookUrls: [], signatureVersion: "2" as const, processingMs: "manual" as const,
-    requestedActionsPath: "/requestedActions", maxBodyBytes: 1_000_000, credentials: CREDENTIALS, signingSecret: SIGNING_SECRET, deliveryTimeoutMs: 2000,
-    retryDelaysMs: [], log: () => {},
+    binding,
+    host: "127.0.0.1",
+    port: 0,
+    db: "memory",
+    cwd: ROOT,
+    webhookUrls: [],
+    signatureVersion: "2" as const,
+    processingMs: "manual" as const,
+    requestedActionsPath: "/requestedActions",
+    maxBodyBytes: 1_000_000,
+    credentials: CREDENTIALS,
+    signingSecret: SIGNING_SECRET,
+    deliveryTimeoutMs: 2000,
+    retryDelaysMs: [],
+    log: () => {},
   };
 
   it("refuses to start with the offset the old control API let through; --reset-clock starts at real time", async () => {
     const dir = mkdtempSync(join(tmpdir(), "verispec-clock-"));
     try {
       const db = await openStore(dir, ROOT);
-      await new SandboxService({ binding, db, clock: new SandboxClock(), webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: SIGNING_SECRET }).setClockOffset(8_640_000_000_000_000);
+      await new SandboxService({
+        binding,
+        db,
+        clock: new SandboxClock(),
+        webhookUrls: [],
+        signatureVersion: "2",
+        processingMs: "manual",
+        signingSecret: SIGNING_SECRET,
+      }).setClockOffset(8_640_000_000_000_000);
       await db.close();
       const refused = await startSandbox({ ...options, db: dir }).then(
         () => undefined,
@@ -82,7 +126,9 @@ describe("a stored clock offset out of range (item 3): a start-up error naming t
       );
       expect(refused).toBeInstanceOf(StartError);
       expect((refused as StartError).code).toBe("VERISPEC_CLOCK_RANGE");
-      expect((refused as StartError).message).toBe(`the sandbox clock stored in PGlite in ${dir} is 8640000000000000 ms ahead, outside 0 to 3155760000000 ms: start once with --reset-clock to set it back to real time`);
+      expect((refused as StartError).message).toBe(
+        `the sandbox clock stored in PGlite in ${dir} is 8640000000000000 ms ahead, outside 0 to 3155760000000 ms: start once with --reset-clock to set it back to real time`,
+      );
       const started = await startSandbox({ ...options, db: dir, resetClock: true });
       try {
         const answer = await fetch(`${started.url}/_sandbox/state`, { headers: { authorization: basic() } });

@@ -56,11 +56,22 @@ describe("tarOf: a ustar archive", () => {
     expect(tar.subarray(512, 512 + 700).toString("latin1")).toBe("x".repeat(700));
     expect(tar.subarray(512 + 700, 1536).every((b) => b === 0)).toBe(true);
     const dirHeader = tar.subarray(1536, 2048);
-    expect([field(dirHeader, 0, 100), field(dirHeader, 100, 8), dirHeader.toString("latin1", 156, 157), field(dirHeader, 124, 12)]).toEqual(["/b", "0000700", "5", "00000000000"]);
+    expect([field(dirHeader, 0, 100), field(dirHeader, 100, 8), dirHeader.toString("latin1", 156, 157), field(dirHeader, 124, 12)]).toEqual([
+      "/b",
+      "0000700",
+      "5",
+      "00000000000",
+    ]);
     expect(tar.subarray(tar.length - 1024).every((b) => b === 0)).toBe(true);
     const file = join(dir, "listed.tar");
     writeFileSync(file, tar);
-    const listing = execFileSync("tar", ["-tvf", file, "--numeric-owner"], { encoding: "utf8", env: { ...process.env, TZ: "UTC" }, stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n");
+    const listing = execFileSync("tar", ["-tvf", file, "--numeric-owner"], {
+      encoding: "utf8",
+      env: { ...process.env, TZ: "UTC" },
+      stdio: ["ignore", "pipe", "ignore"],
+    })
+      .trim()
+      .split("\n");
     expect(listing.map((l) => l.split(/\s+/).at(-1))).toEqual(["/a.txt", "/b", "/b/sub", "/b/sub/c"]);
     expect(listing[0]).toMatch(/^-rw------- 0\/0\s+700 2023-11-14 22:13 \/a\.txt$/);
     expect(listing[1]).toMatch(/^drwx------ 0\/0\s+0 /);
@@ -70,7 +81,14 @@ describe("tarOf: a ustar archive", () => {
 describe("extractTemplate", () => {
   it("writes files 0600 and folders 0700, each file's bytes past a padded neighbour, and stops at the first empty block", () => {
     const into = fresh();
-    const tar = Buffer.concat([entry("/PG_VERSION", "0", Buffer.from("17\n")), entry("/base", "5"), entry("/base/one", "0", Buffer.from("1".repeat(513))), entry("/base/two", "0", Buffer.from("22")), end, entry("/after", "0", Buffer.from("no"))]);
+    const tar = Buffer.concat([
+      entry("/PG_VERSION", "0", Buffer.from("17\n")),
+      entry("/base", "5"),
+      entry("/base/one", "0", Buffer.from("1".repeat(513))),
+      entry("/base/two", "0", Buffer.from("22")),
+      end,
+      entry("/after", "0", Buffer.from("no")),
+    ]);
     extractTemplate(tar, into);
     expect(readFileSync(join(into, "base", "one"), "utf8")).toBe("1".repeat(513));
     expect(readFileSync(join(into, "base", "two"), "utf8")).toBe("22");
@@ -94,10 +112,15 @@ describe("extractTemplate", () => {
   it("a size that is not octal digits is refused, and PG_VERSION, even archived first, is written only once every other entry was", () => {
     const into = fresh();
     const bad = entry("/base/bad", "0", Buffer.alloc(0), "zz\0");
-    expect(() => extractTemplate(Buffer.concat([entry("/PG_VERSION", "0", Buffer.from("17\n")), entry("/base", "5"), bad, end]), into)).toThrow('the template\'s entry "/base/bad" is not one of its files');
+    expect(() => extractTemplate(Buffer.concat([entry("/PG_VERSION", "0", Buffer.from("17\n")), entry("/base", "5"), bad, end]), into)).toThrow(
+      'the template\'s entry "/base/bad" is not one of its files',
+    );
     expect(existsSync(join(into, "base"))).toBe(true);
     expect(existsSync(join(into, "PG_VERSION"))).toBe(false);
-    for (const name of ["/.", "/a/./b", "/"]) expect(() => extractTemplate(Buffer.concat([entry(name, "0"), end]), fresh())).toThrow(`the template's entry ${JSON.stringify(name)} is not one of its files`);
+    for (const name of ["/.", "/a/./b", "/"])
+      expect(() => extractTemplate(Buffer.concat([entry(name, "0"), end]), fresh())).toThrow(
+        `the template's entry ${JSON.stringify(name)} is not one of its files`,
+      );
   });
 
   it("an archive shorter than one block, or empty, holds no PG_VERSION", () => {

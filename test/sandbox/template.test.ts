@@ -9,7 +9,17 @@ import { openStore } from "../../templates/sandbox/store/index.js";
 import { appliedMigration, migrate, MIGRATIONS } from "../../templates/sandbox/store/migrations.js";
 import type { Db } from "../../templates/sandbox/store/sql.js";
 import { openPgliteHere, pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
-import { arrayTypesPath, extractTemplate, pgliteInMemory, readArrayTypes, readTemplate, tarOf, templateName, templatePath, writeTemplate } from "../../templates/sandbox/store/template.js";
+import {
+  arrayTypesPath,
+  extractTemplate,
+  pgliteInMemory,
+  readArrayTypes,
+  readTemplate,
+  tarOf,
+  templateName,
+  templatePath,
+  writeTemplate,
+} from "../../templates/sandbox/store/template.js";
 import { ROOT } from "./helpers.js";
 
 const started = Date.now();
@@ -19,7 +29,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function migrations(option: string): Promise<{ version: number; appliedAt: number }[]> {
   const db = await openStore(option, ROOT);
   try {
-    return (await db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")).map((r) => ({ version: Number(r.version), appliedAt: Number(r.applied_at) }));
+    return (await db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")).map((r) => ({
+      version: Number(r.version),
+      appliedAt: Number(r.applied_at),
+    }));
   } finally {
     await db.close();
   }
@@ -71,7 +84,11 @@ describe("the PGlite template", { timeout: 120_000 }, () => {
   it("migrate on an up-to-date database reads once: no transaction, no lock, no DDL", async () => {
     const db = pgliteDb(await pgliteInMemory(readTemplate()));
     const seen: string[] = [];
-    const spy: Db = { ...db, query: (text, params) => (seen.push(text), db.query(text, params)), transaction: (fn) => (seen.push("transaction"), db.transaction(fn)) };
+    const spy: Db = {
+      ...db,
+      query: (text, params) => (seen.push(text), db.query(text, params)),
+      transaction: (fn) => (seen.push("transaction"), db.transaction(fn)),
+    };
     try {
       expect(await migrate(spy)).toBe(MIGRATIONS.at(-1)!.version);
       expect(seen).toEqual([expect.stringMatching(/^SELECT count\(\*\)::int AS n FROM schema_migrations /)]);
@@ -89,10 +106,22 @@ describe("the PGlite template", { timeout: 120_000 }, () => {
     try {
       for (const table of ["parsers", "serializers"] as const) expect(Object.keys(listed[table]).sort()).toEqual(Object.keys(asked[table]).sort());
       const q = `SELECT $1::text[] AS t, $2::bigint[] AS b, $3::int[] AS i, ARRAY['a,b', NULL, '"q"']::text[] AS quoted, ARRAY[[1, 2], [3, 4]]::int[] AS nested`;
-      const params = [["x", "y z", ""], [1, 2 ** 40], [-1, 0]];
+      const params = [
+        ["x", "y z", ""],
+        [1, 2 ** 40],
+        [-1, 0],
+      ];
       const rows = (await listed.query<Record<string, unknown>>(q, params)).rows;
       expect(rows).toEqual((await asked.query(q, params)).rows);
-      expect(rows[0]).toMatchObject({ t: ["x", "y z", ""], i: [-1, 0], quoted: ["a,b", null, '"q"'], nested: [[1, 2], [3, 4]] });
+      expect(rows[0]).toMatchObject({
+        t: ["x", "y z", ""],
+        i: [-1, 0],
+        quoted: ["a,b", null, '"q"'],
+        nested: [
+          [1, 2],
+          [3, 4],
+        ],
+      });
     } finally {
       await listed.close();
       await asked.close();
@@ -124,7 +153,12 @@ describe("the PGlite template", { timeout: 120_000 }, () => {
       h.write(type, 156, "latin1");
       return Buffer.concat([h, Buffer.alloc(1024)]);
     };
-    for (const [name, type] of [["/../escape", "0"], ["relative", "0"], ["/a//b", "0"], ["/link", "2"]] as const) {
+    for (const [name, type] of [
+      ["/../escape", "0"],
+      ["relative", "0"],
+      ["/a//b", "0"],
+      ["/link", "2"],
+    ] as const) {
       expect(() => extractTemplate(entry(name, type), join(dir, "refused"))).toThrow(`the template's entry ${JSON.stringify(name)} is not one of its files`);
     }
     expect(() => extractTemplate(entry("/base", "5"), join(dir, "refused"))).toThrow("the template has no PG_VERSION");

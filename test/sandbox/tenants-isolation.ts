@@ -18,14 +18,28 @@ interface TestTenant {
   readonly signingSecret: string;
 }
 
-export const TENANT_A: TestTenant = { name: "team-a", credentials: { serviceUid: "uid-team-a", secret: "secret-a-5d1c9e0b7f2a4c68" }, signingSecret: "signing-a-0f9e8d7c6b5a4938" };
-export const TENANT_B: TestTenant = { name: "team-b", credentials: { serviceUid: "uid-team-b", secret: "secret-b-e3a1f6c2d9b84e07" }, signingSecret: "signing-b-71c3a9e5f0d2b864" };
+export const TENANT_A: TestTenant = {
+  name: "team-a",
+  credentials: { serviceUid: "uid-team-a", secret: "secret-a-5d1c9e0b7f2a4c68" },
+  signingSecret: "signing-a-0f9e8d7c6b5a4938",
+};
+export const TENANT_B: TestTenant = {
+  name: "team-b",
+  credentials: { serviceUid: "uid-team-b", secret: "secret-b-e3a1f6c2d9b84e07" },
+  signingSecret: "signing-b-71c3a9e5f0d2b864",
+};
 /** Every secret of the suite, to be looked for in what the sandbox says. */
 export const SECRETS = [TENANT_A, TENANT_B].flatMap((t) => [t.credentials.secret, t.signingSecret]);
 
 /** A secret in the encodings a log or an answer might carry it. */
 export function encodings(secret: string): string[] {
-  return [secret, Buffer.from(secret).toString("base64"), Buffer.from(secret).toString("base64url"), encodeURIComponent(secret), Buffer.from(secret).toString("hex")];
+  return [
+    secret,
+    Buffer.from(secret).toString("base64"),
+    Buffer.from(secret).toString("base64url"),
+    encodeURIComponent(secret),
+    Buffer.from(secret).toString("hex"),
+  ];
 }
 
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
@@ -85,9 +99,19 @@ export function isolationSuite(dbOf: () => string): void {
     answers.push(r.text);
     return r;
   };
-  const older = (t: TestTenant, extra: Record<string, unknown>) => ({ metadata_version: "4", metadata_serviceUid: t.credentials.serviceUid, metadata_secretKey: t.credentials.secret, ...extra });
+  const older = (t: TestTenant, extra: Record<string, unknown>) => ({
+    metadata_version: "4",
+    metadata_serviceUid: t.credentials.serviceUid,
+    metadata_secretKey: t.credentials.secret,
+    ...extra,
+  });
   const form = async (t: TestTenant | undefined, method: "GET" | "POST", id: string) => {
-    const r = await fetch(`${url}/_form/${id}`, method === "GET" ? { headers: t ? { authorization: basic(t.credentials) } : {} } : { method, headers: { ...FORM_SUBMIT, ...(t ? { authorization: basic(t.credentials) } : {}) }, body: "" });
+    const r = await fetch(
+      `${url}/_form/${id}`,
+      method === "GET"
+        ? { headers: t ? { authorization: basic(t.credentials) } : {} }
+        : { method, headers: { ...FORM_SUBMIT, ...(t ? { authorization: basic(t.credentials) } : {}) }, body: "" },
+    );
     const answer: Answer = { status: r.status, body: undefined, text: await r.text(), headers: r.headers };
     answers.push(answer.text);
     return answer;
@@ -103,12 +127,22 @@ export function isolationSuite(dbOf: () => string): void {
   beforeAll(async () => {
     [rxA, rxB] = [await startReceiver(), await startReceiver()];
     sandbox = await startSandbox({
-      binding, host: "127.0.0.1", port: 0, db: dbOf(), cwd: process.cwd(), processingMs: "manual", requestedActionsPath: "/requestedActions", maxBodyBytes: 1_000_000,
+      binding,
+      host: "127.0.0.1",
+      port: 0,
+      db: dbOf(),
+      cwd: process.cwd(),
+      processingMs: "manual",
+      requestedActionsPath: "/requestedActions",
+      maxBodyBytes: 1_000_000,
       tenants: [
         { ...TENANT_A, webhookUrls: [rxA.url], signatureVersion: "2" },
         { ...TENANT_B, webhookUrls: [rxB.url], signatureVersion: "2" },
       ],
-      deliveryTimeoutMs: 5000, retryDelaysMs: [1000], log: (line) => logs.push(line), retainDays: 0,
+      deliveryTimeoutMs: 5000,
+      retryDelaysMs: [1000],
+      log: (line) => logs.push(line),
+      retainDays: 0,
       logger: { event: (level, message) => logs.push(`${level} ${message}`), request: (fields) => logs.push(JSON.stringify(fields)) },
     });
     url = sandbox.url;
@@ -128,9 +162,30 @@ export function isolationSuite(dbOf: () => string): void {
     a.rejectedTrace = (await as(TENANT_A, "POST", "/v5/verifications", v5Individual("Rita Person", "resub-user"))).body.trace;
     expect((await as(TENANT_A, "POST", `/_sandbox/verifications/${a.rejectedTrace}/status`, { verificationStatus: "rejected" })).status).toBe(200);
     a.olderTrace = JSON.parse((await as(TENANT_A, "POST", "/verify", older(TENANT_A, olderIndividual("Smith", "older-a")))).text).trace;
-    a.infoTrace = JSON.parse((await as(TENANT_A, "POST", "/verify", older(TENANT_A, { metadata_userId: "follow-a", type: "governmentBody", fields: { country: "USA", name: "Agency", legislationType: "federal" } }))).text).trace;
+    a.infoTrace = JSON.parse(
+      (
+        await as(
+          TENANT_A,
+          "POST",
+          "/verify",
+          older(TENANT_A, { metadata_userId: "follow-a", type: "governmentBody", fields: { country: "USA", name: "Agency", legislationType: "federal" } }),
+        )
+      ).text,
+    ).trace;
     expect((await as(TENANT_A, "POST", `/_sandbox/verifications/${a.infoTrace}/status`, { verificationStatus: "info" })).status).toBe(200);
-    a.formId = (await as(TENANT_A, "POST", "/idform", older(TENANT_A, { serviceLink_dataAccessType: "idForm", metadata_userId: "form-a", type: "soleTrader", fields: { country: "AUS", name: "Form Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" } }))).body.verificationUuid;
+    a.formId = (
+      await as(
+        TENANT_A,
+        "POST",
+        "/idform",
+        older(TENANT_A, {
+          serviceLink_dataAccessType: "idForm",
+          metadata_userId: "form-a",
+          type: "soleTrader",
+          fields: { country: "AUS", name: "Form Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
+        }),
+      )
+    ).body.verificationUuid;
     // Submitted without credentials: the form is A's, so is its verification.
     expect((await form(undefined, "POST", a.formId)).status).toBe(200);
     const all = await until(async () => {
@@ -181,7 +236,18 @@ export function isolationSuite(dbOf: () => string): void {
       },
     },
     "POST /idform": {
-      call: () => as(TENANT_B, "POST", "/idform", older(TENANT_B, { serviceLink_dataAccessType: "idForm", metadata_userId: "form-b", type: "soleTrader", fields: { country: "AUS", name: "Form Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" } })),
+      call: () =>
+        as(
+          TENANT_B,
+          "POST",
+          "/idform",
+          older(TENANT_B, {
+            serviceLink_dataAccessType: "idForm",
+            metadata_userId: "form-b",
+            type: "soleTrader",
+            fields: { country: "AUS", name: "Form Trader", principalPlaceOfBusiness: "2 Pitt St", abn: "51824753556" },
+          }),
+        ),
       also: async () => {
         const id = (await CASES["POST /idform"]!.call("")).body.verificationUuid as string;
         expect((await form(undefined, "POST", id)).status).toBe(200);
@@ -201,7 +267,10 @@ export function isolationSuite(dbOf: () => string): void {
         expect(shape(byUser, "follow-a")).toEqual(shape(unknown, "never-a-user"));
       },
     },
-    "POST /requestedActions": { foreign: (d) => d.infoTrace, call: (id) => as(TENANT_B, "POST", "/requestedActions", older(TENANT_B, { verificationUuid: id, requestedActions: [] })) },
+    "POST /requestedActions": {
+      foreign: (d) => d.infoTrace,
+      call: (id) => as(TENANT_B, "POST", "/requestedActions", older(TENANT_B, { verificationUuid: id, requestedActions: [] })),
+    },
     "GET /_form/{id}": {
       // A form id is a capability: whoever holds it opens that form, credentials or not; it stays A's.
       call: (id) => form(TENANT_B, "GET", id),
@@ -244,7 +313,10 @@ export function isolationSuite(dbOf: () => string): void {
         expect(shape(byUser, "follow-a")).toEqual(shape(unknown, "never-a-user"));
       },
     },
-    "POST /_sandbox/verifications/{trace}/status": { foreign: (d) => d.trace, call: (id) => as(TENANT_B, "POST", `/_sandbox/verifications/${id}/status`, { verificationStatus: "verified" }) },
+    "POST /_sandbox/verifications/{trace}/status": {
+      foreign: (d) => d.trace,
+      call: (id) => as(TENANT_B, "POST", `/_sandbox/verifications/${id}/status`, { verificationStatus: "verified" }),
+    },
     "POST /_sandbox/clock": {
       call: () => as(TENANT_B, "POST", "/_sandbox/clock", { advanceMs: 3_600_000 }),
       also: async () => {
@@ -284,8 +356,24 @@ export function isolationSuite(dbOf: () => string): void {
 
   it("every route of the route table has an isolation case (a new route fails here until it has one)", async () => {
     const clock = new SandboxClock();
-    const service = new SandboxService({ binding, db: sandbox.db, clock, webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: "unused" });
-    const handler = createHandler({ binding, db: sandbox.db, accounts: [{ name: "x", credentials: TENANT_A.credentials, service, clock }], maxBodyBytes: 1, requestedActionsPath: "/requestedActions", baseUrl: () => url, wakeProcessing: () => {} });
+    const service = new SandboxService({
+      binding,
+      db: sandbox.db,
+      clock,
+      webhookUrls: [],
+      signatureVersion: "2",
+      processingMs: "manual",
+      signingSecret: "unused",
+    });
+    const handler = createHandler({
+      binding,
+      db: sandbox.db,
+      accounts: [{ name: "x", credentials: TENANT_A.credentials, service, clock }],
+      maxBodyBytes: 1,
+      requestedActionsPath: "/requestedActions",
+      baseUrl: () => url,
+      wakeProcessing: () => {},
+    });
     expect(Object.keys(CASES).sort()).toEqual(handler.routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
@@ -305,7 +393,11 @@ export function isolationSuite(dbOf: () => string): void {
   it("tenant A's data is unchanged by everything tenant B did", async () => {
     const after = await snapshotA();
     // A's own resubmission (in the create case) is the one change A made: its verification moved to attempt 2.
-    const strip = (s: typeof before) => ({ ...s, verifications: s.verifications.filter((v: { trace: string }) => v.trace !== a.rejectedTrace), deliveries: s.deliveries.filter((x: { trace: string }) => x.trace !== a.rejectedTrace) });
+    const strip = (s: typeof before) => ({
+      ...s,
+      verifications: s.verifications.filter((v: { trace: string }) => v.trace !== a.rejectedTrace),
+      deliveries: s.deliveries.filter((x: { trace: string }) => x.trace !== a.rejectedTrace),
+    });
     expect(strip(after)).toEqual(strip(before));
     expect(after.clockOffsetMs).toBe(0);
     expect(after.deliveries.filter((x: { resend: boolean }) => x.resend)).toEqual([]);
@@ -315,11 +407,16 @@ export function isolationSuite(dbOf: () => string): void {
     const aTraces = new Set((before.deliveries as { trace: string }[]).map((x) => x.trace));
     await until(() => rxB.deliveries.length >= 3, "tenant B's webhooks");
     for (const d of rxB.deliveries) expect(aTraces.has(JSON.parse(d.body).trace)).toBe(false);
-    for (const [rx, own, other] of [[rxA, TENANT_A, TENANT_B], [rxB, TENANT_B, TENANT_A]] as const) {
+    for (const [rx, own, other] of [
+      [rxA, TENANT_A, TENANT_B],
+      [rxB, TENANT_B, TENANT_A],
+    ] as const) {
       for (const d of rx.deliveries.slice(0, 3)) {
         const ok = await verifyWebhook({ rawBody: d.body, headers: d.headers, secret: own.signingSecret, replayStore: new MemoryReplayStore() });
         expect(ok.version).toBe("2");
-        await expect(verifyWebhook({ rawBody: d.body, headers: d.headers, secret: other.signingSecret, replayStore: new MemoryReplayStore() })).rejects.toThrow();
+        await expect(
+          verifyWebhook({ rawBody: d.body, headers: d.headers, secret: other.signingSecret, replayStore: new MemoryReplayStore() }),
+        ).rejects.toThrow();
       }
     }
     const bTraces = new Set(rxB.deliveries.map((d) => JSON.parse(d.body).trace as string));
@@ -327,14 +424,26 @@ export function isolationSuite(dbOf: () => string): void {
   });
 
   it("bad credentials answer as they always did, whichever tenant's UID they name", async () => {
-    const wrong = (uid: string) => as(undefined, "GET", `/v5/verifications/${UNKNOWN}`, undefined, { authorization: basic({ serviceUid: uid, secret: "not-the-secret" }) });
+    const wrong = (uid: string) =>
+      as(undefined, "GET", `/v5/verifications/${UNKNOWN}`, undefined, { authorization: basic({ serviceUid: uid, secret: "not-the-secret" }) });
     const known = await wrong(TENANT_A.credentials.serviceUid);
     const unknown = await wrong("uid-of-nobody");
     expect(known.status).toBe(401);
     expect(shape(known, TENANT_A.credentials.serviceUid)).toEqual(shape(unknown, "uid-of-nobody"));
     // A's UID with B's secret is no one's.
-    expect((await as(undefined, "GET", "/_sandbox/state", undefined, { authorization: basic({ serviceUid: TENANT_A.credentials.serviceUid, secret: TENANT_B.credentials.secret }) })).status).toBe(401);
-    const olderWrong = await as(undefined, "POST", "/getVerificationStatus", { metadata_version: "4", metadata_serviceUid: TENANT_A.credentials.serviceUid, metadata_secretKey: TENANT_B.credentials.secret, trace: UNKNOWN });
+    expect(
+      (
+        await as(undefined, "GET", "/_sandbox/state", undefined, {
+          authorization: basic({ serviceUid: TENANT_A.credentials.serviceUid, secret: TENANT_B.credentials.secret }),
+        })
+      ).status,
+    ).toBe(401);
+    const olderWrong = await as(undefined, "POST", "/getVerificationStatus", {
+      metadata_version: "4",
+      metadata_serviceUid: TENANT_A.credentials.serviceUid,
+      metadata_secretKey: TENANT_B.credentials.secret,
+      trace: UNKNOWN,
+    });
     expect(olderWrong.status).toBe(known.status);
   });
 
@@ -350,6 +459,7 @@ export function isolationSuite(dbOf: () => string): void {
   it("no secret of any tenant appears in a log line or an answer, in any encoding", () => {
     expect(answers.length).toBeGreaterThan(30);
     const said = [...logs, ...answers].join("\n");
-    for (const secret of SECRETS) for (const form of encodings(secret)) expect(said.includes(form), `a secret (${form.length} chars) in the output`).toBe(false);
+    for (const secret of SECRETS)
+      for (const form of encodings(secret)) expect(said.includes(form), `a secret (${form.length} chars) in the output`).toBe(false);
   });
 }

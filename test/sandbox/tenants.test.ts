@@ -51,7 +51,15 @@ describe("tenants in the store: processing, retention and what was stored before
       expect((await b.get(tb))!.verificationStatus).not.toBe("pending");
       // Retention by each tenant's clock: B's 31 days on removes B's verification only.
       await b.advanceClock(31 * DAY);
-      const swept = await sweep(db, { days: 30, now: Date.now, pauseMs: 0, tenants: [{ name: "team-a", now: () => clockA.now() }, { name: "team-b", now: () => clockB.now() }] });
+      const swept = await sweep(db, {
+        days: 30,
+        now: Date.now,
+        pauseMs: 0,
+        tenants: [
+          { name: "team-a", now: () => clockA.now() },
+          { name: "team-b", now: () => clockB.now() },
+        ],
+      });
       expect(swept.verifications).toBe(1);
       expect(await a.get(ta)).toBeDefined();
       expect(await b.get(tb)).toBeUndefined();
@@ -68,7 +76,10 @@ describe("tenants in the store: processing, retention and what was stored before
       await saveClockOffset(db, DEFAULT_TENANT, 1000);
       await saveClockOffset(db, "team-a", 2000);
       await saveClockOffset(db, "team-a", 3000); // replaced, not added
-      expect((await db.query("SELECT key, value FROM sandbox_meta WHERE key LIKE 'clockOffset%' ORDER BY key")).map((r) => [r.key, r.value])).toEqual([["clockOffset", "1000"], ["clockOffset:team-a", "3000"]]);
+      expect((await db.query("SELECT key, value FROM sandbox_meta WHERE key LIKE 'clockOffset%' ORDER BY key")).map((r) => [r.key, r.value])).toEqual([
+        ["clockOffset", "1000"],
+        ["clockOffset:team-a", "3000"],
+      ]);
       expect([await loadClockOffset(db, DEFAULT_TENANT), await loadClockOffset(db, "team-a"), await loadClockOffset(db, "team-b")]).toEqual([1000, 3000, 0]);
     } finally {
       await db.close();
@@ -80,7 +91,11 @@ describe("tenants in the store: processing, retention and what was stored before
     try {
       await db.query("CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
       for (const m of MIGRATIONS.filter((x) => x.version <= 5)) {
-        for (const statement of m.sql.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) await db.query(statement);
+        for (const statement of m.sql
+          .split(/;\s*\n/)
+          .map((s) => s.trim())
+          .filter(Boolean))
+          await db.query(statement);
         await db.query("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, 0)", [m.version]);
       }
       await db.query(`INSERT INTO verifications (trace, api, submission_id, type, name, request, verification_status, submission_status, attempt, outcome, created_at, updated_at, user_id)

@@ -29,7 +29,13 @@ describe("SandboxClock", () => {
       expect(bounded.offset).toBe(1000);
       for (const bad of [-1, 1001, 0.5, Number.NaN]) expect(() => bounded.set(bad)).toThrow(new RangeError("a clock offset must be an integer from 0 to 1000"));
       bounded.set(0);
-      expect([bounded.allows(0), bounded.allows(1000), bounded.allows(1001), bounded.allows("5"), bounded.allows(-1)]).toEqual([true, true, false, false, false]);
+      expect([bounded.allows(0), bounded.allows(1000), bounded.allows(1001), bounded.allows("5"), bounded.allows(-1)]).toEqual([
+        true,
+        true,
+        false,
+        false,
+        false,
+      ]);
     } finally {
       now.mockRestore();
     }
@@ -39,16 +45,22 @@ describe("SandboxClock", () => {
 describe("the binding's lookups", () => {
   it("choice reads a documented choice's field, and names a missing one", () => {
     expect(choice<string>(binding.spec, "deliveryId", "header")).toBe("X-Svc-Delivery-Id");
-    expect(() => choice(binding.spec, "deliveryId", "nope")).toThrow("sandbox binding: choices.deliveryId.nope is missing (regenerate with 'verispec generate')");
+    expect(() => choice(binding.spec, "deliveryId", "nope")).toThrow(
+      "sandbox binding: choices.deliveryId.nope is missing (regenerate with 'verispec generate')",
+    );
     expect(() => choice(binding.spec, "noSuchChoice", "x")).toThrow("sandbox binding: choices.noSuchChoice.x is missing (regenerate with 'verispec generate')");
   });
 
   it("choiceMessage fills a choice's message from spec/sandbox.yaml; an unknown placeholder stays; a missing message is named", () => {
     const templates = choice<Record<string, string>>(binding.spec, "notFound", "messages");
     expect(choiceMessage(binding.spec, "notFound", "trace", { trace: "t-1" })).toBe(templates.trace!.replace("{trace}", "t-1"));
-    expect(choiceMessage(binding.spec, "notFound", "route", { method: "GET", path: "/x/{trace}" })).toBe(templates.route!.replace("{method}", "GET").replace("{path}", "/x/{trace}"));
+    expect(choiceMessage(binding.spec, "notFound", "route", { method: "GET", path: "/x/{trace}" })).toBe(
+      templates.route!.replace("{method}", "GET").replace("{path}", "/x/{trace}"),
+    );
     expect(choiceMessage(binding.spec, "notFound", "trace")).toBe(templates.trace);
-    expect(() => choiceMessage(binding.spec, "notFound", "nope")).toThrow("sandbox binding: choices.notFound.messages.nope is missing (regenerate with 'verispec generate')");
+    expect(() => choiceMessage(binding.spec, "notFound", "nope")).toThrow(
+      "sandbox binding: choices.notFound.messages.nope is missing (regenerate with 'verispec generate')",
+    );
   });
 
   it("transitionRow finds a row by id, and names a missing one; validateWith uses the generated validator", () => {
@@ -67,7 +79,11 @@ describe("the pages", () => {
 
   it("messagePage escapes its title and text", () => {
     const page = messagePage("T<1>", "x & y");
-    expect(page.startsWith('<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>T&#60;1&#62;</title><style>')).toBe(true);
+    expect(
+      page.startsWith(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>T&#60;1&#62;</title><style>',
+      ),
+    ).toBe(true);
     expect(page.endsWith("<body><h1>T&#60;1&#62;</h1><p>x &#38; y</p></body></html>")).toBe(true);
   });
 
@@ -113,14 +129,16 @@ describe("parseBrowse", () => {
   it("limit: an integer from 1 to MAX_PAGE, else one line; absent or empty: the default", () => {
     expect(MAX_PAGE).toBe(500);
     for (const ok of ["1", "500", "0042"]) expect(parse(`limit=${ok}`), ok).toMatchObject({ limit: Number(ok) });
-    for (const bad of ["0", "501", "9999", "10000", "1a", "a1", "-1", "1.5", " 1"]) expect(parse(`limit=${bad}`), bad).toBe("limit must be an integer from 1 to 500.");
+    for (const bad of ["0", "501", "9999", "10000", "1a", "a1", "-1", "1.5", " 1"])
+      expect(parse(`limit=${bad}`), bad).toBe("limit must be an integer from 1 to 500.");
     expect(parse("")).toEqual({ trace: undefined, userId: undefined, status: undefined, limit: 500, cursor: undefined });
     expect(parse("limit=", 100)).toMatchObject({ limit: 100 });
   });
 
   it("cursor: kept as sent when it is base64url of at most 100 characters, else refused; filters taken as given, empty ones left out", () => {
     expect(parse(`cursor=abc_-9&trace=t&userId=u&status=queued`)).toEqual({ trace: "t", userId: "u", status: "queued", limit: 500, cursor: "abc_-9" });
-    for (const bad of ["a.b", "a+b", "x".repeat(101), "a%20b"]) expect(parse(`cursor=${encodeURIComponent(bad)}`), bad).toBe("cursor is not one this sandbox gave.");
+    for (const bad of ["a.b", "a+b", "x".repeat(101), "a%20b"])
+      expect(parse(`cursor=${encodeURIComponent(bad)}`), bad).toBe("cursor is not one this sandbox gave.");
     expect(parse("trace=&userId=&status=")).toMatchObject({ trace: undefined, userId: undefined, status: undefined });
   });
 
@@ -136,6 +154,7 @@ describe("parseBrowse", () => {
     const raw = Buffer.from(c, "base64url");
     raw[13] = raw[13]! ^ 1;
     expect(openCursor(key, "a", "deliveries", raw.toString("base64url"))).toBeUndefined();
-    for (const bad of ["", "AAAA", Buffer.from("v1:42").toString("base64url"), "A".repeat(100)]) expect(openCursor(key, "a", "deliveries", bad), bad).toBeUndefined();
+    for (const bad of ["", "AAAA", Buffer.from("v1:42").toString("base64url"), "A".repeat(100)])
+      expect(openCursor(key, "a", "deliveries", bad), bad).toBeUndefined();
   });
 });

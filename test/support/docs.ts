@@ -15,7 +15,10 @@ export function docFiles(root = DOCS_ROOT): [string, string][] {
 }
 
 /** All of the documentation as one text. */
-export const allDocs = (root = DOCS_ROOT): string => docFiles(root).map(([, text]) => text).join("\n");
+export const allDocs = (root = DOCS_ROOT): string =>
+  docFiles(root)
+    .map(([, text]) => text)
+    .join("\n");
 
 /** The text between `<!-- name:start -->` and `<!-- name:end -->`, in whichever file holds them. */
 export function docSection(name: string, root = DOCS_ROOT): string {

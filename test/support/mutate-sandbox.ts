@@ -18,11 +18,33 @@ const out = join(root, "test", ".artifacts", "mutation", "sandbox");
 /** The groups, cheapest first; together every mutated file of templates/sandbox/ (test/architecture/mutation-groups.test.ts checks it). */
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   small: ["api", "binding", "bodies", "clock", "results", "routes", "exchange", "browse", "page", "csp", "logging", "metrics", "ops", "retention"],
-  service: ["service", "service/core", "service/payloads", "service/writes", "service/v5", "service/older", "service/control", "service/forms", "service/reads"],
+  service: [
+    "service",
+    "service/core",
+    "service/payloads",
+    "service/writes",
+    "service/v5",
+    "service/older",
+    "service/control",
+    "service/forms",
+    "service/reads",
+  ],
   server: ["server", "handlers", "body-shape", "answers", "http/credentials", "http/request"],
   form: ["form"],
   dispatch: ["dispatcher", "deliveries", "store/outbox"],
-  store: ["store/clock", "store/cursor-key", "store/forms", "store/group", "store/memory", "store/pages", "store/port", "store/retention", "store/service-store", "store/sql", "store/verifications"],
+  store: [
+    "store/clock",
+    "store/cursor-key",
+    "store/forms",
+    "store/group",
+    "store/memory",
+    "store/pages",
+    "store/port",
+    "store/retention",
+    "store/service-store",
+    "store/sql",
+    "store/verifications",
+  ],
   start: ["index", "store/index", "store/migrations", "store/pglite", "store/pglite-open", "store/template"],
 };
 
@@ -58,7 +80,9 @@ export function table(reports: readonly Report[]): string {
   const rows = new Map<string, Record<Status, number>>();
   for (const r of reports)
     for (const [path, f] of Object.entries(r.files)) {
-      const row = rows.get(path) ?? ({ Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, CompileError: 0, RuntimeError: 0, Pending: 0 } as Record<Status, number>);
+      const row =
+        rows.get(path) ??
+        ({ Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, CompileError: 0, RuntimeError: 0, Pending: 0 } as Record<Status, number>);
       for (const m of f.mutants) row[m.status] += 1;
       rows.set(path, row);
     }
@@ -68,18 +92,27 @@ export function table(reports: readonly Report[]): string {
     return `| ${name} | ${all} | ${c.Killed} | ${c.Timeout} | ${c.Survived} | ${c.NoCoverage} | ${score} |`;
   };
   const total = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, CompileError: 0, RuntimeError: 0, Pending: 0 } as Record<Status, number>;
-  const body = [...rows.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([path, c]) => {
-    for (const k of Object.keys(total) as Status[]) total[k] += c[k];
-    return line(`\`${path.replace(/^.*templates\/sandbox\//, "")}\``, c);
-  });
-  return ["| file | mutants | killed | timed out | survived | no coverage | score |", "|---|---:|---:|---:|---:|---:|---:|", ...body, line("**total**", total)].join("\n");
+  const body = [...rows.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([path, c]) => {
+      for (const k of Object.keys(total) as Status[]) total[k] += c[k];
+      return line(`\`${path.replace(/^.*templates\/sandbox\//, "")}\``, c);
+    });
+  return [
+    "| file | mutants | killed | timed out | survived | no coverage | score |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...body,
+    line("**total**", total),
+  ].join("\n");
 }
 
 function main(): number {
   const args = process.argv.slice(2).filter((a) => !isStrykerOption(a));
   const unknown = args.filter((a) => a !== "--table" && !(a in GROUPS));
   if (unknown.length > 0) {
-    console.error(`usage: npm run mutate:sandbox -- [--table] [${Object.keys(GROUPS).join("|")}]... [--concurrency=N] [--timeoutMS=N] [--dryRunTimeoutMinutes=N]\nunknown: ${unknown.join(" ")}`);
+    console.error(
+      `usage: npm run mutate:sandbox -- [--table] [${Object.keys(GROUPS).join("|")}]... [--concurrency=N] [--timeoutMS=N] [--dryRunTimeoutMinutes=N]\nunknown: ${unknown.join(" ")}`,
+    );
     return 2;
   }
   mkdirSync(out, { recursive: true });
@@ -87,7 +120,10 @@ function main(): number {
     const chosen = args.length > 0 ? args : Object.keys(GROUPS);
     for (const g of chosen) if (runGroup(g) !== 0) return 1;
   }
-  const reports = Object.keys(GROUPS).map((g) => join(out, `${g}.json`)).filter(existsSync).map((p) => JSON.parse(readFileSync(p, "utf8")) as Report);
+  const reports = Object.keys(GROUPS)
+    .map((g) => join(out, `${g}.json`))
+    .filter(existsSync)
+    .map((p) => JSON.parse(readFileSync(p, "utf8")) as Report);
   console.log(`${reports.length} of ${Object.keys(GROUPS).length} groups reported\n\n${table(reports)}`);
   return 0;
 }

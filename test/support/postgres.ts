@@ -38,8 +38,10 @@ export async function startPostgres(tools: { initdb: string; pgCtl: string }): P
   const asRoot = process.getuid?.() === 0;
   // As root the server runs as the postgres user, who cannot reach below the run's own 0700 TMPDIR.
   const dir = mkdtempSync(join(asRoot ? "/tmp" : tmpdir(), "verispec-pg-"));
-  const run = (bin: string, args: string[]) => execFileSync(asRoot ? "runuser" : bin, asRoot ? ["-u", "postgres", "--", bin, ...args] : args, { stdio: "pipe" });
-  if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
+  const run = (bin: string, args: string[]) =>
+    execFileSync(asRoot ? "runuser" : bin, asRoot ? ["-u", "postgres", "--", bin, ...args] : args, { stdio: "pipe" });
+  if (asRoot)
+    chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
   const port = await freePort();
   run(tools.initdb, ["-D", join(dir, "data"), "-A", "trust", "-U", "verispec"]);
   run(tools.pgCtl, ["-D", join(dir, "data"), "-o", `-p ${port} -k ${dir} -h 127.0.0.1`, "-l", join(dir, "log"), "-w", "start"]);

@@ -10,7 +10,9 @@ export default function setup(): () => void {
   process.env.TMPDIR = run;
   return () => {
     // tsx keeps its compile cache in $TMPDIR/tsx-<uid> by design: a tool's cache, not a test's leftover.
-    const left = readdirSync(run).filter((e) => !/^tsx-\d+$/.test(e)).sort();
+    const left = readdirSync(run)
+      .filter((e) => !/^tsx-\d+$/.test(e))
+      .sort();
     rmSync(run, { recursive: true, force: true });
     if (!left.length) return;
     // An error thrown here is printed but does not change vitest's exit code; the exit code must.

@@ -19,7 +19,11 @@ const file = (name: string, text: string) => (writeFileSync(join(dir, name), tex
 
 describe("verispec validate", () => {
   it('prints {"valid":true} and exits 0', async () => {
-    expect(await run(["v5.VerificationCreateRequest", file("ok.json", '{"website":"https://x.example"}')])).toEqual({ code: 0, stdout: '{"valid":true}\n', stderr: "" });
+    expect(await run(["v5.VerificationCreateRequest", file("ok.json", '{"website":"https://x.example"}')])).toEqual({
+      code: 0,
+      stdout: '{"valid":true}\n',
+      stderr: "",
+    });
   });
   it("prints the service's errors and exits 1 (seed: 7)", async () => {
     const r = await run(["v5.VerificationCreateRequest", "-"], '{"website":""}');
@@ -27,7 +31,11 @@ describe("verispec validate", () => {
     expect(JSON.parse(r.stdout)).toEqual({ valid: false, errors: [{ message: "Website is required.", code: "too_small", path: ["website"] }] });
   });
   it("an unknown schema id, a missing file, text that is not JSON: one line on stderr, exit 2", async () => {
-    for (const args of [["v9.Nope", file("a.json", "{}")], ["v5.Envelope", join(dir, "missing.json")], ["v5.Envelope", file("bad.json", "{nope")]]) {
+    for (const args of [
+      ["v9.Nope", file("a.json", "{}")],
+      ["v5.Envelope", join(dir, "missing.json")],
+      ["v5.Envelope", file("bad.json", "{nope")],
+    ]) {
       const r = await run(args);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");

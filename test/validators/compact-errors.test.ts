@@ -72,7 +72,8 @@ describe("compactErrors", () => {
     );
     fc.assert(
       fc.property(fc.constantFrom(...schemaIds), doc, (anyId, d) => {
-        const [id, data] = d !== null && typeof d === "object" && "id" in (d as object) ? [(d as { id: string }).id, (d as { data: unknown }).data] : [anyId, d];
+        const [id, data] =
+          d !== null && typeof d === "object" && "id" in (d as object) ? [(d as { id: string }).id, (d as { data: unknown }).data] : [anyId, d];
         sameErrors(id, data);
       }),
       { numRuns: propertyRuns(2_000), seed: 20260103 },

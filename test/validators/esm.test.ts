@@ -11,7 +11,10 @@ import { schemaIds, validateV4EntitiesTrust, validateV5VerificationCreateRequest
 import { ROOT } from "./helpers.js";
 
 const GENERATED = join(ROOT, "generated");
-const jsFiles = (dir: string) => readdirSync(join(GENERATED, dir)).filter((f) => f.endsWith(".js")).map((f) => join(GENERATED, dir, f));
+const jsFiles = (dir: string) =>
+  readdirSync(join(GENERATED, dir))
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => join(GENERATED, dir, f));
 
 describe("generated/validators", () => {
   it("plain node (no tsx) imports index.js and validates", () => {
@@ -36,13 +39,18 @@ describe("generated/validators", () => {
     expect(importsOf(join(GENERATED, "validators", "errors.js"))).toEqual([]);
     for (const id of schemaIds) {
       const specifiers = new Set(importsOf(join(GENERATED, "validators", `${id}.js`)));
-      expect([...specifiers].filter((s) => s !== "./runtime.js" && s !== "./errors.js"), id).toEqual([]);
+      expect(
+        [...specifiers].filter((s) => s !== "./runtime.js" && s !== "./errors.js"),
+        id,
+      ).toEqual([]);
       expect(specifiers.has("./runtime.js"), id).toBe(true);
     }
   });
   it("exports one function per schema id and per entity kind, and schemaIds", () => {
     // Against the published JSON Schemas (another emitter's output), not the function that made the list.
-    const published = readdirSync(join(GENERATED, "schemas")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5));
+    const published = readdirSync(join(GENERATED, "schemas"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.slice(0, -5));
     expect([...schemaIds].sort()).toEqual(published.sort());
     expect(schemaIds).toContain("v4.entities.Trust");
     expect(typeof validateV4EntitiesTrust).toBe("function");
@@ -61,7 +69,8 @@ describe("generated/validators", () => {
   });
   it("a bundle of one small validator holds only the code it reaches", async () => {
     const bundle = async (entry: string) =>
-      (await build({ entryPoints: [join(GENERATED, "validators", entry)], bundle: true, write: false, format: "esm", minify: true, logLevel: "silent" })).outputFiles[0]!.text;
+      (await build({ entryPoints: [join(GENERATED, "validators", entry)], bundle: true, write: false, format: "esm", minify: true, logLevel: "silent" }))
+        .outputFiles[0]!.text;
     const small = await bundle("v4.Gender.js");
     const large = await bundle("v4.VerifyRequest.js");
     // The shared runtime and error table are in both; the compiled code of other schemas is not.

@@ -29,7 +29,11 @@ function ajvErrors(id: string, data: unknown, abnChecksum = false): readonly Ajv
 // The reference shares toIssue with the module under test: this file pins the fast path's filtering,
 // grouping and caching against it, not the messages. The messages (toIssue, format:<name> included)
 // are pinned by the payload fixtures (fixtures.test.ts), whose expected issues are written out by hand.
-const reference = (errors: readonly AjvError[], data: unknown) => groupIssues(filterNoise(errors, TABLE).map((e) => toIssue(e, data, TABLE, MESSAGES)), MESSAGES);
+const reference = (errors: readonly AjvError[], data: unknown) =>
+  groupIssues(
+    filterNoise(errors, TABLE).map((e) => toIssue(e, data, TABLE, MESSAGES)),
+    MESSAGES,
+  );
 
 describe("mapErrors (the hot path) answers as the reference pipeline", () => {
   it("on every invalid fixture, twice (the second time from what the first worked out)", () => {
@@ -59,7 +63,8 @@ describe("mapErrors (the hot path) answers as the reference pipeline", () => {
     );
     fc.assert(
       fc.property(fc.constantFrom(...(schemaIds as readonly SchemaId[])), doc, (anyId, d) => {
-        const [id, data] = d !== null && typeof d === "object" && "id" in (d as object) ? [(d as { id: string }).id, (d as { data: unknown }).data] : [anyId, d];
+        const [id, data] =
+          d !== null && typeof d === "object" && "id" in (d as object) ? [(d as { id: string }).id, (d as { data: unknown }).data] : [anyId, d];
         const errors = ajvErrors(id, data);
         if (errors) expect(JSON.stringify(mapErrors(errors, data, TABLE, MESSAGES))).toBe(JSON.stringify(reference(errors, data)));
       }),
@@ -107,7 +112,12 @@ describe("mapErrors (the hot path) answers as the reference pipeline", () => {
     for (let i = 0; i < 40; i++) {
       errors.push({ instancePath: `/items/${i}`, schemaPath: "#/$defs/t/properties/items/items/type", keyword: "type", params: { type: "string" } });
       errors.push({ instancePath: `/items/${i}`, schemaPath: "#/$defs/t/properties/items/items/minLength", keyword: "minLength", params: { limit: 1 } });
-      errors.push({ instancePath: "/obj", schemaPath: "#/$defs/t/properties/obj/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: `k${i}` } });
+      errors.push({
+        instancePath: "/obj",
+        schemaPath: "#/$defs/t/properties/obj/additionalProperties",
+        keyword: "additionalProperties",
+        params: { additionalProperty: `k${i}` },
+      });
     }
     const data = { items: Array.from({ length: 40 }, () => 1), obj: {} };
     const ours = mapErrors(errors, data, TABLE, MESSAGES);

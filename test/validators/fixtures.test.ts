@@ -18,8 +18,15 @@ describe("fixtures through the generated validators", () => {
   it("has a valid and an invalid fixture for every seed table", () => {
     for (const seed of ["2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9", "2.11", "7", "8"]) {
       const here = fixtures.filter((f) => f.seed === seed);
-      expect(here.some((f) => f.valid), `valid ${seed}`).toBe(true);
-      if (seed !== "2.5" && seed !== "2.3") expect(here.some((f) => !f.valid), `invalid ${seed}`).toBe(true);
+      expect(
+        here.some((f) => f.valid),
+        `valid ${seed}`,
+      ).toBe(true);
+      if (seed !== "2.5" && seed !== "2.3")
+        expect(
+          here.some((f) => !f.valid),
+          `invalid ${seed}`,
+        ).toBe(true);
     }
   });
   for (const f of fixtures) {
@@ -28,7 +35,11 @@ describe("fixtures through the generated validators", () => {
       expect(result.valid).toBe(f.valid);
       const errors = result.valid ? [] : result.errors;
       expect(errors).toHaveLength(f.errors.length);
-      for (const e of f.errors) expect(errors.some((a) => matches(a, e)), `${JSON.stringify(e)} in ${JSON.stringify(errors)}`).toBe(true);
+      for (const e of f.errors)
+        expect(
+          errors.some((a) => matches(a, e)),
+          `${JSON.stringify(e)} in ${JSON.stringify(errors)}`,
+        ).toBe(true);
       for (const e of errors) expect(Object.keys(e)).toEqual(["message", "code", "path"]);
     });
   }
@@ -56,7 +67,9 @@ describe("the section 7 table, row by row (seed: 7)", () => {
   for (const row of model.messages.observed) {
     for (const path of row.paths) {
       it(`${row.code} | ${row.message} | ${path.join(", ")}`, () => {
-        const hits = fixtures.filter((f) => f.seed === "7" && f.errors.some((e) => e.message === row.message && e.code === row.code && JSON.stringify(e.path) === JSON.stringify(path)));
+        const hits = fixtures.filter(
+          (f) => f.seed === "7" && f.errors.some((e) => e.message === row.message && e.code === row.code && JSON.stringify(e.path) === JSON.stringify(path)),
+        );
         expect(hits.length).toBeGreaterThan(0);
         for (const f of hits) {
           const result = validate(f.schema as SchemaId, f.data);

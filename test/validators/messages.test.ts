@@ -47,7 +47,20 @@ describe("pattern messages", () => {
   });
 
   it("a date that is not a real calendar date says so", () => {
-    const body = (dateOfBirth: string) => ({ type: "individual", fields: { country: "USA", firstName: "Jane", lastName: "Citizen", dateOfBirth, streetNumber: "1", streetName: "Main", suburb: "Springfield", postcode: "62704", state: "IL" } });
+    const body = (dateOfBirth: string) => ({
+      type: "individual",
+      fields: {
+        country: "USA",
+        firstName: "Jane",
+        lastName: "Citizen",
+        dateOfBirth,
+        streetNumber: "1",
+        streetName: "Main",
+        suburb: "Springfield",
+        postcode: "62704",
+        state: "IL",
+      },
+    });
     for (const d of ["31/02/2020", "29/02/2023", "1985-07-15"]) {
       expect(validate("v4.entities.Individual", body(d)), d).toEqual({
         valid: false,

@@ -22,12 +22,16 @@ describe("reachOf", () => {
   ].join("\n");
 
   it("keeps what an export reaches, transitively, in the original order", () => {
-    expect(reachOf(code).code(["rawA"])).toBe('import * as lib from "./lib.js";\nfunction helper(x){return lib.f(x) + shared;}const shared = 2;export const rawA = validate1;function validate1(d){return helper(d);}');
+    expect(reachOf(code).code(["rawA"])).toBe(
+      'import * as lib from "./lib.js";\nfunction helper(x){return lib.f(x) + shared;}const shared = 2;export const rawA = validate1;function validate1(d){return helper(d);}',
+    );
   });
 
   it("leaves out imports and declarations nothing reached names, and can drop the export keyword", () => {
     // `shared` is kept for rawB because a local of the same name reads as a reference: one declaration too many, never one too few.
-    expect(reachOf(code).code(["rawB"], { unexport: true })).toBe("const shared = 2;const rawB = validate2;function validate2(d){const shared = 3;return d === shared;}");
+    expect(reachOf(code).code(["rawB"], { unexport: true })).toBe(
+      "const shared = 2;const rawB = validate2;function validate2(d){const shared = 3;return d === shared;}",
+    );
   });
 
   it("refuses an export the code does not declare", () => {

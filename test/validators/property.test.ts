@@ -13,7 +13,9 @@ const ids = schemaIds as readonly SchemaId[];
 /** JSON values, JSON texts with `__proto__`/`constructor` keys, and fixtures with one part replaced. */
 const hostile = fc.oneof(
   fc.jsonValue(),
-  fc.jsonValue().map((v) => JSON.parse(`{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"x":${JSON.stringify(v) ?? "null"}}`) as unknown),
+  fc
+    .jsonValue()
+    .map((v) => JSON.parse(`{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"x":${JSON.stringify(v) ?? "null"}}`) as unknown),
   fc.tuple(fc.constantFrom(...fixtures), fc.jsonValue()).map(([f, v]) => {
     const data = structuredClone(f.data) as Record<string, unknown>;
     if (data && typeof data === "object" && !Array.isArray(data)) {
@@ -49,8 +51,13 @@ describe("hostile input", () => {
     const result = validate("v4.entities.Individual", data);
     expect(result.valid).toBe(false);
     expect(!result.valid && result.errors[0]!.path).toEqual(["fields", "country"]);
-    const trust = JSON.parse('{"type":"trust","fields":{"country":"GBR","name":"T","registeredOfficeRequired":"1 St","trustDeed":"data:application/pdf;base64,JVBERi0xLjQK","__proto__":{"x":1}},"stakeholders":[{"type":"individual","role":"trustee","fields":{}}]}') as unknown;
-    expect(validate("v4.entities.Trust", trust)).toEqual({ valid: false, errors: [{ message: 'Unrecognized key: "__proto__"', code: "unrecognized_keys", path: ["fields"] }] });
+    const trust = JSON.parse(
+      '{"type":"trust","fields":{"country":"GBR","name":"T","registeredOfficeRequired":"1 St","trustDeed":"data:application/pdf;base64,JVBERi0xLjQK","__proto__":{"x":1}},"stakeholders":[{"type":"individual","role":"trustee","fields":{}}]}',
+    ) as unknown;
+    expect(validate("v4.entities.Trust", trust)).toEqual({
+      valid: false,
+      errors: [{ message: 'Unrecognized key: "__proto__"', code: "unrecognized_keys", path: ["fields"] }],
+    });
     expect(({} as Record<string, unknown>).country).toBeUndefined();
   });
 

@@ -7,8 +7,7 @@ import type { AjvError, ErrorTable, Message, MessageTemplates, ValidationIssue }
 const isUnion = (e: AjvError) => e.keyword === "oneOf" || e.keyword === "anyOf";
 const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer === "" ? "/" : `${outer}/`);
 const pathKey = (path: readonly (string | number)[]) => path.map((p) => (typeof p === "number" ? `\u0001${p}` : p)).join("\u0000");
-const template = (messages: MessageTemplates, key: string): Message =>
-  messages[key] ?? messages.custom ?? { code: "custom", message: "Invalid input" };
+const template = (messages: MessageTemplates, key: string): Message => messages[key] ?? messages.custom ?? { code: "custom", message: "Invalid input" };
 
 /**
  * Drops what is not the service's answer: errors inside `contains`/`not`/`if` subschemas, branch
@@ -61,4 +60,3 @@ export function groupIssues(issues: readonly ValidationIssue[], messages: Messag
   }
   return out;
 }
-

@@ -16,7 +16,12 @@ const MESSAGES: MessageTemplates = {
   ...GENERATED_MESSAGES,
   required: { code: "invalid_type", message: "Invalid input: expected {expected}, received {received}" },
 };
-const err = (instancePath: string, schemaPath: string, keyword: string, params: Record<string, unknown> = {}): AjvError => ({ instancePath, schemaPath, keyword, params });
+const err = (instancePath: string, schemaPath: string, keyword: string, params: Record<string, unknown> = {}): AjvError => ({
+  instancePath,
+  schemaPath,
+  keyword,
+  params,
+});
 const minLength = (instancePath: string, schemaPath = `#/properties${instancePath}/minLength`) => err(instancePath, schemaPath, "minLength", { limit: 2 });
 const TOO_SHORT = "Too small: expected string to have >=2 characters";
 // Each mapErrors call gets its own table, so that no schema-location answer is carried over from another test.
@@ -27,7 +32,14 @@ describe("abnChecksum", () => {
     const { abnChecksum } = await runtime();
     // "5 824753566" and "5:524753556" have weighted sums divisible by 89 (a space counts -16, a colon 10):
     // only the digit check rejects them.
-    const cases: [string, boolean][] = [["51824753556", true], ["518247535560", false], ["5182475355", false], ["5 824753566", false], ["5:524753556", false], ["51824753557", false]];
+    const cases: [string, boolean][] = [
+      ["51824753556", true],
+      ["518247535560", false],
+      ["5182475355", false],
+      ["5 824753566", false],
+      ["5:524753556", false],
+      ["51824753557", false],
+    ];
     expect(cases.map(([s]) => [s, abnChecksum(s)])).toEqual(cases);
   });
 });
@@ -66,43 +78,81 @@ describe("map-errors: the exported pieces", () => {
 describe("map-errors: toIssue by keyword", () => {
   it("required without a table entry: expected unknown, received undefined, path to the missing key", async () => {
     const { toIssue } = await runtime();
-    expect(toIssue(err("/a", "#/properties/a/required", "required", { missingProperty: "b" }), { a: {} }, {}, MESSAGES)).toEqual({ code: "invalid_type", message: "Invalid input: expected unknown, received undefined", path: ["a", "b"] });
+    expect(toIssue(err("/a", "#/properties/a/required", "required", { missingProperty: "b" }), { a: {} }, {}, MESSAGES)).toEqual({
+      code: "invalid_type",
+      message: "Invalid input: expected unknown, received undefined",
+      path: ["a", "b"],
+    });
   });
 
   it("required with a nested entry but no expected types", async () => {
     const { toIssue } = await runtime();
     const rows = { "#/required": { nested: { addresses: ["registeredAddress"] } } };
-    expect(toIssue(err("", "#/required", "required", { missingProperty: "addresses" }), {}, rows, MESSAGES)).toEqual({ code: "invalid_type", message: "Invalid input: expected unknown, received undefined", path: ["addresses", "registeredAddress"] });
+    expect(toIssue(err("", "#/required", "required", { missingProperty: "addresses" }), {}, rows, MESSAGES)).toEqual({
+      code: "invalid_type",
+      message: "Invalid input: expected unknown, received undefined",
+      path: ["addresses", "registeredAddress"],
+    });
   });
 
   it("type: the non-null member of a nullable type; `unknown` when only null is named", async () => {
     const { toIssue } = await runtime();
-    expect(toIssue(err("/a", "#/properties/a/type", "type", { type: ["null", "string"] }), { a: 1 }, {}, MESSAGES).message).toBe("Invalid input: expected string, received number");
-    expect(toIssue(err("/a", "#/properties/a/type", "type", { type: "null" }), { a: 1 }, {}, MESSAGES).message).toBe("Invalid input: expected unknown, received number");
+    expect(toIssue(err("/a", "#/properties/a/type", "type", { type: ["null", "string"] }), { a: 1 }, {}, MESSAGES).message).toBe(
+      "Invalid input: expected string, received number",
+    );
+    expect(toIssue(err("/a", "#/properties/a/type", "type", { type: "null" }), { a: 1 }, {}, MESSAGES).message).toBe(
+      "Invalid input: expected unknown, received number",
+    );
   });
 
   it("pattern and format (the format's own message first, else the generic one)", async () => {
     const { toIssue } = await runtime();
-    expect(toIssue(err("/p", "#/properties/p/pattern", "pattern", { pattern: "^a$" }), {}, {}, MESSAGES)).toEqual({ code: "invalid_format", message: "Invalid string: must match pattern /^a$/u", path: ["p"] });
-    expect(toIssue(err("/u", "#/properties/u/format", "format", { format: "uri" }), {}, {}, MESSAGES)).toEqual({ code: "invalid_format", message: "Invalid URL", path: ["u"] });
-    expect(toIssue(err("/d", "#/properties/d/format", "format", { format: "date" }), {}, {}, MESSAGES)).toEqual({ code: "invalid_format", message: "Invalid date", path: ["d"] });
+    expect(toIssue(err("/p", "#/properties/p/pattern", "pattern", { pattern: "^a$" }), {}, {}, MESSAGES)).toEqual({
+      code: "invalid_format",
+      message: "Invalid string: must match pattern /^a$/u",
+      path: ["p"],
+    });
+    expect(toIssue(err("/u", "#/properties/u/format", "format", { format: "uri" }), {}, {}, MESSAGES)).toEqual({
+      code: "invalid_format",
+      message: "Invalid URL",
+      path: ["u"],
+    });
+    expect(toIssue(err("/d", "#/properties/d/format", "format", { format: "date" }), {}, {}, MESSAGES)).toEqual({
+      code: "invalid_format",
+      message: "Invalid date",
+      path: ["d"],
+    });
   });
 
   it("minItems and maxItems fill their limits", async () => {
     const { toIssue } = await runtime();
-    expect(toIssue(err("/l", "#/properties/l/minItems", "minItems", { limit: 1 }), {}, {}, MESSAGES).message).toBe("Too small: expected array to have >=1 items");
+    expect(toIssue(err("/l", "#/properties/l/minItems", "minItems", { limit: 1 }), {}, {}, MESSAGES).message).toBe(
+      "Too small: expected array to have >=1 items",
+    );
     expect(toIssue(err("/l", "#/properties/l/maxItems", "maxItems", { limit: 9 }), {}, {}, MESSAGES).message).toBe("Too big: expected array to have <=9 items");
   });
 
   it("discriminator without table options lists none", async () => {
     const { toIssue } = await runtime();
-    expect(toIssue(err("", "#/discriminator", "discriminator", { tag: "role" }), {}, {}, MESSAGES)).toEqual({ code: "invalid_union", message: "Invalid discriminator value. Expected ", path: ["role"] });
+    expect(toIssue(err("", "#/discriminator", "discriminator", { tag: "role" }), {}, {}, MESSAGES)).toEqual({
+      code: "invalid_union",
+      message: "Invalid discriminator value. Expected ",
+      path: ["role"],
+    });
   });
 
   it("another keyword takes its own template, else `custom`, else Zod's fallback", async () => {
     const { toIssue } = await runtime();
-    expect(toIssue(err("/x", "#/properties/x/uniqueItems", "uniqueItems"), {}, {}, MESSAGES)).toEqual({ code: "custom", message: "Invalid input", path: ["x"] });
-    expect(toIssue(err("/x", "#/properties/x/uniqueItems", "uniqueItems"), {}, {}, { uniqueItems: { code: "not_unique", message: "Duplicates" } })).toEqual({ code: "not_unique", message: "Duplicates", path: ["x"] });
+    expect(toIssue(err("/x", "#/properties/x/uniqueItems", "uniqueItems"), {}, {}, MESSAGES)).toEqual({
+      code: "custom",
+      message: "Invalid input",
+      path: ["x"],
+    });
+    expect(toIssue(err("/x", "#/properties/x/uniqueItems", "uniqueItems"), {}, {}, { uniqueItems: { code: "not_unique", message: "Duplicates" } })).toEqual({
+      code: "not_unique",
+      message: "Duplicates",
+      path: ["x"],
+    });
     expect(toIssue(err("/x", "#/properties/x/uniqueItems", "uniqueItems"), {}, {}, {})).toEqual({ code: "custom", message: "Invalid input", path: ["x"] });
   });
 });
@@ -111,7 +161,14 @@ describe("mapErrors: which errors are reported", () => {
   it("paths: array indices become numbers, ~1 and ~0 are unescaped; errors without base/at are read from instancePath", async () => {
     const { mapErrors } = await mapErrorsModule();
     const data = { items: ["x"], "a/b": { "c~d": "y" } };
-    expect(mapErrors([minLength("/items/0", "#/properties/items/items/minLength"), minLength("/a~1b/c~0d", "#/properties/a~1b/properties/c~0d/minLength")], data, table(), MESSAGES)).toEqual([
+    expect(
+      mapErrors(
+        [minLength("/items/0", "#/properties/items/items/minLength"), minLength("/a~1b/c~0d", "#/properties/a~1b/properties/c~0d/minLength")],
+        data,
+        table(),
+        MESSAGES,
+      ),
+    ).toEqual([
       { message: TOO_SHORT, code: "too_small", path: ["items", 0] },
       { message: TOO_SHORT, code: "too_small", path: ["a/b", "c~d"] },
     ]);
@@ -119,7 +176,9 @@ describe("mapErrors: which errors are reported", () => {
 
   it("a path of indices only into a root array gives numbers", async () => {
     const { mapErrors } = await mapErrorsModule();
-    expect(mapErrors([minLength("/0/1", "#/items/items/minLength")], [["", "x"]], table(), MESSAGES)).toEqual([{ message: TOO_SHORT, code: "too_small", path: [0, 1] }]);
+    expect(mapErrors([minLength("/0/1", "#/items/items/minLength")], [["", "x"]], table(), MESSAGES)).toEqual([
+      { message: TOO_SHORT, code: "too_small", path: [0, 1] },
+    ]);
   });
 
   it("a type error below null, a string or nothing reads no value there (received undefined), as resolvePath", async () => {
@@ -135,8 +194,12 @@ describe("mapErrors: which errors are reported", () => {
     const { mapErrors } = await mapErrorsModule();
     expect(mapErrors([err("/a", "#/properties/a/oneOf/12/type", "type", { type: "null" })], { a: 1 }, table(), MESSAGES)).toEqual([]);
     expect(mapErrors([err("/a", "#/properties/a/anyOf/0/type", "type", { type: "null" })], { a: 1 }, table(), MESSAGES)).toEqual([]);
-    expect(mapErrors([err("/a", "#/properties/a/oneOf/1/type", "type", { type: "string" })], { a: 1 }, table(), MESSAGES)).toEqual([{ message: "Invalid input: expected string, received number", code: "invalid_type", path: ["a"] }]);
-    expect(mapErrors([err("/a", "#/properties/a/type", "type", { type: "null" })], { a: 1 }, table(), MESSAGES)).toEqual([{ message: "Invalid input: expected unknown, received number", code: "invalid_type", path: ["a"] }]);
+    expect(mapErrors([err("/a", "#/properties/a/oneOf/1/type", "type", { type: "string" })], { a: 1 }, table(), MESSAGES)).toEqual([
+      { message: "Invalid input: expected string, received number", code: "invalid_type", path: ["a"] },
+    ]);
+    expect(mapErrors([err("/a", "#/properties/a/type", "type", { type: "null" })], { a: 1 }, table(), MESSAGES)).toEqual([
+      { message: "Invalid input: expected unknown, received number", code: "invalid_type", path: ["a"] },
+    ]);
   });
 
   it("a branch error is kept while no union error covers it (another union's failure elsewhere does not)", async () => {
@@ -152,7 +215,9 @@ describe("mapErrors: which errors are reported", () => {
 
   it("a root union drops the errors of its branches anywhere below the root", async () => {
     const { mapErrors } = await mapErrorsModule();
-    expect(mapErrors([minLength("/a", "#/oneOf/0/properties/a/minLength"), err("", "#/oneOf", "oneOf")], { a: "x" }, table(), MESSAGES)).toEqual([{ message: "Invalid input", code: "invalid_union", path: [] }]);
+    expect(mapErrors([minLength("/a", "#/oneOf/0/properties/a/minLength"), err("", "#/oneOf", "oneOf")], { a: "x" }, table(), MESSAGES)).toEqual([
+      { message: "Invalid input", code: "invalid_union", path: [] },
+    ]);
   });
 
   it("a union error is not at a sibling path: /ab is not below /a", async () => {
@@ -187,7 +252,11 @@ describe("mapErrors: which errors are reported", () => {
 
   it("a wrong type hides the other checks of that value, but not a required key (Zod reports both)", async () => {
     const { mapErrors } = await mapErrorsModule();
-    const errors = [err("/a", "#/properties/a/type", "type", { type: "object" }), err("/a", "#/properties/a/required", "required", { missingProperty: "k" }), minLength("/a")];
+    const errors = [
+      err("/a", "#/properties/a/type", "type", { type: "object" }),
+      err("/a", "#/properties/a/required", "required", { missingProperty: "k" }),
+      minLength("/a"),
+    ];
     expect(mapErrors(errors, { a: "s" }, table(), MESSAGES)).toEqual([
       { message: "Invalid input: expected object, received string", code: "invalid_type", path: ["a"] },
       { message: "Invalid input: expected unknown, received undefined", code: "invalid_type", path: ["a", "k"] },
@@ -197,8 +266,12 @@ describe("mapErrors: which errors are reported", () => {
   it("a schema location seen again with another keyword is read again", async () => {
     const { mapErrors } = await mapErrorsModule();
     const rows = table();
-    expect(mapErrors([err("/x", "#/x", "minLength", { limit: 2 })], { x: "" }, rows, MESSAGES)).toEqual([{ message: TOO_SHORT, code: "too_small", path: ["x"] }]);
-    expect(mapErrors([err("/x", "#/x", "maxLength", { limit: 3 })], { x: "abcd" }, rows, MESSAGES)).toEqual([{ message: "Too big: expected string to have <=3 characters", code: "too_big", path: ["x"] }]);
+    expect(mapErrors([err("/x", "#/x", "minLength", { limit: 2 })], { x: "" }, rows, MESSAGES)).toEqual([
+      { message: TOO_SHORT, code: "too_small", path: ["x"] },
+    ]);
+    expect(mapErrors([err("/x", "#/x", "maxLength", { limit: 3 })], { x: "abcd" }, rows, MESSAGES)).toEqual([
+      { message: "Too big: expected string to have <=3 characters", code: "too_big", path: ["x"] },
+    ]);
   });
 });
 
@@ -214,14 +287,19 @@ describe("mapErrors: grouping", () => {
 
   it("the unknown keys of one object, even the first issue, are one issue", async () => {
     const { mapErrors } = await mapErrorsModule();
-    const errors = [err("", "#/additionalProperties", "additionalProperties", { additionalProperty: "x" }), err("", "#/additionalProperties", "additionalProperties", { additionalProperty: "y" })];
+    const errors = [
+      err("", "#/additionalProperties", "additionalProperties", { additionalProperty: "x" }),
+      err("", "#/additionalProperties", "additionalProperties", { additionalProperty: "y" }),
+    ];
     expect(mapErrors(errors, {}, table(), MESSAGES)).toEqual([{ message: 'Unrecognized keys: "x", "y"', code: "unrecognized_keys", path: [] }]);
   });
 
   it("an unknown-key template without ': ' still gives its message", async () => {
     const { mapErrors } = await mapErrorsModule();
     const messages = { ...MESSAGES, additionalProperties: { code: "unrecognized_keys", message: "Unknown key {keys}" } };
-    expect(mapErrors([err("", "#/additionalProperties", "additionalProperties", { additionalProperty: "x" })], {}, table(), messages)).toEqual([{ message: 'Unknown key "x"', code: "unrecognized_keys", path: [] }]);
+    expect(mapErrors([err("", "#/additionalProperties", "additionalProperties", { additionalProperty: "x" })], {}, table(), messages)).toEqual([
+      { message: 'Unknown key "x"', code: "unrecognized_keys", path: [] },
+    ]);
   });
 
   it("past 16 issues (the map index): the same paths, names not run together (ab/c, a/bc), a repeat still merged", async () => {
@@ -276,7 +354,16 @@ describe("mapErrors: the cut at maxErrors", () => {
 
 describe("unknownKeyIssues", () => {
   const shapes: KeyShapes = {
-    root: { keys: ["a", "list", "pick", "open", "s"], props: { a: { shape: "leaf" }, list: { items: { shape: "leaf" } }, pick: { select: { field: "kind", then: "leaf", else: "other" } }, open: { shape: "open" }, s: { shape: "leaf" } } },
+    root: {
+      keys: ["a", "list", "pick", "open", "s"],
+      props: {
+        a: { shape: "leaf" },
+        list: { items: { shape: "leaf" } },
+        pick: { select: { field: "kind", then: "leaf", else: "other" } },
+        open: { shape: "open" },
+        s: { shape: "leaf" },
+      },
+    },
     leaf: { keys: ["k"], props: {} },
     other: { keys: ["z"], props: {} },
     open: { keys: null, props: { inner: { shape: "leaf" } } },
@@ -296,7 +383,9 @@ describe("unknownKeyIssues", () => {
 
   it("a select without its field takes the else shape", async () => {
     const { unknownKeyIssues } = await runtime();
-    expect(unknownKeyIssues({ pick: { z: 1, k: 1 } }, { shape: "root" }, shapes, MESSAGES)).toEqual([{ code: "unrecognized_keys", message: 'Unrecognized key: "k"', path: ["pick"] }]);
+    expect(unknownKeyIssues({ pick: { z: 1, k: 1 } }, { shape: "root" }, shapes, MESSAGES)).toEqual([
+      { code: "unrecognized_keys", message: 'Unrecognized key: "k"', path: ["pick"] },
+    ]);
   });
 
   it("values that are not objects (null, strings, arrays, objects where a list is) are passed over", async () => {
@@ -344,8 +433,14 @@ describe("createValidator", () => {
     const a = { code: "unrecognized_keys", message: 'Unrecognized key: "a"', path: [] };
     const b = { code: "unrecognized_keys", message: 'Unrecognized key: "b"', path: ["o"] };
     expect(validate(data, { unknownKeys: "report", maxErrors: 3 })).toEqual({ valid: false, errors: [issue, a, b] });
-    expect(validate(data, { unknownKeys: "report", maxErrors: 2 })).toEqual({ valid: false, errors: [issue, a, { message: "... and 1 more error", code: "too_many_errors", path: [] }] });
-    expect(validate(data, { unknownKeys: "report", maxErrors: 1 })).toEqual({ valid: false, errors: [issue, { message: "... and 2 more errors", code: "too_many_errors", path: [] }] });
+    expect(validate(data, { unknownKeys: "report", maxErrors: 2 })).toEqual({
+      valid: false,
+      errors: [issue, a, { message: "... and 1 more error", code: "too_many_errors", path: [] }],
+    });
+    expect(validate(data, { unknownKeys: "report", maxErrors: 1 })).toEqual({
+      valid: false,
+      errors: [issue, { message: "... and 2 more errors", code: "too_many_errors", path: [] }],
+    });
   });
 
   it("when the schema's issues were already cut, the unknown keys are counted in its last item", async () => {
@@ -363,6 +458,9 @@ describe("createValidator", () => {
   it("unknown keys after schema errors that were all noise", async () => {
     const { createValidator } = await runtime();
     const validate = createValidator(failing([err("", "#/if", "if")]), table(), MESSAGES, undefined, keys);
-    expect(validate({ a: 1 }, { unknownKeys: "report" })).toEqual({ valid: false, errors: [{ code: "unrecognized_keys", message: 'Unrecognized key: "a"', path: [] }] });
+    expect(validate({ a: 1 }, { unknownKeys: "report" })).toEqual({
+      valid: false,
+      errors: [{ code: "unrecognized_keys", message: 'Unrecognized key: "a"', path: [] }],
+    });
   });
 });

@@ -14,7 +14,12 @@ const MESSAGES: MessageTemplates = {
   oneOf: { code: "invalid_union", message: "Invalid input" },
   custom: { code: "custom", message: "Invalid input" },
 };
-const err = (instancePath: string, schemaPath: string, keyword: string, params: Record<string, unknown> = {}): AjvError => ({ instancePath, schemaPath, keyword, params });
+const err = (instancePath: string, schemaPath: string, keyword: string, params: Record<string, unknown> = {}): AjvError => ({
+  instancePath,
+  schemaPath,
+  keyword,
+  params,
+});
 
 describe("resolvePath", () => {
   it("turns array indices into numbers and keeps numeric-looking property names as strings", () => {
@@ -38,15 +43,26 @@ describe("messages", () => {
   });
   it("a required error points at the missing property, with its expected type (seed: 7)", () => {
     const table = { "#/required": { expected: { website: "string" } } };
-    expect(toIssue(err("", "#/required", "required", { missingProperty: "website" }), {}, table, MESSAGES)).toEqual({ code: "invalid_type", message: "Invalid input: expected string, received undefined", path: ["website"] });
+    expect(toIssue(err("", "#/required", "required", { missingProperty: "website" }), {}, table, MESSAGES)).toEqual({
+      code: "invalid_type",
+      message: "Invalid input: expected string, received undefined",
+      path: ["website"],
+    });
   });
   it("a nested requirement reports the innermost key (seed: 7, addresses, registeredAddress)", () => {
     const table = { "#/then/required": { expected: { addresses: "string" }, nested: { addresses: ["registeredAddress"] } } };
-    expect(toIssue(err("", "#/then/required", "required", { missingProperty: "addresses" }), {}, table, MESSAGES).path).toEqual(["addresses", "registeredAddress"]);
+    expect(toIssue(err("", "#/then/required", "required", { missingProperty: "addresses" }), {}, table, MESSAGES).path).toEqual([
+      "addresses",
+      "registeredAddress",
+    ]);
   });
   it("an override replaces code and message", () => {
     const table = { "#/pattern": { override: { code: "invalid_format", message: "ABN must be exactly 11 digits." } } };
-    expect(toIssue(err("/abn", "#/pattern", "pattern", { pattern: "x" }), { abn: "1" }, table, MESSAGES)).toEqual({ code: "invalid_format", message: "ABN must be exactly 11 digits.", path: ["abn"] });
+    expect(toIssue(err("/abn", "#/pattern", "pattern", { pattern: "x" }), { abn: "1" }, table, MESSAGES)).toEqual({
+      code: "invalid_format",
+      message: "ABN must be exactly 11 digits.",
+      path: ["abn"],
+    });
   });
 });
 
@@ -62,7 +78,11 @@ describe("filterNoise", () => {
     expect(filterNoise(errors, {}).map((e) => e.keyword)).toEqual(["contains", "oneOf"]);
   });
   it("drops a union's own error when a more precise one is at or below it", () => {
-    const errors = [err("/x", "#/$defs/A/type", "type", { type: "object" }), err("/x", "#/properties/x/anyOf/1/type", "type", { type: "null" }), err("/x", "#/properties/x/anyOf", "anyOf")];
+    const errors = [
+      err("/x", "#/$defs/A/type", "type", { type: "object" }),
+      err("/x", "#/properties/x/anyOf/1/type", "type", { type: "null" }),
+      err("/x", "#/properties/x/anyOf", "anyOf"),
+    ];
     expect(filterNoise(errors, {}).map((e) => e.schemaPath)).toEqual(["#/$defs/A/type"]);
   });
   it("keeps only the type error of a value of the wrong type (Zod checks nothing more)", () => {

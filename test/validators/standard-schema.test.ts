@@ -86,8 +86,10 @@ describe("the conformance request vectors through ~standard", () => {
       const verdict = result.issues === undefined;
       if (verdict !== c.valid || verdict !== direct.valid) disagreements.push(`${c.id}: verdict`);
       // The vectors list issues in a fixed order (as test/conformance/vectors.test.ts compares them).
-      else if (!verdict && JSON.stringify(sortIssues(result.issues as validators.ValidationIssue[])) !== JSON.stringify(c.errors)) disagreements.push(`${c.id}: issues`);
-      else if (!verdict && !direct.valid && result.issues !== direct.errors && JSON.stringify(result.issues) !== JSON.stringify(direct.errors)) disagreements.push(`${c.id}: issues differ from validate's`);
+      else if (!verdict && JSON.stringify(sortIssues(result.issues as validators.ValidationIssue[])) !== JSON.stringify(c.errors))
+        disagreements.push(`${c.id}: issues`);
+      else if (!verdict && !direct.valid && result.issues !== direct.errors && JSON.stringify(result.issues) !== JSON.stringify(direct.errors))
+        disagreements.push(`${c.id}: issues differ from validate's`);
     }
     expect(disagreements).toEqual([]);
   });
@@ -101,7 +103,17 @@ describe("Hono's standard validator", () => {
       sValidator("json", validateV5VerificationCreateRequest, (result, c) => {
         if (!result.success) {
           const status = 422;
-          return c.json({ path: c.req.path, statusCode: status, status: "error", message: "Validation error", data: null, error: { type: "validation_error", details: result.error } }, status);
+          return c.json(
+            {
+              path: c.req.path,
+              statusCode: status,
+              status: "error",
+              message: "Validation error",
+              data: null,
+              error: { type: "validation_error", details: result.error },
+            },
+            status,
+          );
         }
       }),
       (c) => {
@@ -111,7 +123,8 @@ describe("Hono's standard validator", () => {
       },
     );
   }
-  const post = (body: unknown) => app().request("/v5/verifications", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    app().request("/v5/verifications", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
   it("answers a refused body 422 with the service's issues", async () => {
     const bad = { type: "trust", name: "n".repeat(200), website: "" };
@@ -134,7 +147,10 @@ describe("Hono's standard validator", () => {
 
 describe("TanStack Form", () => {
   it("shows the service's messages on the fields they are about, and none once the values are valid", async () => {
-    const form = new FormApi({ defaultValues: { ...document, data: "not a data uri" } as v5.Document, validators: { onChange: validateV5Document, onMount: validateV5Document } });
+    const form = new FormApi({
+      defaultValues: { ...document, data: "not a data uri" } as v5.Document,
+      validators: { onChange: validateV5Document, onMount: validateV5Document },
+    });
     form.mount();
     await form.validateAllFields("change");
     await form.validate("change");

@@ -19,7 +19,7 @@ const body = {
 };
 
 describe("unknownKeys", () => {
-  it("accepts unknown keys by default and with \"accept\", as the service does", () => {
+  it('accepts unknown keys by default and with "accept", as the service does', () => {
     expect(validateV5VerificationCreateRequest(body)).toEqual({ valid: true });
     expect(validate("v5.VerificationCreateRequest", body, { unknownKeys: "accept" })).toEqual({ valid: true });
   });
@@ -38,7 +38,7 @@ describe("unknownKeys", () => {
     });
   });
 
-  it("leaves identifier schemes alone: their list is open (2.11 \"e.g. abn, acn\")", () => {
+  it('leaves identifier schemes alone: their list is open (2.11 "e.g. abn, acn")', () => {
     const r = validate("v5.VerificationCreateRequest", { website: "https://www.example.com", identifiers: { lei: "x" } }, { unknownKeys: "report" });
     expect(r).toEqual({ valid: true });
   });

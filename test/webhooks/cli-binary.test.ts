@@ -20,9 +20,11 @@ describe("verispec webhook verify (the real binary)", () => {
     writeFileSync(join(dir, "body.json"), rawBody);
     writeFileSync(join(dir, "tampered.json"), rawBody.replace("t-1", "t-2"));
     const headers = Object.entries(signWebhook({ version: "2", rawBody, secret: "s3cret-key" })).flatMap(([k, v]) => ["--header", `${k}: ${v}`]);
-    const run = (file: string) => spawnSync(bin, ["webhook", "verify", "--body", join(dir, file), ...headers, "--now", String(NOW)], {
-      encoding: "utf8", env: { ...process.env, VERISPEC_SIGNING_SECRET: "s3cret-key" },
-    });
+    const run = (file: string) =>
+      spawnSync(bin, ["webhook", "verify", "--body", join(dir, file), ...headers, "--now", String(NOW)], {
+        encoding: "utf8",
+        env: { ...process.env, VERISPEC_SIGNING_SECRET: "s3cret-key" },
+      });
     const ok = run("body.json");
     expect(ok.status).toBe(0);
     expect(ok.stdout.trim()).toBe('{"valid":true,"version":"2"}');

@@ -125,15 +125,24 @@ describe("verispec webhook verify", () => {
 
   it("reads --body and --secret-file to at most 10 MiB: /dev/zero fails fast, one line, exit 2", async () => {
     const header = ["--header", "X-Svc-Signature: sha256=00"];
-    for (const args of [["verify", "--body", "/dev/zero", ...header], ["verify", "--body", "/dev/null", ...header, "--secret-file", "/dev/zero"]]) {
+    for (const args of [
+      ["verify", "--body", "/dev/zero", ...header],
+      ["verify", "--body", "/dev/null", ...header, "--secret-file", "/dev/zero"],
+    ]) {
       const out: string[] = [];
       const err: string[] = [];
       const started = Date.now();
-      const code = await webhookCommand(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: { VERISPEC_SIGNING_SECRET: SECRET } }, createWebhookKit({ rules: fixtureRules }));
+      const code = await webhookCommand(
+        args,
+        { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: { VERISPEC_SIGNING_SECRET: SECRET } },
+        createWebhookKit({ rules: fixtureRules }),
+      );
       expect(code).toBe(2);
       expect(out.join("")).toBe("");
       const flag = args.includes("--secret-file") ? "--secret-file" : "--body";
-      expect(err.join("")).toBe(`verispec webhook verify: the ${flag} file is larger than 10,485,760 bytes (10 MiB), the most 'verispec webhook verify' reads\n`);
+      expect(err.join("")).toBe(
+        `verispec webhook verify: the ${flag} file is larger than 10,485,760 bytes (10 MiB), the most 'verispec webhook verify' reads\n`,
+      );
       expect(Date.now() - started).toBeLessThan(5_000);
     }
   });

@@ -16,7 +16,15 @@ describe("webhook digests", () => {
 
   it("a scope without process, or whose getBuiltinModule throws, gets no native crypto (the portable kit)", () => {
     expect(runtimeCrypto({})).toBeUndefined();
-    expect(runtimeCrypto({ process: { getBuiltinModule: () => { throw new Error("denied"); } } })).toBeUndefined();
+    expect(
+      runtimeCrypto({
+        process: {
+          getBuiltinModule: () => {
+            throw new Error("denied");
+          },
+        },
+      }),
+    ).toBeUndefined();
     expect(runtimeCrypto({ process: { getBuiltinModule: () => ({}) } })).toBeUndefined();
   });
 

@@ -58,7 +58,11 @@ function post(url: string, body: string | Uint8Array<ArrayBuffer>, headers: Reco
 
 /** The signature headers of a recorded delivery, as sent. */
 function signatureHeaders(d: Delivery): Record<string, string> {
-  return Object.fromEntries(Object.entries(d.headers).filter(([k]) => k.startsWith("x-svc-signature")).map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries(
+    Object.entries(d.headers)
+      .filter(([k]) => k.startsWith("x-svc-signature"))
+      .map(([k, v]) => [k, String(v)]),
+  );
 }
 
 describe.each(["2", "1"] as const)("the sandbox's deliveries signed with version %s", (version) => {
@@ -68,14 +72,20 @@ describe.each(["2", "1"] as const)("the sandbox's deliveries signed with version
     const db = await memoryDb();
     const h = await harness(db, { webhookUrls: [...NAMES.map((n) => urls[n]), recorded.url], signatureVersion: version });
     try {
-      const { trace } = await h.service.createV5(v5Individual(`Framework Person ${version}`, `framework-user-${version}`) as unknown as Record<string, unknown>);
+      const { trace } = await h.service.createV5(
+        v5Individual(`Framework Person ${version}`, `framework-user-${version}`) as unknown as Record<string, unknown>,
+      );
       const older = await h.service.verifyOlder(olderIndividual(`Framework${version}`, `framework-older-${version}`));
       const rowsOf = async () => [...(await outbox(db, trace)), ...(await outbox(db, older.trace))];
-      await until(async () => {
-        const rows = await rowsOf();
-        // A framework may answer before its handler has run: wait for both, not only the outbox's record.
-        return rows.length === 2 * (NAMES.length + 1) && rows.every((r) => r.state === "delivered") && NAMES.every((n) => handled[n].length >= 2);
-      }, "every delivery delivered", 20_000).catch(async (error: Error) => {
+      await until(
+        async () => {
+          const rows = await rowsOf();
+          // A framework may answer before its handler has run: wait for both, not only the outbox's record.
+          return rows.length === 2 * (NAMES.length + 1) && rows.every((r) => r.state === "delivered") && NAMES.every((n) => handled[n].length >= 2);
+        },
+        "every delivery delivered",
+        20_000,
+      ).catch(async (error: Error) => {
         const rows = (await rowsOf()).map((r) => `${String(r.url)} ${String(r.state)}`);
         throw new Error(`${error.message}: ${JSON.stringify(rows)} ${JSON.stringify(h.logs)}`);
       });

@@ -11,7 +11,12 @@ describe("generated webhook rules", () => {
   });
 
   it("accepts 300000 ms either way and refuses 300001 ms", async () => {
-    for (const [offset, ok] of [[300_000, true], [-300_000, true], [300_001, false], [-300_001, false]] as const) {
+    for (const [offset, ok] of [
+      [300_000, true],
+      [-300_000, true],
+      [300_001, false],
+      [-300_001, false],
+    ] as const) {
       const rawBody = body({ timestamp: NOW + offset, trace: `t${offset}` });
       const headers = signWebhook({ version: "2", rawBody, secret: "k" });
       const result = verifyWebhook({ rawBody, headers, secret: "k", now: NOW });
@@ -22,9 +27,15 @@ describe("generated webhook rules", () => {
 
   it("reads statuses as section 6.2 of the service's specification says", () => {
     const base = { version: "v5" as const, tags: [] as string[], attempt: 1 };
-    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("retry_possible");
-    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 5, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
-    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "locked" }).outcome).toBe("final_rejection");
+    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe(
+      "retry_possible",
+    );
+    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 5, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe(
+      "final_rejection",
+    );
+    expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "locked" }).outcome).toBe(
+      "final_rejection",
+    );
     expect(interpretWebhook({ ...base, verificationStatus: "rejected", attempt: 1, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
     expect(interpretWebhook({ ...base, verificationStatus: "info" }).outcome).toBe("fetch_details");
     expect(interpretWebhook({ ...base, verificationStatus: "error" }).outcome).toBe("fetch_details");
@@ -45,8 +56,15 @@ describe("generated webhook rules", () => {
 
   it("checks each format with its own validator, loaded on first use and reused after", async () => {
     const older = JSON.stringify({
-      name: "Jane Citizen", verificationStatus: "verified", trace: "3e1f6b0a-6f0e-4d9b-8c7a-1b2c3d4e5f60", submissionId: "9a8b7c6d",
-      entityType: "individual", timestamp: NOW, submissionStatus: "submitted", verificationScore: 2, idvRiskScore: { description: "Low" },
+      name: "Jane Citizen",
+      verificationStatus: "verified",
+      trace: "3e1f6b0a-6f0e-4d9b-8c7a-1b2c3d4e5f60",
+      submissionId: "9a8b7c6d",
+      entityType: "individual",
+      timestamp: NOW,
+      submissionStatus: "submitted",
+      verificationScore: 2,
+      idvRiskScore: { description: "Low" },
     });
     for (const [rawBody, errors] of [
       [older, [{ code: "invalid_format", message: "Invalid UUID", path: ["submissionId"] }]],

@@ -80,7 +80,9 @@ describe("RedisReplayStore details", () => {
     const odd = await caught(new RedisReplayStore({ set: () => Promise.reject("down") }).addIfAbsent("k", 1));
     expect(odd.name).toBe("ReplayStoreUnavailableError");
     expect(odd.message).toBe("the replay store (Redis) is unavailable (unknown error); the delivery was not accepted");
-    const coded = await caught(new RedisReplayStore({ set: () => Promise.reject(Object.assign(new Error("connect failed"), { code: "ECONNREFUSED" })) }).addIfAbsent("k", 1));
+    const coded = await caught(
+      new RedisReplayStore({ set: () => Promise.reject(Object.assign(new Error("connect failed"), { code: "ECONNREFUSED" })) }).addIfAbsent("k", 1),
+    );
     expect(coded.message).toBe("the replay store (Redis) is unavailable (Error ECONNREFUSED); the delivery was not accepted");
     expect(() => new RedisReplayStore(fakeRedis(), { timeoutMs: -1 })).toThrow("RedisReplayStore: timeoutMs must be a positive number");
   });

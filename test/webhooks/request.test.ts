@@ -3,7 +3,15 @@
 // byte helpers every runtime uses (hex, constant-time comparison, body forms).
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createWebhookKit, MemoryReplayStore, ReplayStoreUnavailableError, WebhookBodyTooLargeError, WebhookVerificationError, webhookRefusal, webhookRefusalResponse } from "../../templates/webhooks/index.js";
+import {
+  createWebhookKit,
+  MemoryReplayStore,
+  ReplayStoreUnavailableError,
+  WebhookBodyTooLargeError,
+  WebhookVerificationError,
+  webhookRefusal,
+  webhookRefusalResponse,
+} from "../../templates/webhooks/index.js";
 import { bytesEqual, fromHex, toBytes, toHex } from "../../templates/webhooks/bytes.js";
 import { expressWebhook, type ExpressWebhookRequest, type ExpressWebhookResponse } from "../../templates/webhooks/express.js";
 import { readRequestBody } from "../../templates/webhooks/request.js";
@@ -41,12 +49,19 @@ describe("verifyWebhookRequest (the Fetch entry)", () => {
   });
 
   it("maps each refusal to its status, and rethrows anything else", async () => {
-    expect(webhookRefusal(new WebhookVerificationError("signature_mismatch", "m"))).toEqual({ status: 400, body: { error: "signature_mismatch", message: "m" } });
+    expect(webhookRefusal(new WebhookVerificationError("signature_mismatch", "m"))).toEqual({
+      status: 400,
+      body: { error: "signature_mismatch", message: "m" },
+    });
     expect(webhookRefusal(new WebhookBodyTooLargeError("big"))?.status).toBe(413);
     expect(webhookRefusal(new ReplayStoreUnavailableError("down"))?.status).toBe(503);
     expect(webhookRefusal(new Error("other"))).toBeUndefined();
     const response = webhookRefusalResponse(new WebhookVerificationError("replayed", "again"));
-    expect([response.status, response.headers.get("content-type"), await response.json()]).toEqual([400, "application/json", { error: "replayed", message: "again" }]);
+    expect([response.status, response.headers.get("content-type"), await response.json()]).toEqual([
+      400,
+      "application/json",
+      { error: "replayed", message: "again" },
+    ]);
     const other = new Error("not a refusal");
     expect(() => webhookRefusalResponse(other)).toThrow(other);
   });
@@ -56,10 +71,22 @@ function fakeResponse() {
   const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
   const res = {
     headersSent: false,
-    status(code: number) { sent.status = code; return this; },
-    set(field: string, value: string) { sent.headers[field] = value; return this; },
-    json(body: unknown) { sent.body = body; this.headersSent = true; },
-    sendStatus(code: number) { sent.status = code; this.headersSent = true; },
+    status(code: number) {
+      sent.status = code;
+      return this;
+    },
+    set(field: string, value: string) {
+      sent.headers[field] = value;
+      return this;
+    },
+    json(body: unknown) {
+      sent.body = body;
+      this.headersSent = true;
+    },
+    sendStatus(code: number) {
+      sent.status = code;
+      this.headersSent = true;
+    },
   };
   return { res: res as ExpressWebhookResponse & typeof res, sent };
 }
@@ -75,22 +102,45 @@ describe("expressWebhook", () => {
   it("verifies the bytes read from the request and answers 204 when onWebhook did not answer", async () => {
     const rawBody = v5Body(Date.now(), { trace: "express-1" });
     const got: unknown[] = [];
-    const handler = expressWebhook(kit.verifyWebhook, { secret: SECRET, replayStore: new MemoryReplayStore(), onWebhook: ({ payload }) => void got.push(payload) });
+    const handler = expressWebhook(kit.verifyWebhook, {
+      secret: SECRET,
+      replayStore: new MemoryReplayStore(),
+      onWebhook: ({ payload }) => void got.push(payload),
+    });
     const { res, sent } = fakeResponse();
-    await handler(nodeRequest([rawBody], signWebhook({ version: "1", rawBody, secret: SECRET })), res, (e) => { throw e; });
+    await handler(nodeRequest([rawBody], signWebhook({ version: "1", rawBody, secret: SECRET })), res, (e) => {
+      throw e;
+    });
     expect(got).toEqual([JSON.parse(rawBody)]);
     expect(sent.status).toBe(204);
   });
 
   it("413 when a chunked body passes the limit, with the connection closed; nothing handed on", async () => {
-    const handler = expressWebhook(kit.verifyWebhook, { secret: SECRET, maxBodyBytes: 8, onWebhook: () => { throw new Error("must not run"); } });
+    const handler = expressWebhook(kit.verifyWebhook, {
+      secret: SECRET,
+      maxBodyBytes: 8,
+      onWebhook: () => {
+        throw new Error("must not run");
+      },
+    });
     const { res, sent } = fakeResponse();
-    await handler(nodeRequest(["12345", "67890"], {}), res, (e) => { throw e; });
-    expect([sent.status, sent.headers["connection"], sent.body]).toEqual([413, "close", { error: "body_too_large", message: "the webhook body is larger than 8 bytes" }]);
+    await handler(nodeRequest(["12345", "67890"], {}), res, (e) => {
+      throw e;
+    });
+    expect([sent.status, sent.headers["connection"], sent.body]).toEqual([
+      413,
+      "close",
+      { error: "body_too_large", message: "the webhook body is larger than 8 bytes" },
+    ]);
   });
 
   it("a body parsed before it is a setup error passed to next, never verified", async () => {
-    const handler = expressWebhook(kit.verifyWebhook, { secret: SECRET, onWebhook: () => { throw new Error("must not run"); } });
+    const handler = expressWebhook(kit.verifyWebhook, {
+      secret: SECRET,
+      onWebhook: () => {
+        throw new Error("must not run");
+      },
+    });
     const { res } = fakeResponse();
     const errors: unknown[] = [];
     await handler(nodeRequest([], {}, { parsed: true }), res, (e) => void errors.push(e));

@@ -75,10 +75,22 @@ export const fixtureRules: WebhookRules = {
       condition: "status changes",
     },
     { id: "remove", from: "any", to: ["removed"], when: { ref: "isStakeholder" }, trigger: "individual in an entity marked as removed" },
-    { id: "removeFirst", from: null, to: ["removed"], when: { ref: "isStakeholder" }, trigger: "individual in an entity marked as removed", condition: "may be the first webhook for that individual" },
+    {
+      id: "removeFirst",
+      from: null,
+      to: ["removed"],
+      when: { ref: "isStakeholder" },
+      trigger: "individual in an entity marked as removed",
+      condition: "may be the first webhook for that individual",
+    },
   ],
   conditions: {
-    canRetry: { all: [{ field: "attempt", below: "maxAttempts" }, { field: "submissionStatus", notEquals: "locked" }] },
+    canRetry: {
+      all: [
+        { field: "attempt", below: "maxAttempts" },
+        { field: "submissionStatus", notEquals: "locked" },
+      ],
+    },
     capExhausted: { not: { ref: "canRetry" } },
     isStakeholder: { field: "parentTrace", present: true },
   },

@@ -9,8 +9,16 @@ describe("interpretWebhook (seed: 3, 6.2)", () => {
     ["pending", { verificationStatus: "pending", submissionStatus: "submitted", attempt: 2 }, "processing"],
     ["new", { verificationStatus: "new" }, "processing"],
     ["verified", { verificationStatus: "verified", submissionStatus: "submitted", attempt: 1 }, "verified"],
-    ["rejected, attempt below maxAttempts, not locked", { verificationStatus: "rejected", submissionStatus: "submitted", attempt: 2, maxAttempts: 5 }, "retry_possible"],
-    ["rejected, attempt equal to maxAttempts", { verificationStatus: "rejected", submissionStatus: "submitted", attempt: 5, maxAttempts: 5 }, "final_rejection"],
+    [
+      "rejected, attempt below maxAttempts, not locked",
+      { verificationStatus: "rejected", submissionStatus: "submitted", attempt: 2, maxAttempts: 5 },
+      "retry_possible",
+    ],
+    [
+      "rejected, attempt equal to maxAttempts",
+      { verificationStatus: "rejected", submissionStatus: "submitted", attempt: 5, maxAttempts: 5 },
+      "final_rejection",
+    ],
     ["rejected, attempt above maxAttempts", { verificationStatus: "rejected", submissionStatus: "submitted", attempt: 6, maxAttempts: 5 }, "final_rejection"],
     ["rejected, no maxAttempts", { verificationStatus: "rejected", submissionStatus: "submitted", attempt: 1 }, "final_rejection"],
     ["rejected, submission locked", { verificationStatus: "rejected", submissionStatus: "locked", attempt: 1, maxAttempts: 5 }, "final_rejection"],
@@ -34,7 +42,15 @@ describe("interpretWebhook (seed: 3, 6.2)", () => {
   it("evaluates the rules' retry condition (data), not hard-coded field names", () => {
     const rules: WebhookRules = {
       ...fixtureRules,
-      conditions: { ...fixtureRules.conditions, canRetry: { all: [{ field: "attempt", below: "maxAttempts" }, { field: "submissionStatus", notEquals: "frozen" }] } },
+      conditions: {
+        ...fixtureRules.conditions,
+        canRetry: {
+          all: [
+            { field: "attempt", below: "maxAttempts" },
+            { field: "submissionStatus", notEquals: "frozen" },
+          ],
+        },
+      },
     };
     const custom = createWebhookKit({ rules });
     const payload = { verificationStatus: "rejected", attempt: 1, maxAttempts: 5 };
@@ -79,7 +95,9 @@ describe("canTransition (seed: 3)", () => {
   });
 
   it("evaluates each row's condition and the target's onlyWhen when the fields are given", () => {
-    const strict = createWebhookKit({ rules: { ...fixtureRules, transitions: fixtureRules.transitions.filter((row) => row.from !== "any" || row.id === "remove") } });
+    const strict = createWebhookKit({
+      rules: { ...fixtureRules, transitions: fixtureRules.transitions.filter((row) => row.from !== "any" || row.id === "remove") },
+    });
     expect(strict.canTransition("rejected", "pending", { attempt: 1, maxAttempts: 5, submissionStatus: "submitted" })).toBe(true);
     expect(strict.canTransition("rejected", "pending", { attempt: 5, maxAttempts: 5, submissionStatus: "submitted" })).toBe(false);
     expect(strict.canTransition("rejected", "pending", { attempt: 1, submissionStatus: "submitted" })).toBe(false); // no cap: final

@@ -64,20 +64,33 @@ describe("the webhook vectors on every runtime", () => {
   it.skipIf(!deno.found)("Deno", () => expectAllPass(runScript(deno.path, ["run", "--no-prompt"]), "deno"));
   it.skipIf(!bun.found)("Bun", () => expectAllPass(runScript(bun.path, []), "bun"));
 
-  it.skipIf(!chromiumProgram.found)("headless Chromium", async () => {
-    const browser = await chromium.launch({
-      executablePath: chromiumProgram.path,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
-    try {
-      const page = await browser.newPage();
-      await page.addScriptTag({ content: await bundle("entry.ts", "iife") });
-      const report = await page.evaluate(() => (globalThis as unknown as { verispecVectors: { runAll(): Promise<VectorReport> } }).verispecVectors.runAll());
-      expectAllPass(report, "browser");
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+  it.skipIf(!chromiumProgram.found)(
+    "headless Chromium",
+    async () => {
+      const browser = await chromium.launch({
+        executablePath: chromiumProgram.path,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        await page.addScriptTag({ content: await bundle("entry.ts", "iife") });
+        const report = await page.evaluate(() => (globalThis as unknown as { verispecVectors: { runAll(): Promise<VectorReport> } }).verispecVectors.runAll());
+        expectAllPass(report, "browser");
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe.skipIf(!workerd.found)("the webhook vectors in workerd (a Cloudflare Worker)", () => {
@@ -99,7 +112,13 @@ describe.skipIf(!workerd.found)("the webhook vectors in workerd (a Cloudflare Wo
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 200; i++) {
       if (child.exitCode !== null) throw new Error(`workerd exited: ${stderr}`);
-      if (await fetch(`${url}/nothing`).then(() => true, () => false)) return url;
+      if (
+        await fetch(`${url}/nothing`).then(
+          () => true,
+          () => false,
+        )
+      )
+        return url;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`workerd did not listen: ${stderr}`);
@@ -114,7 +133,10 @@ describe.skipIf(!workerd.found)("the webhook vectors in workerd (a Cloudflare Wo
     const post = async (id: string, d: WebhookDelivery, store: string) => {
       const q = new URLSearchParams({ now: String(d.now), store, ...(d.allowBodySignature ? { allowBodySignature: "1" } : {}) });
       for (const s of d.secrets) q.append("secret", s);
-      const got = (await (await fetch(`${base}/verify?${q}`, { method: "POST", headers: d.headers, body: d.body })).json()) as { verdict: string; reason?: string };
+      const got = (await (await fetch(`${base}/verify?${q}`, { method: "POST", headers: d.headers, body: d.body })).json()) as {
+        verdict: string;
+        reason?: string;
+      };
       const ok = got.verdict === d.expect.verdict && (d.expect.verdict === "accept" || got.reason === d.expect.reason);
       if (!ok) failures.push(`${id}: got ${JSON.stringify(got)}, want ${JSON.stringify(d.expect)}`);
     };
@@ -176,7 +198,16 @@ export const adapters = [expressWebhook, fastifyWebhook, RedisReplayStore];
   function typeCheck(source: string): { status: number | null; output: string } {
     const project = mkdtempSync(join(tmpdir(), "verispec-dom-types-"));
     try {
-      const compilerOptions = { target: "ES2022", lib: ["ES2022", "DOM"], module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [], skipLibCheck: false };
+      const compilerOptions = {
+        target: "ES2022",
+        lib: ["ES2022", "DOM"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        types: [],
+        skipLibCheck: false,
+      };
       writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
       writeFileSync(join(project, "consumer.ts"), source);
       const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], { encoding: "utf8", timeout: 120_000 });

@@ -2,7 +2,19 @@
 // documented as safe to log, so they are part of the interface), the condition language of the
 // transition table, the ordering guard's edges and the header reader's.
 import { describe, expect, it } from "vitest";
-import { createOrderingGuard, createWebhookKit, evaluateCondition, findTransitions, isWebhookVerificationError, MemoryOrderingState, MemoryReplayStore, WebhookVerificationError, type ConditionExpr, type VerifyWebhookInput, type WebhookRules } from "../../templates/webhooks/index.js";
+import {
+  createOrderingGuard,
+  createWebhookKit,
+  evaluateCondition,
+  findTransitions,
+  isWebhookVerificationError,
+  MemoryOrderingState,
+  MemoryReplayStore,
+  WebhookVerificationError,
+  type ConditionExpr,
+  type VerifyWebhookInput,
+  type WebhookRules,
+} from "../../templates/webhooks/index.js";
 import { readSignatureHeaders, DUPLICATE_HEADER } from "../../templates/webhooks/headers.js";
 import { interpretWebhook } from "../../templates/webhooks/interpret.js";
 import { assertSecret, digestsEqual, parseDigest, toBytes, toHex } from "../../templates/webhooks/signature.js";
@@ -18,7 +30,10 @@ const verify = (input: Partial<VerifyWebhookInput> & Pick<VerifyWebhookInput, "r
   kit.verifyWebhook({ secret: SECRET, now: NOW, replayStore: new MemoryReplayStore(), ...input });
 
 async function refusal(promise: Promise<unknown>): Promise<{ reason: string; message: string; errors?: unknown }> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(WebhookVerificationError);
   return (error as WebhookVerificationError).toJSON();
 }
@@ -29,15 +44,60 @@ const body = v5Body(NOW);
 describe("each refusal, with its reason and message", () => {
   const cases: readonly [string, Partial<VerifyWebhookInput> & Pick<VerifyWebhookInput, "rawBody" | "headers">, string, string][] = [
     ["no header", { rawBody: body, headers: {} }, "missing_signature", "no X-Svc-Signature or X-Svc-Signature-SHA/-KECCAK header"],
-    ["version twice", { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}`, "x-svc-signature-version": "2", "X-Svc-Signature-Version": "2" } }, "malformed_signature", "X-Svc-Signature-version was sent more than once"],
-    ["version 2 without its header", { rawBody: body, headers: { "X-Svc-Signature-SHA": `svc_sec_sha256_${HEX}`, "X-Svc-Signature-version": "2" } }, "missing_signature", "signature version 2 needs the X-Svc-Signature header"],
-    ["version 1 without its headers", { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}`, "X-Svc-Signature-version": "1" } }, "missing_signature", "signature version 1 needs X-Svc-Signature-SHA or X-Svc-Signature-KECCAK"],
-    ["version 3", { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}`, "X-Svc-Signature-version": "3" } }, "unsupported_version", "X-Svc-Signature-version is not 1 or 2"],
-    ["v2 digest twice", { rawBody: body, headers: { "X-Svc-Signature": [`sha256=${HEX}`, `sha256=${HEX}`] } }, "malformed_signature", "X-Svc-Signature was sent more than once"],
-    ["v2 digest short", { rawBody: body, headers: { "X-Svc-Signature": "sha256=abc" } }, "malformed_signature", "X-Svc-Signature must be sha256= followed by 64 hex digits"],
-    ["v1 SHA malformed", { rawBody: body, headers: { "X-Svc-Signature-SHA": "sha256=x" } }, "malformed_signature", "X-Svc-Signature-SHA must be svc_sec_sha256_ followed by 64 hex digits"],
-    ["v1 KECCAK malformed", { rawBody: body, headers: { "X-Svc-Signature-KECCAK": `svc_sec_sha256_${HEX}` } }, "malformed_signature", "X-Svc-Signature-KECCAK must be svc_sec_keccak256_ followed by 64 hex digits"],
-    ["wrong digest", { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}` } }, "signature_mismatch", "the signature does not match the body with any configured signing key"],
+    [
+      "version twice",
+      { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}`, "x-svc-signature-version": "2", "X-Svc-Signature-Version": "2" } },
+      "malformed_signature",
+      "X-Svc-Signature-version was sent more than once",
+    ],
+    [
+      "version 2 without its header",
+      { rawBody: body, headers: { "X-Svc-Signature-SHA": `svc_sec_sha256_${HEX}`, "X-Svc-Signature-version": "2" } },
+      "missing_signature",
+      "signature version 2 needs the X-Svc-Signature header",
+    ],
+    [
+      "version 1 without its headers",
+      { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}`, "X-Svc-Signature-version": "1" } },
+      "missing_signature",
+      "signature version 1 needs X-Svc-Signature-SHA or X-Svc-Signature-KECCAK",
+    ],
+    [
+      "version 3",
+      { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}`, "X-Svc-Signature-version": "3" } },
+      "unsupported_version",
+      "X-Svc-Signature-version is not 1 or 2",
+    ],
+    [
+      "v2 digest twice",
+      { rawBody: body, headers: { "X-Svc-Signature": [`sha256=${HEX}`, `sha256=${HEX}`] } },
+      "malformed_signature",
+      "X-Svc-Signature was sent more than once",
+    ],
+    [
+      "v2 digest short",
+      { rawBody: body, headers: { "X-Svc-Signature": "sha256=abc" } },
+      "malformed_signature",
+      "X-Svc-Signature must be sha256= followed by 64 hex digits",
+    ],
+    [
+      "v1 SHA malformed",
+      { rawBody: body, headers: { "X-Svc-Signature-SHA": "sha256=x" } },
+      "malformed_signature",
+      "X-Svc-Signature-SHA must be svc_sec_sha256_ followed by 64 hex digits",
+    ],
+    [
+      "v1 KECCAK malformed",
+      { rawBody: body, headers: { "X-Svc-Signature-KECCAK": `svc_sec_sha256_${HEX}` } },
+      "malformed_signature",
+      "X-Svc-Signature-KECCAK must be svc_sec_keccak256_ followed by 64 hex digits",
+    ],
+    [
+      "wrong digest",
+      { rawBody: body, headers: { "X-Svc-Signature": `sha256=${HEX}` } },
+      "signature_mismatch",
+      "the signature does not match the body with any configured signing key",
+    ],
   ];
   for (const [name, input, reason, message] of cases) {
     it(name, async () => {
@@ -48,14 +108,22 @@ describe("each refusal, with its reason and message", () => {
   it("a body that is not a JSON object, a timestamp that is not a number, a timestamp out of tolerance either way", async () => {
     const signedV2 = (rawBody: string) => ({ rawBody, headers: signWebhook({ version: "2", rawBody, secret: SECRET }) });
     for (const text of ["[1]", "5", "null", "{"]) {
-      expect(await refusal(verify(signedV2(text)))).toEqual({ name: "WebhookVerificationError", reason: "invalid_payload", message: "the body is not a UTF-8 JSON object" });
+      expect(await refusal(verify(signedV2(text)))).toEqual({
+        name: "WebhookVerificationError",
+        reason: "invalid_payload",
+        message: "the body is not a UTF-8 JSON object",
+      });
     }
     expect(await refusal(verify(signedV2(v5Body(NOW, { timestamp: "soon" }))))).toEqual({
-      name: "WebhookVerificationError", reason: "invalid_payload", message: "the payload has no numeric timestamp",
+      name: "WebhookVerificationError",
+      reason: "invalid_payload",
+      message: "the payload has no numeric timestamp",
       errors: [{ message: "timestamp must be a number (Unix time)", code: "invalid_type", path: ["timestamp"] }],
     });
     expect((await refusal(verify(signedV2(v5Body(NOW - 300_001))))).message).toBe("the payload timestamp is 300001 ms in the past; the tolerance is 300000 ms");
-    expect((await refusal(verify(signedV2(v5Body(NOW + 300_002))))).message).toBe("the payload timestamp is 300002 ms in the future; the tolerance is 300000 ms");
+    expect((await refusal(verify(signedV2(v5Body(NOW + 300_002))))).message).toBe(
+      "the payload timestamp is 300002 ms in the future; the tolerance is 300000 ms",
+    );
   });
 
   it("a replay, a schema failure from the kit's validator", async () => {
@@ -63,10 +131,22 @@ describe("each refusal, with its reason and message", () => {
     const headers = signWebhook({ version: "2", rawBody, secret: SECRET });
     const replayStore = new MemoryReplayStore();
     await verify({ rawBody, headers, replayStore });
-    expect(await refusal(verify({ rawBody, headers, replayStore }))).toEqual({ name: "WebhookVerificationError", reason: "replayed", message: "this delivery was already accepted" });
-    const strict = createWebhookKit({ rules: fixtureRules, validatePayload: () => Promise.resolve({ valid: false, errors: [{ message: "m", code: "c", path: [] }] }) });
+    expect(await refusal(verify({ rawBody, headers, replayStore }))).toEqual({
+      name: "WebhookVerificationError",
+      reason: "replayed",
+      message: "this delivery was already accepted",
+    });
+    const strict = createWebhookKit({
+      rules: fixtureRules,
+      validatePayload: () => Promise.resolve({ valid: false, errors: [{ message: "m", code: "c", path: [] }] }),
+    });
     const error = await refusal(strict.verifyWebhook({ rawBody, headers, secret: SECRET, now: NOW }));
-    expect(error).toEqual({ name: "WebhookVerificationError", reason: "invalid_payload", message: "the payload does not match the spec's schema", errors: [{ message: "m", code: "c", path: [] }] });
+    expect(error).toEqual({
+      name: "WebhookVerificationError",
+      reason: "invalid_payload",
+      message: "the payload does not match the spec's schema",
+      errors: [{ message: "m", code: "c", path: [] }],
+    });
   });
 
   it("a bad tolerance or key list is the caller's mistake (TypeError), not a refusal", async () => {
@@ -74,7 +154,9 @@ describe("each refusal, with its reason and message", () => {
     const headers = signWebhook({ version: "2", rawBody, secret: SECRET });
     await expect(verify({ rawBody, headers, toleranceMs: -1 })).rejects.toThrow(new TypeError("verifyWebhook: toleranceMs must be a non-negative number"));
     await expect(verify({ rawBody, headers, toleranceMs: Number.NaN })).rejects.toThrow(TypeError);
-    await expect(verify({ rawBody, headers: signWebhook({ version: "2", rawBody: v5Body(NOW - 1), secret: SECRET }), toleranceMs: 0 })).rejects.toMatchObject({ reason: "signature_mismatch" });
+    await expect(verify({ rawBody, headers: signWebhook({ version: "2", rawBody: v5Body(NOW - 1), secret: SECRET }), toleranceMs: 0 })).rejects.toMatchObject({
+      reason: "signature_mismatch",
+    });
     await expect(verify({ rawBody, headers, toleranceMs: 0 })).resolves.toMatchObject({ version: "2" });
     await expect(verify({ rawBody, headers, secret: [] })).rejects.toThrow(new TypeError("verifyWebhook: at least one signing key is required"));
     await expect(verify({ rawBody, headers, secret: [SECRET, ""] })).rejects.toThrow(/^verifyWebhook: the signing key must be/);
@@ -99,7 +181,8 @@ describe("the body-embedded signature (version 1, deprecated)", () => {
       [withSignature(sig({ keccak256: undefined })), "signature_mismatch", "the signature does not match the body with any configured signing key"],
       [withSignature(sig({ sha256: undefined })), "signature_mismatch", "the signature does not match the body with any configured signing key"],
     ];
-    for (const [rawBody, reason, message] of cases) expect(await refusal(bodyVerify(rawBody)), rawBody).toEqual({ name: "WebhookVerificationError", reason, message });
+    for (const [rawBody, reason, message] of cases)
+      expect(await refusal(bodyVerify(rawBody)), rawBody).toEqual({ name: "WebhookVerificationError", reason, message });
   });
 
   it("accepts a body signed with only one of the two digests", async () => {
@@ -107,7 +190,10 @@ describe("the body-embedded signature (version 1, deprecated)", () => {
     const headers = signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: SECRET });
     const sha = headers["X-Svc-Signature-SHA"]!;
     const keccak = headers["X-Svc-Signature-KECCAK"]!;
-    for (const signature of [{ version: 1, sha256: sha }, { version: 1, keccak256: keccak }]) {
+    for (const signature of [
+      { version: 1, sha256: sha },
+      { version: 1, keccak256: keccak },
+    ]) {
       await expect(bodyVerify(JSON.stringify({ ...unsigned, signature }))).resolves.toMatchObject({ version: "1", payload: unsigned });
     }
   });
@@ -116,7 +202,12 @@ describe("the body-embedded signature (version 1, deprecated)", () => {
 describe("errors", () => {
   it("serialise without `errors` unless there are some", () => {
     expect(JSON.stringify(new WebhookVerificationError("replayed", "m"))).toBe('{"name":"WebhookVerificationError","reason":"replayed","message":"m"}');
-    expect(new WebhookVerificationError("invalid_payload", "m", []).toJSON()).toEqual({ name: "WebhookVerificationError", reason: "invalid_payload", message: "m", errors: [] });
+    expect(new WebhookVerificationError("invalid_payload", "m", []).toJSON()).toEqual({
+      name: "WebhookVerificationError",
+      reason: "invalid_payload",
+      message: "m",
+      errors: [],
+    });
   });
 
   it("are recognised across copies of the module by name and a known reason only", () => {
@@ -154,10 +245,16 @@ describe("signature helpers", () => {
   });
 
   it("signWebhook signs v1 with the two digest headers only, v2 with one; a bad version or key is a TypeError", () => {
-    expect(Object.keys(signWebhook({ version: "1", rawBody: "{}", secret: "k" })).sort()).toEqual(["X-Svc-Signature-KECCAK", "X-Svc-Signature-SHA", "X-Svc-Signature-version"]);
+    expect(Object.keys(signWebhook({ version: "1", rawBody: "{}", secret: "k" })).sort()).toEqual([
+      "X-Svc-Signature-KECCAK",
+      "X-Svc-Signature-SHA",
+      "X-Svc-Signature-version",
+    ]);
     expect(Object.keys(signWebhook({ version: "2", rawBody: "{}", secret: "k" })).sort()).toEqual(["X-Svc-Signature", "X-Svc-Signature-version"]);
     expect(() => signWebhook({ version: "3" as "2", rawBody: "{}", secret: "k" })).toThrow(new TypeError('signWebhook: version must be "1" or "2"'));
-    expect(() => signWebhook({ version: "2", rawBody: "{}", secret: "" })).toThrow(new TypeError("signWebhook: the signing key must be a non-empty string or Uint8Array"));
+    expect(() => signWebhook({ version: "2", rawBody: "{}", secret: "" })).toThrow(
+      new TypeError("signWebhook: the signing key must be a non-empty string or Uint8Array"),
+    );
     expect(() => assertSecret(new Uint8Array(), "here")).toThrow(/^here: the signing key must be/);
     expect(() => assertSecret(5 as unknown as string, "here")).toThrow(TypeError);
     expect(() => assertSecret({ length: 3 } as unknown as string, "here")).toThrow(TypeError);
@@ -169,16 +266,29 @@ describe("headers", () => {
   it("reads numbers as text, skips inherited and unrelated keys, trims, and counts two spellings as a duplicate", () => {
     const inherited = Object.create({ "x-svc-signature": "sha256=inherited" }) as Record<string, unknown>;
     inherited["X-Svc-Signature-version"] = 2;
-    expect(readSignatureHeaders(fixtureRules.signatures, inherited as Record<string, string>)).toEqual({ version: "2", v2: undefined, sha: undefined, keccak: undefined });
-    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-KECCAK": " k ", "content-type": "x", xsvc: "y", "Y-Svc-Signature-SHA": "z" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: "k" });
+    expect(readSignatureHeaders(fixtureRules.signatures, inherited as Record<string, string>)).toEqual({
+      version: "2",
+      v2: undefined,
+      sha: undefined,
+      keccak: undefined,
+    });
+    expect(
+      readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-KECCAK": " k ", "content-type": "x", xsvc: "y", "Y-Svc-Signature-SHA": "z" }),
+    ).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: "k" });
     expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-SHA": "a", "x-svc-signature-sha": "b" }).sha).toBe(DUPLICATE_HEADER);
-    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-Other": "a" })).toEqual({ version: undefined, v2: undefined, sha: undefined, keccak: undefined });
+    expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature-Other": "a" })).toEqual({
+      version: undefined,
+      v2: undefined,
+      sha: undefined,
+      keccak: undefined,
+    });
     expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature": ["a", ""] }).v2).toBe("a");
     expect(readSignatureHeaders(fixtureRules.signatures, { "X-Svc-Signature": ["", "b"] }).v2).toBe("b");
   });
 
   it("keeps working past the 64 header names it remembers", () => {
-    for (let i = 0; i < 70; i++) expect(readSignatureHeaders(fixtureRules.signatures, { [`X-Svc-Signature-Other${i}`]: "1", "X-SVC-SIGNATURE": "v" }).v2).toBe("v");
+    for (let i = 0; i < 70; i++)
+      expect(readSignatureHeaders(fixtureRules.signatures, { [`X-Svc-Signature-Other${i}`]: "1", "X-SVC-SIGNATURE": "v" }).v2).toBe("v");
     expect(readSignatureHeaders(fixtureRules.signatures, { "x-SVC-signature-sha": "late" }).sha).toBe("late");
   });
 });
@@ -249,14 +359,19 @@ describe("conditions and transitions", () => {
     expect(() => interpretWebhook(rules, "x")).toThrow(TypeError);
     expect(() => interpretWebhook(rules, { verificationStatus: null })).toThrow(new RangeError("interpretWebhook: unknown verificationStatus (null)"));
     expect(() => interpretWebhook(rules, { verificationStatus: 3 })).toThrow(new RangeError("interpretWebhook: unknown verificationStatus (number)"));
-    expect(() => interpretWebhook(rules, { verificationStatus: "s".repeat(64) })).toThrow(new RangeError(`interpretWebhook: unknown verificationStatus "${"s".repeat(64)}"`));
-    expect(() => interpretWebhook(rules, { verificationStatus: "s".repeat(65) })).toThrow(new RangeError(`interpretWebhook: unknown verificationStatus "${"s".repeat(64)}…"`));
+    expect(() => interpretWebhook(rules, { verificationStatus: "s".repeat(64) })).toThrow(
+      new RangeError(`interpretWebhook: unknown verificationStatus "${"s".repeat(64)}"`),
+    );
+    expect(() => interpretWebhook(rules, { verificationStatus: "s".repeat(65) })).toThrow(
+      new RangeError(`interpretWebhook: unknown verificationStatus "${"s".repeat(64)}…"`),
+    );
   });
 });
 
 describe("ordering", () => {
   it("MemoryOrderingState wants a positive whole number of traces and evicts the least recently updated", () => {
-    for (const bad of [0, -1, 1.5]) expect(() => new MemoryOrderingState({ maxTraces: bad })).toThrow(new RangeError("MemoryOrderingState: maxTraces must be a positive integer"));
+    for (const bad of [0, -1, 1.5])
+      expect(() => new MemoryOrderingState({ maxTraces: bad })).toThrow(new RangeError("MemoryOrderingState: maxTraces must be a positive integer"));
     const state = new MemoryOrderingState({ maxTraces: 2 });
     state.set("a", { timestamp: 1, deliveryIds: [] });
     state.set("b", { timestamp: 1, deliveryIds: [] });

@@ -1,7 +1,14 @@
 import { inspect } from "node:util";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { createWebhookKit, MemoryReplayStore, WebhookVerificationError, type ReplayStore, type VerifyWebhookInput, type WebhookVerificationReason } from "../../templates/webhooks/index.js";
+import {
+  createWebhookKit,
+  MemoryReplayStore,
+  WebhookVerificationError,
+  type ReplayStore,
+  type VerifyWebhookInput,
+  type WebhookVerificationReason,
+} from "../../templates/webhooks/index.js";
 import { keccakDigest, sha3Digest, toHex } from "../../templates/webhooks/signature.js";
 import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { expectReason, v1Headers, v2Headers, v5Body, vectorCase, vectors } from "./helpers.js";
@@ -126,7 +133,9 @@ describe("signature checks", () => {
   it("v1: the SHA header is SHA3-256, so a SHA-2 digest is refused", async () => {
     const { createHash } = await import("node:crypto");
     const c = vectorCase("v5");
-    const sha2 = createHash("sha256").update(c.body + c.key).digest("hex");
+    const sha2 = createHash("sha256")
+      .update(c.body + c.key)
+      .digest("hex");
     const headers = { "X-Svc-Signature-SHA": `svc_sec_sha256_${sha2}`, "X-Svc-Signature-version": "1" };
     await expectReason(verify({ rawBody: c.body, headers }), "signature_mismatch");
   });
@@ -272,9 +281,7 @@ describe("payload", () => {
     const padded = new Uint8Array(bytes.length + 8);
     padded.set(bytes, 4);
     const view = padded.subarray(4, 4 + bytes.length); // non-zero byteOffset
-    const results = await Promise.all(
-      [c.body, bytes, view].map((rawBody) => verify({ rawBody, headers: v2Headers(c) })),
-    );
+    const results = await Promise.all([c.body, bytes, view].map((rawBody) => verify({ rawBody, headers: v2Headers(c) })));
     for (const result of results) expect(result.payload).toEqual(JSON.parse(c.body));
     expect((results[0]!.payload as { name: string }).name).toBe("Zoë Müller");
   });
@@ -302,8 +309,14 @@ describe("payload", () => {
   });
 
   it("types the payload as V5 | V4", async () => {
-    interface V5 { version: "v5"; trace: string }
-    interface V4 { trace: string; verificationUuid?: string }
+    interface V5 {
+      version: "v5";
+      trace: string;
+    }
+    interface V4 {
+      trace: string;
+      verificationUuid?: string;
+    }
     const typed = createWebhookKit<V5, V4>({ rules: fixtureRules });
     const c = vectorCase("v5");
     const { payload } = await typed.verifyWebhook({ rawBody: c.body, headers: v2Headers(c), secret: SECRET, now: NOW });
@@ -340,7 +353,10 @@ describe("replay (seed: 6.4)", () => {
   });
 
   it("the same bytes are one delivery whatever the signature version", async () => {
-    for (const [first, second] of [["2", "1"], ["1", "2"]] as const) {
+    for (const [first, second] of [
+      ["2", "1"],
+      ["1", "2"],
+    ] as const) {
       const store = new MemoryReplayStore();
       const body = v5Body(NOW);
       await verify({ ...signed(first, body), replayStore: store });
@@ -372,7 +388,10 @@ describe("replay (seed: 6.4)", () => {
     for (const version of ["1", "2"] as const) {
       const withHeaders = { ...signed(version, body), now };
       const stripped = { rawBody: body, headers: {}, allowBodySignature: true, now };
-      for (const [first, second] of [[withHeaders, stripped], [stripped, withHeaders]]) {
+      for (const [first, second] of [
+        [withHeaders, stripped],
+        [stripped, withHeaders],
+      ]) {
         const store = new MemoryReplayStore();
         await verify({ ...first!, allowBodySignature: true, replayStore: store });
         await expectReason(verify({ ...second!, allowBodySignature: true, replayStore: store }), "replayed");
@@ -388,7 +407,9 @@ describe("replay (seed: 6.4)", () => {
     await verify({ ...signed("2", v5Body(NOW, { trace: "trace-2" })), replayStore: spy });
     expect(keys).toEqual([expect.stringMatching(/^h:[0-9a-f]{32}$/), expect.stringMatching(/^h:[0-9a-f]{32}$/)]);
     expect(keys[0]).not.toBe(keys[1]);
-    const signature = Object.values(first.headers).find((v) => v.startsWith("sha256="))!.slice("sha256=".length);
+    const signature = Object.values(first.headers)
+      .find((v) => v.startsWith("sha256="))!
+      .slice("sha256=".length);
     expect(keys[0]).toBe(`h:${signature.slice(0, 32)}`); // the first half of the HMAC version 2 computed anyway
     expect(keys.join()).not.toContain(signature);
     expect(keys.join()).not.toContain(SECRET);
@@ -451,7 +472,10 @@ describe("replay (seed: 6.4)", () => {
     };
     const body = v5Body(NOW);
     const good = signWebhook({ version: "2", rawBody: body, secret: SECRET });
-    await expectReason(verify({ rawBody: body, headers: signWebhook({ version: "2", rawBody: body, secret: "wrong" }), replayStore: spy }), "signature_mismatch");
+    await expectReason(
+      verify({ rawBody: body, headers: signWebhook({ version: "2", rawBody: body, secret: "wrong" }), replayStore: spy }),
+      "signature_mismatch",
+    );
     await expect(verify({ rawBody: body, headers: good, replayStore: spy })).resolves.toEqual({ version: "2", payload: JSON.parse(body) });
     expect(calls).toHaveLength(1);
     expect(calls[0]![1]).toBe(2 * fixtureRules.toleranceMs);

@@ -70,7 +70,9 @@ function template(messages, key) {
 }
 /** The Zod-style expected type of a JSON Schema `type` (a nullable's non-null type); Zod 4 calls an integer `int`. */
 const expectedType = (type) => {
-    const t = String(type).split(",").find((t) => t !== "null") ?? "unknown";
+    const t = String(type)
+        .split(",")
+        .find((t) => t !== "null") ?? "unknown";
     return t === "integer" ? "int" : t;
 };
 /** One Ajv error as one service issue (before grouping and de-duplication). */
@@ -145,7 +147,23 @@ function constIssue(value, path, messages) {
 const pathKey = (path) => path.map((p) => (typeof p === "number" ? `\u0001${p}` : p)).join("\u0000");
 /** Up to this many issues, a scan is cheaper than a map; past it, maps keep the work linear. */
 const LINEAR_MAX = 16;
-const FIXED = new Set(["enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "discriminator", "contains", "oneOf", "anyOf", "not"]);
+const FIXED = new Set([
+    "enum",
+    "const",
+    "pattern",
+    "format",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "discriminator",
+    "contains",
+    "oneOf",
+    "anyOf",
+    "not",
+]);
 const NULL_BRANCH = /\/(?:oneOf|anyOf)\/\d+\/type$/;
 const sitesByTable = new WeakMap();
 export function sitesOf(table, messages) {
@@ -167,7 +185,15 @@ export function newSite(e, table) {
         else
             unionPrefixes.push(a.prefix);
     }
-    return { keyword: e.keyword, noise, unionPrefixes, isUnion: isUnion(e), hasOverride: table[e.schemaPath]?.override !== undefined, fixed: undefined, byParam: new Map() };
+    return {
+        keyword: e.keyword,
+        noise,
+        unionPrefixes,
+        isUnion: isUnion(e),
+        hasOverride: table[e.schemaPath]?.override !== undefined,
+        fixed: undefined,
+        byParam: new Map(),
+    };
 }
 // Bounded: instancePaths depend on the document (indices, unknown keys), so the cache starts over when full.
 const POINTERS_MAX = 4096;
@@ -315,7 +341,10 @@ export function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
         const e = errors[k];
         const site = at[k];
         // A value of the wrong type reports only that; a union's own error only when nothing more precise is at or below it.
-        if (types > 0 && site.keyword !== "type" && site.keyword !== "required" && (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath)))
+        if (types > 0 &&
+            site.keyword !== "type" &&
+            site.keyword !== "required" &&
+            (wrongType !== undefined ? wrongType.has(e.instancePath) : wrongTypeAt(errors, at, kept, e.instancePath)))
             continue;
         if (site.isUnion && !site.hasOverride && somethingBelow(errors, at, kept, k))
             continue;

@@ -15,7 +15,10 @@ export function unknownKeyIssues(data, root, shapes, messages) {
         if (shape.keys !== null) {
             const unknown = Object.keys(value).filter((k) => !shape.keys.includes(k));
             if (unknown.length) {
-                const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"] ?? { code: "unrecognized_keys", message: "Unrecognized keys: {keys}" };
+                const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"] ?? {
+                    code: "unrecognized_keys",
+                    message: "Unrecognized keys: {keys}",
+                };
                 out.push({ code: m.code, message: fill(m.message, { keys: unknown.map(stringifyPrimitive).join(", ") }), path });
             }
         }

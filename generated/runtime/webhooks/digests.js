@@ -3,7 +3,7 @@
 // parsed against its prefix (spec/webhooks.yaml, through the scheme), then compared in constant time with each key.
 import { WebhookVerificationError } from "./errors.js";
 import { DUPLICATE_HEADER } from "./headers.js";
-import { digestsEqual, hmacSha256, keccakDigest, parseDigest, sha3Digest, toHex } from "./signature.js";
+import { digestsEqual, hmacSha256, keccakDigest, parseDigest, sha3Digest, toHex, } from "./signature.js";
 /** The digest bytes of `value`, which must be `header.prefix` + 64 hex digits; `shownAs` names the value in the refusal. */
 export function expectDigest(value, header, shownAs = header.name) {
     const { prefix } = header;

@@ -6,7 +6,10 @@ function lowerNames(scheme) {
         const all = [scheme.versionHeader, scheme.v2.name, scheme.v1.sha.name, scheme.v1.keccak.name].map((n) => n.toLowerCase());
         const first = all[0].charCodeAt(0);
         names = {
-            version: all[0], v2: all[1], sha: all[2], keccak: all[3],
+            version: all[0],
+            v2: all[1],
+            sha: all[2],
+            keccak: all[3],
             shortest: Math.min(...all.map((n) => n.length)),
             firstChar: first >= 0x61 && first <= 0x7a && all.every((n) => n.charCodeAt(0) === first) ? first : -1,
         };

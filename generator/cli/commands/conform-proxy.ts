@@ -62,12 +62,27 @@ export async function conformProxy({ io, dirs, positionals, values }: CommandCal
   // Each webhook is judged as it arrives; its order per trace is judged with the rest at the end.
   const receiver = await startReceiverOr2(receiveOn, (d, n) => {
     const out: CheckResult[] = [];
-    void checkDelivery(model, rt, signingSecret!, d, n, out).then(() => out.forEach(onResult), () => {});
+    void checkDelivery(model, rt, signingSecret!, d, n, out).then(
+      () => out.forEach(onResult),
+      () => {},
+    );
   });
   const started = performance.now();
   let proxy: RunningProxy;
   try {
-    proxy = await startJudgingProxy({ host: listen.host, port: listen.port, upstream, model, rt, onResult, onCredentials, redact: (text) => redact(text), requestedActionsPath, maxBodyBytes: DEFAULT_BOUNDS.maxBodyBytes, maxDepth: DEFAULT_BOUNDS.maxDepth });
+    proxy = await startJudgingProxy({
+      host: listen.host,
+      port: listen.port,
+      upstream,
+      model,
+      rt,
+      onResult,
+      onCredentials,
+      redact: (text) => redact(text),
+      requestedActionsPath,
+      maxBodyBytes: DEFAULT_BOUNDS.maxBodyBytes,
+      maxDepth: DEFAULT_BOUNDS.maxDepth,
+    });
   } catch (e) {
     await receiver?.close();
     throw new UsageError(`--proxy ${listen.host}:${listen.port}: cannot listen (${(e as { code?: string }).code ?? "error"})`);
@@ -76,7 +91,19 @@ export async function conformProxy({ io, dirs, positionals, values }: CommandCal
   await untilStopped(duration === undefined ? undefined : Number(duration));
   await proxy.close();
   await receiver?.close();
-  const summary = summarise({ baseUrl: upstream.origin + upstream.pathname.replace(/\/$/, ""), requests: proxy.exchanges(), webhooks: receiver?.deliveries.length ?? 0, seconds: (performance.now() - started) / 1000 }, results);
-  io.stdout(format === "text" ? `${redact(`conform --proxy ${summary.baseUrl}: ${summary.checks} checks, ${summary.held} held, ${summary.failed} failed, ${summary.warned} warned; ${summary.requests} exchanges`)}\n` : renderReport(format, summary, results, redact));
+  const summary = summarise(
+    {
+      baseUrl: upstream.origin + upstream.pathname.replace(/\/$/, ""),
+      requests: proxy.exchanges(),
+      webhooks: receiver?.deliveries.length ?? 0,
+      seconds: (performance.now() - started) / 1000,
+    },
+    results,
+  );
+  io.stdout(
+    format === "text"
+      ? `${redact(`conform --proxy ${summary.baseUrl}: ${summary.checks} checks, ${summary.held} held, ${summary.failed} failed, ${summary.warned} warned; ${summary.requests} exchanges`)}\n`
+      : renderReport(format, summary, results, redact),
+  );
   return summary.failed > 0 ? 1 : 0;
 }

@@ -41,8 +41,10 @@ export function parseBaseUrl(raw: string, allowHttp: boolean): URL {
     throw new UsageError("the base URL is not a URL (e.g. https://api.example.com)");
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new UsageError("the base URL must be http or https");
-  if (url.username || url.password) throw new UsageError("credentials go in the environment (VERISPEC_CONFORM_SERVICE_UID, VERISPEC_CONFORM_SECRET), never in the URL");
-  if (url.protocol === "http:" && !isLoopback(url.hostname) && !allowHttp) throw new UsageError(`plain http to ${url.hostname} would send the credentials unencrypted: use https, or --allow-http`);
+  if (url.username || url.password)
+    throw new UsageError("credentials go in the environment (VERISPEC_CONFORM_SERVICE_UID, VERISPEC_CONFORM_SECRET), never in the URL");
+  if (url.protocol === "http:" && !isLoopback(url.hostname) && !allowHttp)
+    throw new UsageError(`plain http to ${url.hostname} would send the credentials unencrypted: use https, or --allow-http`);
   return url;
 }
 
@@ -77,7 +79,10 @@ export async function loadRuntime(): Promise<Runtime> {
   };
 }
 
-export async function startReceiverOr2(receiveOn: { host: string; port: number } | undefined, onDelivery?: Parameters<typeof startReceiver>[2]): Promise<Receiver | undefined> {
+export async function startReceiverOr2(
+  receiveOn: { host: string; port: number } | undefined,
+  onDelivery?: Parameters<typeof startReceiver>[2],
+): Promise<Receiver | undefined> {
   if (!receiveOn) return undefined;
   try {
     return await startReceiver(receiveOn.host, receiveOn.port, onDelivery);
@@ -113,17 +118,42 @@ export async function conform({ io, dirs, positionals, values }: CommandCall): P
   const model = modelFromSpec(dirs.spec);
   const runtime = await loadRuntime();
   const receiver = await startReceiverOr2(receiveOn);
-  const client = new Client({ baseUrl: base.href, basic: basicAuth(serviceUid, secret), secrets: [secret, ...(signingSecret ? [signingSecret] : [])], maxRequests, rate, timeoutMs, maxBodyBytes, maxDepth: DEFAULT_BOUNDS.maxDepth });
+  const client = new Client({
+    baseUrl: base.href,
+    basic: basicAuth(serviceUid, secret),
+    secrets: [secret, ...(signingSecret ? [signingSecret] : [])],
+    maxRequests,
+    rate,
+    timeoutMs,
+    maxBodyBytes,
+    maxDepth: DEFAULT_BOUNDS.maxDepth,
+  });
   const tty = process.stderr.isTTY === true && io.stderr === processIo.stderr;
   const started = performance.now();
   const report = (results: readonly CheckResult[], stopped?: string) => {
-    const summary = summarise({ baseUrl: base.origin + base.pathname.replace(/\/$/, ""), specHash: model.specHash, requests: client.sent, webhooks: receiver?.deliveries.length ?? 0, seconds: (performance.now() - started) / 1000, stopped }, results);
+    const summary = summarise(
+      {
+        baseUrl: base.origin + base.pathname.replace(/\/$/, ""),
+        specHash: model.specHash,
+        requests: client.sent,
+        webhooks: receiver?.deliveries.length ?? 0,
+        seconds: (performance.now() - started) / 1000,
+        stopped,
+      },
+      results,
+    );
     io.stdout(renderReport(format, summary, results, client.redact));
     return summary;
   };
   try {
     const { results, stopped } = await runConform(model, runtime, {
-      client, receiver, signingSecret, serviceUid, secret, webhookWaitMs, requestedActionsPath: path,
+      client,
+      receiver,
+      signingSecret,
+      serviceUid,
+      secret,
+      webhookWaitMs,
+      requestedActionsPath: path,
       runId: `verispec-conform-${randomBytes(4).toString("hex")}`,
       progress: tty ? (done, planned) => io.stderr(`\rconform: ${done}/${planned} checks, ${client.sent} requests`) : undefined,
     });
@@ -132,7 +162,10 @@ export async function conform({ io, dirs, positionals, values }: CommandCall): P
   } catch (e) {
     if (e instanceof Unreachable) {
       io.stderr(client.redact(`verispec conform: cannot reach ${base.origin}: ${e.why}\n`));
-      report([{ id: "run:reachable", operation: "run", outcome: "failed", expected: `an answer from ${base.origin}`, got: e.why }], `the server was unreachable at the start`);
+      report(
+        [{ id: "run:reachable", operation: "run", outcome: "failed", expected: `an answer from ${base.origin}`, got: e.why }],
+        `the server was unreachable at the start`,
+      );
       return 3;
     }
     if (e instanceof CredentialsRefused) {

@@ -54,7 +54,8 @@ export function diff(call: CommandCall): Promise<number> {
     io.stdout(`${rows.join("\n")}\n`);
     return Promise.resolve(0);
   }
-  if (positionals.length < 1 || positionals.length > 2) throw new UsageError(`diff takes a base and an optional head (a spec directory or a git revision)\n\n${DIFF_USAGE}`);
+  if (positionals.length < 1 || positionals.length > 2)
+    throw new UsageError(`diff takes a base and an optional head (a spec directory or a git revision)\n\n${DIFF_USAGE}`);
   const format = (values.format ?? "text") as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be text, json or markdown, not ${JSON.stringify(values.format)}`);
   const failOn = (values["fail-on"] ?? "breaking") as FailOn;
@@ -63,7 +64,8 @@ export function diff(call: CommandCall): Promise<number> {
 
   const specDir = values.spec !== undefined ? resolve(io.cwd, values.spec) : call.dirs.spec;
   const base = loadSide(positionals[0]!, io.cwd, specDir);
-  const head = positionals[1] !== undefined ? loadSide(positionals[1], io.cwd, specDir) : sideFromDir(requireSpecDir({ ...call.dirs, spec: specDir }), "working tree");
+  const head =
+    positionals[1] !== undefined ? loadSide(positionals[1], io.cwd, specDir) : sideFromDir(requireSpecDir({ ...call.dirs, spec: specDir }), "working tree");
   const result = diffSides(base, head, overrides);
   io.stdout(format === "json" ? toJson(result) : format === "markdown" ? toMarkdown(result) : toText(result, useColor(call)));
   return Promise.resolve(exitCodeFor(result.findings, failOn));

@@ -30,7 +30,11 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
 export function slugger(): (text: string) => string {
   const seen = new Map<string, number>();
   return (text) => {
-    const base = text.toLowerCase().trim().replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, "").replace(/\s/g, "-");
+    const base = text
+      .toLowerCase()
+      .trim()
+      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, "")
+      .replace(/\s/g, "-");
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     return n ? `${base}-${n}` : base;
@@ -48,7 +52,11 @@ export function siteHref(href: string, guideFiles: ReadonlySet<string>, reposito
   return `${repository}/blob/main/${inRepo}${hash}`;
 }
 
-const inlineText = (t: Token | undefined) => (t?.children ?? []).filter((c) => c.type === "text" || c.type === "code_inline").map((c) => c.content).join("");
+const inlineText = (t: Token | undefined) =>
+  (t?.children ?? [])
+    .filter((c) => c.type === "text" || c.type === "code_inline")
+    .map((c) => c.content)
+    .join("");
 
 function renderer(guideFiles: ReadonlySet<string>, repository: string): MarkdownIt {
   // html: the guides hold HTML comments (section markers for the tests); they are the package's own text.
@@ -73,12 +81,14 @@ function renderer(guideFiles: ReadonlySet<string>, repository: string): Markdown
 export function renderGuides(sources: readonly GuideSource[], repository: string): Guide[] {
   const files = new Set(sources.map((s) => s.file));
   const md = renderer(files, repository);
-  return [...sources].sort((a, b) => (a.file < b.file ? -1 : 1)).map((s) => {
-    const tokens = md.parse(s.markdown, {});
-    const h1 = tokens.findIndex((t) => t.type === "heading_open" && t.tag === "h1");
-    const title = h1 >= 0 ? inlineText(tokens[h1 + 1]) : s.file.replace(/\.md$/, "");
-    return { file: s.file, page: s.file.replace(/\.md$/, ".html"), title, html: md.renderer.render(tokens, md.options, {}) };
-  });
+  return [...sources]
+    .sort((a, b) => (a.file < b.file ? -1 : 1))
+    .map((s) => {
+      const tokens = md.parse(s.markdown, {});
+      const h1 = tokens.findIndex((t) => t.type === "heading_open" && t.tag === "h1");
+      const title = h1 >= 0 ? inlineText(tokens[h1 + 1]) : s.file.replace(/\.md$/, "");
+      return { file: s.file, page: s.file.replace(/\.md$/, ".html"), title, html: md.renderer.render(tokens, md.options, {}) };
+    });
 }
 
 /**

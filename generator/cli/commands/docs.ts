@@ -121,7 +121,10 @@ function packageGuides(): Guide[] {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".md")) : [];
   const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { repository?: { url?: string } };
   const repository = (pkg.repository?.url ?? "").replace(/^git\+/, "").replace(/\.git$/, "");
-  return renderGuides(files.map((file) => ({ file, markdown: readFileSync(join(dir, file), "utf8") })), repository);
+  return renderGuides(
+    files.map((file) => ({ file, markdown: readFileSync(join(dir, file), "utf8") })),
+    repository,
+  );
 }
 
 /** Writes each guide's page into `work`, then moves it into `docsDir` (each file whole or not at all). */
@@ -178,7 +181,9 @@ export async function docs({ dirs, io }: CommandCall): Promise<number> {
     writeFileSync(built, html);
     renameSync(built, join(docsDir, REFERENCE_PAGE));
     writeGuides(guides, work, docsDir);
-    io.stdout(`verispec: wrote ${join(docsDir, REFERENCE_PAGE)} (self-contained, ${Math.round(html.length / 1024)} KiB) and ${guides.length} guide pages beside it\n`);
+    io.stdout(
+      `verispec: wrote ${join(docsDir, REFERENCE_PAGE)} (self-contained, ${Math.round(html.length / 1024)} KiB) and ${guides.length} guide pages beside it\n`,
+    );
     return 0;
   } finally {
     rmSync(work, { recursive: true, force: true });

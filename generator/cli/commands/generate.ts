@@ -31,7 +31,8 @@ function watchedRun(call: CommandCall): void {
     call.io.stdout(`[${at}] ${generateOnce(call)}\n`);
   } catch (err) {
     if (err instanceof SpecError) call.io.stderr(`[${at}] verispec: not generated, ${err.diagnostics.length} diagnostic(s); still watching\n${err.message}\n`);
-    else if (err instanceof UsageError || describeFsError(err) !== undefined) call.io.stderr(`[${at}] verispec: ${err instanceof UsageError ? err.message : describeFsError(err)}; still watching\n`);
+    else if (err instanceof UsageError || describeFsError(err) !== undefined)
+      call.io.stderr(`[${at}] verispec: ${err instanceof UsageError ? err.message : describeFsError(err)}; still watching\n`);
     else throw err;
   }
 }

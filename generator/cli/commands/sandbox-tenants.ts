@@ -73,7 +73,8 @@ function urls(map: YAMLMap, where: string, at: At): string[] {
     } catch {
       url = undefined;
     }
-    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw new UsageError(`${at(item as Node)}: ${where}: webhookUrls[${i}] is not an http or https URL`);
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:"))
+      throw new UsageError(`${at(item as Node)}: ${where}: webhookUrls[${i}] is not an http or https URL`);
     return url.href;
   });
 }
@@ -88,19 +89,29 @@ function signatureVersion(map: YAMLMap, where: string, at: At): "1" | "2" {
 
 /** One item of `tenants:`. */
 function tenantOf(item: unknown, index: number, at: At): TenantConfig {
-  if (!isMap(item)) throw new UsageError(`${at(item as Node)}: tenants[${index}] must be a mapping (name, serviceUid, secret, signingSecret, webhookUrls, signatureVersion)`);
+  if (!isMap(item))
+    throw new UsageError(`${at(item as Node)}: tenants[${index}] must be a mapping (name, serviceUid, secret, signingSecret, webhookUrls, signatureVersion)`);
   const unknown = item.items.find((p) => !(FIELDS as readonly string[]).includes(String(isScalar(p.key) ? p.key.value : p.key)));
-  if (unknown) throw new UsageError(`${at(unknown.key as Node)}: tenants[${index}]: unknown field ${JSON.stringify(String(isScalar(unknown.key) ? unknown.key.value : "?")).slice(0, 80)} (the fields: ${FIELDS.join(", ")})`);
+  if (unknown)
+    throw new UsageError(
+      `${at(unknown.key as Node)}: tenants[${index}]: unknown field ${JSON.stringify(String(isScalar(unknown.key) ? unknown.key.value : "?")).slice(0, 80)} (the fields: ${FIELDS.join(", ")})`,
+    );
   const nameNode = item.get("name", true) as Node | undefined;
   const name = text(item, "name", `tenants[${index}]`, at);
-  if (!NAME.test(name)) throw new UsageError(`${at(nameNode)}: tenants[${index}]: name must be 1 to 63 letters, digits, _ or - (starting with a letter or digit)`);
+  if (!NAME.test(name))
+    throw new UsageError(`${at(nameNode)}: tenants[${index}]: name must be 1 to 63 letters, digits, _ or - (starting with a letter or digit)`);
   const where = `tenant ${name}`;
   const serviceUid = text(item, "serviceUid", where, at);
-  if (serviceUid.includes(":")) throw new UsageError(`${at(item.get("serviceUid", true) as Node)}: ${where}: serviceUid must not contain ":" (HTTP Basic splits there)`);
+  if (serviceUid.includes(":"))
+    throw new UsageError(`${at(item.get("serviceUid", true) as Node)}: ${where}: serviceUid must not contain ":" (HTTP Basic splits there)`);
   const secret = text(item, "secret", where, at);
   const signingSecret = text(item, "signingSecret", where, at);
-  for (const [key, value] of [["secret", secret], ["signingSecret", signingSecret]] as const) {
-    if (value.length < MIN_SECRET_LENGTH) throw new UsageError(`${at(item.get(key, true) as Node)}: ${where}: ${key} must be at least ${MIN_SECRET_LENGTH} characters`);
+  for (const [key, value] of [
+    ["secret", secret],
+    ["signingSecret", signingSecret],
+  ] as const) {
+    if (value.length < MIN_SECRET_LENGTH)
+      throw new UsageError(`${at(item.get(key, true) as Node)}: ${where}: ${key} must be at least ${MIN_SECRET_LENGTH} characters`);
   }
   return { name, credentials: { serviceUid, secret }, signingSecret, webhookUrls: urls(item, where, at), signatureVersion: signatureVersion(item, where, at) };
 }
@@ -131,7 +142,8 @@ export function readTenantsFile(path: string, cwd: string): TenantConfig[] {
     throw new UsageError(`${path}:${p.line}:${p.col}: not valid YAML (${bad.code})`);
   }
   const list = isMap(doc.contents) ? (doc.contents.get("tenants", true) as Node | undefined) : undefined;
-  if (!isSeq(list) || list.items.length === 0) throw new UsageError(`${at(list ?? doc.contents)}: the file must hold "tenants:", a list of at least one tenant`);
+  if (!isSeq(list) || list.items.length === 0)
+    throw new UsageError(`${at(list ?? doc.contents)}: the file must hold "tenants:", a list of at least one tenant`);
   const tenants = list.items.map((item, i) => tenantOf(item, i, at));
   checkDistinct(tenants, path);
   return tenants;
@@ -155,13 +167,28 @@ export interface EnvAccount {
 export function combineTenants(fromFile: readonly TenantConfig[], env: EnvAccount, shown: string): TenantConfig[] {
   const { serviceUid, secret, signingSecret } = env;
   if (serviceUid === undefined && secret === undefined) {
-    const stray = [signingSecret !== undefined && "VERISPEC_SIGNING_SECRET", env.webhookUrls.length > 0 && "--webhook-url", env.signatureVersion !== undefined && "--signature-version"].filter(Boolean);
-    if (stray.length) throw new UsageError(`${stray.join(", ")} set the environment's account, which needs VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET; with --tenants give each tenant its own in ${shown}`);
+    const stray = [
+      signingSecret !== undefined && "VERISPEC_SIGNING_SECRET",
+      env.webhookUrls.length > 0 && "--webhook-url",
+      env.signatureVersion !== undefined && "--signature-version",
+    ].filter(Boolean);
+    if (stray.length)
+      throw new UsageError(
+        `${stray.join(", ")} set the environment's account, which needs VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET; with --tenants give each tenant its own in ${shown}`,
+      );
     return [...fromFile];
   }
-  if (serviceUid === undefined || secret === undefined) throw new UsageError(`with --tenants, the environment's account needs both VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET (one is set)`);
-  if (signingSecret === undefined) throw new UsageError(`with --tenants, the environment's account needs VERISPEC_SIGNING_SECRET too (no test value is made for a shared sandbox)`);
-  const own: TenantConfig = { name: ENV_TENANT, credentials: { serviceUid, secret }, signingSecret, webhookUrls: env.webhookUrls, signatureVersion: env.signatureVersion ?? "2" };
+  if (serviceUid === undefined || secret === undefined)
+    throw new UsageError(`with --tenants, the environment's account needs both VERISPEC_SANDBOX_SERVICE_UID and VERISPEC_SANDBOX_SECRET (one is set)`);
+  if (signingSecret === undefined)
+    throw new UsageError(`with --tenants, the environment's account needs VERISPEC_SIGNING_SECRET too (no test value is made for a shared sandbox)`);
+  const own: TenantConfig = {
+    name: ENV_TENANT,
+    credentials: { serviceUid, secret },
+    signingSecret,
+    webhookUrls: env.webhookUrls,
+    signatureVersion: env.signatureVersion ?? "2",
+  };
   const all = [own, ...fromFile];
   checkDistinct(all, `${shown} and the environment`);
   return all;

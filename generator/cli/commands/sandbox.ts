@@ -34,7 +34,8 @@ export interface SandboxArgs {
 
 const integer = (name: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
   return Number(text);
 };
 
@@ -55,9 +56,11 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
   if (version !== "1" && version !== "2") throw new UsageError(`--signature-version must be 2 or 1, not ${JSON.stringify(version)}`);
   const processing = s("processing-ms");
   const path = s("requested-actions-path");
-  if (path !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(path)) throw new UsageError(`--requested-actions-path must be a path starting with /, not ${JSON.stringify(path)}`);
+  if (path !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(path))
+    throw new UsageError(`--requested-actions-path must be a path starting with /, not ${JSON.stringify(path)}`);
   const delays = s("retry-delays");
-  if (delays !== undefined && !/^\d+(,\d+)*$|^$/.test(delays)) throw new UsageError(`--retry-delays must be milliseconds separated by commas, not ${JSON.stringify(delays)}`);
+  if (delays !== undefined && !/^\d+(,\d+)*$|^$/.test(delays))
+    throw new UsageError(`--retry-delays must be milliseconds separated by commas, not ${JSON.stringify(delays)}`);
   const logFormat = s("log-format") ?? "text";
   if (logFormat !== "text" && logFormat !== "json") throw new UsageError(`--log-format must be text or json, not ${JSON.stringify(logFormat)}`);
   const db = s("db") ?? ".verispec/sandbox";
@@ -68,7 +71,7 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     db,
     webhookUrls: urls,
     signatureVersion: version,
-    processingMs: processing === "manual" ? "manual" : integer("processing-ms", processing, 0) ?? 1000,
+    processingMs: processing === "manual" ? "manual" : (integer("processing-ms", processing, 0) ?? 1000),
     requestedActionsPath: path,
     maxBodyBytes: integer("max-body", s("max-body"), 1),
     deliveryTimeoutMs: integer("delivery-timeout-ms", s("delivery-timeout-ms"), 1),
@@ -112,11 +115,18 @@ async function sandboxLogger(format: "text" | "json", stderr: (text: string) => 
  */
 function startLines(format: "text" | "json", stdout: (text: string) => void) {
   return (msg: string, fields: Record<string, unknown>) =>
-    stdout(format === "json" ? `${JSON.stringify({ level: "info", time: new Date().toISOString(), service: "verispec-sandbox", msg, ...fields })}\n` : `${msg}\n`);
+    stdout(
+      format === "json" ? `${JSON.stringify({ level: "info", time: new Date().toISOString(), service: "verispec-sandbox", msg, ...fields })}\n` : `${msg}\n`,
+    );
 }
 
 /** The lines after the start: where it listens, its page, its tenants, and the test values it made up. */
-function announce(say: ReturnType<typeof startLines>, url: string, tenants: readonly TenantConfig[] | undefined, shown: readonly (readonly [string, { readonly value: string; readonly generated: boolean }])[]): void {
+function announce(
+  say: ReturnType<typeof startLines>,
+  url: string,
+  tenants: readonly TenantConfig[] | undefined,
+  shown: readonly (readonly [string, { readonly value: string; readonly generated: boolean }])[],
+): void {
   say(`verispec sandbox listening on ${url}`, { event: "listening", url });
   say(`verispec sandbox page ${url}/_sandbox (your browser asks for the service UID and secret)`, { event: "page", url: `${url}/_sandbox` });
   if (tenants) say(`tenants: ${tenants.map((t) => t.name).join(", ")}`, { event: "tenants", tenants: tenants.map((t) => t.name) });
@@ -132,10 +142,17 @@ async function tenantsOfCall(args: SandboxArgs, io: CommandCall["io"]): Promise<
   const file = args.tenantsFile ?? envValue(io.env, "VERISPEC_SANDBOX_TENANTS");
   if (file === undefined) return undefined;
   const { combineTenants, readTenantsFile } = await import("./sandbox-tenants.js");
-  return combineTenants(readTenantsFile(file, io.cwd), {
-    serviceUid: envValue(io.env, CREDENTIAL_VARIABLES.serviceUid), secret: envValue(io.env, CREDENTIAL_VARIABLES.secret), signingSecret: envValue(io.env, "VERISPEC_SIGNING_SECRET"),
-    webhookUrls: args.webhookUrls, signatureVersion: args.signatureVersionGiven ? args.signatureVersion : undefined,
-  }, file);
+  return combineTenants(
+    readTenantsFile(file, io.cwd),
+    {
+      serviceUid: envValue(io.env, CREDENTIAL_VARIABLES.serviceUid),
+      secret: envValue(io.env, CREDENTIAL_VARIABLES.secret),
+      signingSecret: envValue(io.env, "VERISPEC_SIGNING_SECRET"),
+      webhookUrls: args.webhookUrls,
+      signatureVersion: args.signatureVersionGiven ? args.signatureVersion : undefined,
+    },
+    file,
+  );
 }
 
 /**
@@ -181,7 +198,12 @@ export async function sandbox(call: CommandCall): Promise<number> {
   const { served, startSandbox, choice, logger } = await loadServing(call, args, opening);
   const spec = served.binding.spec;
   const say = startLines(args.logFormat, io.stdout);
-  say(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"}, specHash ${spec.specHash})`, { event: "serving", specDir: served.specDir, specVersion: spec.specVersion ?? null, specHash: spec.specHash });
+  say(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"}, specHash ${spec.specHash})`, {
+    event: "serving",
+    specDir: served.specDir,
+    specVersion: spec.specVersion ?? null,
+    specHash: spec.specHash,
+  });
   let running;
   try {
     running = await startSandbox({
@@ -212,9 +234,12 @@ export async function sandbox(call: CommandCall): Promise<number> {
     const e = err as NodeJS.ErrnoException;
     if (e.code === "VERISPEC_LISTEN" || e.code === "VERISPEC_CLOCK_RANGE" || e.code === "VERISPEC_TENANTS") throw new UsageError(e.message); // index.ts StartError
     if (e.code === "ERR_MODULE_NOT_FOUND" && /pglite|'pg'/.test(e.message)) {
-      throw new UsageError(`the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`);
+      throw new UsageError(
+        `the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`,
+      );
     }
-    if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "28P01" || e.code === "3D000") throw new UsageError(`cannot open the database: ${e.code}`);
+    if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "28P01" || e.code === "3D000")
+      throw new UsageError(`cannot open the database: ${e.code}`);
     if (e.code === "VERISPEC_DB_OPEN") throw new UsageError(e.message); // store/pglite.ts OPEN_FAILED
     throw err;
   }

@@ -13,7 +13,9 @@ export async function schemas({ dirs, io, values }: CommandCall): Promise<number
   let ids: readonly string[];
   if (values.spec !== undefined) {
     const [{ modelFromSpec }, { jsonSchemaDefinitions }] = await Promise.all([import("../../pipeline.js"), import("../../emit/schema-builder.js")]);
-    ids = jsonSchemaDefinitions(modelFromSpec(requireSpecDir(dirs))).filter((d) => d.published).map((d) => d.id);
+    ids = jsonSchemaDefinitions(modelFromSpec(requireSpecDir(dirs)))
+      .filter((d) => d.published)
+      .map((d) => d.id);
   } else {
     const local = join(dirs.out, MANIFEST);
     const manifest = dirs.outGiven || existsSync(local) ? local : join(PACKAGE_ROOT, "generated", MANIFEST);

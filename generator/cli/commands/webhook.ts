@@ -151,13 +151,8 @@ function parseNow(raw: string | undefined): number | undefined {
   return now;
 }
 
-async function readSecret(
-  secretFile: string | undefined,
-  env: NodeJS.ProcessEnv,
-  readFile: (path: string) => Promise<Uint8Array | string>,
-): Promise<string> {
-  const raw =
-    secretFile === undefined ? env["VERISPEC_SIGNING_SECRET"] : textOf(await readInput(readFile, secretFile, "--secret-file"));
+async function readSecret(secretFile: string | undefined, env: NodeJS.ProcessEnv, readFile: (path: string) => Promise<Uint8Array | string>): Promise<string> {
+  const raw = secretFile === undefined ? env["VERISPEC_SIGNING_SECRET"] : textOf(await readInput(readFile, secretFile, "--secret-file"));
   // One trailing newline is what `echo key > file` adds; it is not part of the key.
   const secret = raw?.replace(/\r?\n$/, "");
   if (secret === undefined || secret === "") {
@@ -166,11 +161,7 @@ async function readSecret(
   return secret;
 }
 
-async function readInput(
-  readFile: (path: string) => Promise<Uint8Array | string>,
-  path: string,
-  flag: string,
-): Promise<Uint8Array | string> {
+async function readInput(readFile: (path: string) => Promise<Uint8Array | string>, path: string, flag: string): Promise<Uint8Array | string> {
   try {
     return await readFile(path);
   } catch (error) {
@@ -182,7 +173,6 @@ async function readInput(
 function textOf(value: Uint8Array | string): string {
   return typeof value === "string" ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8");
 }
-
 
 function usageFailure(io: WebhookCommandIo, error: unknown): number {
   // parseArgs messages name the option only, never its value; other errors here are ours.

@@ -68,7 +68,12 @@ const delivery = {
     expect: {
       oneOf: [
         { type: "object", additionalProperties: false, required: ["verdict"], properties: { verdict: { const: "accept" } } },
-        { type: "object", additionalProperties: false, required: ["verdict", "reason"], properties: { verdict: { const: "reject" }, reason: { enum: [...REASONS], description: "The first failing check, in the order of this list." } } },
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["verdict", "reason"],
+          properties: { verdict: { const: "reject" }, reason: { enum: [...REASONS], description: "The first failing check, in the order of this list." } },
+        },
       ],
     },
   },
@@ -78,14 +83,31 @@ export const WEBHOOKS_FORMAT: Schema = header(
   "webhooks",
   "verispec conformance vectors: webhook signatures",
   `Signature vectors for both signature versions. A verifier checks, in this order, and the first failure names the reason: ${REASONS.join(", ")}. A case runs against a fresh replay store; a sequence runs its steps in order against one store. The replay key is the signed bytes (the same bytes are one delivery whatever version or key signed them).`,
-  { ...delivery, additionalProperties: false, required: ["id", "title", "signatureVersion", ...delivery.required], properties: { id: str, title: str, signatureVersion: str, ...delivery.properties } },
+  {
+    ...delivery,
+    additionalProperties: false,
+    required: ["id", "title", "signatureVersion", ...delivery.required],
+    properties: { id: str, title: str, signatureVersion: str, ...delivery.properties },
+  },
   {
     toleranceMs: { ...int, description: "The timestamp tolerance, inclusive, both directions." },
-    sequences: { type: "array", items: { type: "object", additionalProperties: false, required: ["id", "title", "steps"], properties: { id: str, title: str, steps: { type: "array", items: { ...delivery, additionalProperties: false } } } } },
+    sequences: {
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["id", "title", "steps"],
+        properties: { id: str, title: str, steps: { type: "array", items: { ...delivery, additionalProperties: false } } },
+      },
+    },
   },
 );
 
-const stateFields = { verificationStatus: { type: ["string", "null"] }, submissionStatus: { type: ["string", "null"] }, attempt: { type: ["integer", "null"] } } as const;
+const stateFields = {
+  verificationStatus: { type: ["string", "null"] },
+  submissionStatus: { type: ["string", "null"] },
+  attempt: { type: ["integer", "null"] },
+} as const;
 
 export const LIFECYCLE_FORMAT: Schema = header(
   "lifecycle",
@@ -103,7 +125,13 @@ export const LIFECYCLE_FORMAT: Schema = header(
         type: "object",
         additionalProperties: false,
         required: ["verificationStatus", "submissionStatus", "attempt", "maxAttempts", "type", "subType", "stakeholder"],
-        properties: { ...stateFields, maxAttempts: { type: ["integer", "null"] }, type: str, subType: { type: ["string", "null"] }, stakeholder: { type: "boolean" } },
+        properties: {
+          ...stateFields,
+          maxAttempts: { type: ["integer", "null"] },
+          type: str,
+          subType: { type: ["string", "null"] },
+          stakeholder: { type: "boolean" },
+        },
       },
       event: { ...str, description: "submit, complete:<status>, resubmit, remove, followUp." },
       expect: {

@@ -14,7 +14,15 @@ import { webhookCases } from "./webhooks.js";
 export const CONFORMANCE_DIR = "conformance";
 
 function file(name: string, description: string, body: Record<string, unknown>, model: Model): OutputFile {
-  const value = { $schema: `./${name}.schema.json`, $comment: BANNER, format: `verispec-conformance-${name}`, formatVersion: FORMAT_VERSION, specVersion: model.versions.specVersion ?? "0.0.0", description, ...body };
+  const value = {
+    $schema: `./${name}.schema.json`,
+    $comment: BANNER,
+    format: `verispec-conformance-${name}`,
+    formatVersion: FORMAT_VERSION,
+    specVersion: model.versions.specVersion ?? "0.0.0",
+    description,
+    ...body,
+  };
   return { path: `${CONFORMANCE_DIR}/${name}.json`, contents: linesText(value) };
 }
 
@@ -27,7 +35,10 @@ function linesText(value: Record<string, unknown>): string {
   return `{\n${entries.join(",\n")}\n}\n`;
 }
 
-const schemaFile = (name: string, schema: Record<string, unknown>): OutputFile => ({ path: `${CONFORMANCE_DIR}/${name}.schema.json`, contents: jsonText({ ...schema, $comment: BANNER }) });
+const schemaFile = (name: string, schema: Record<string, unknown>): OutputFile => ({
+  path: `${CONFORMANCE_DIR}/${name}.schema.json`,
+  contents: jsonText({ ...schema, $comment: BANNER }),
+});
 
 /**
  * The Python runner of the vectors (standard library, plus jsonschema where installed), beside them, so
@@ -43,9 +54,24 @@ export function emitConformance(model: Model, ctx: EmitContext): OutputFile[] {
   const webhooks = webhookCases(model);
   return [
     pythonRunner(ctx.root),
-    file("requests", "Request bodies of every operation, built from the spec's rules, with the verdict and the exact issues of the service's 422 answer (docs/conformance.md).", { cases: requestCases(model) }, model),
-    file("webhooks", "Webhook signature vectors of signature versions 1 and 2 (docs/conformance.md).", { toleranceMs: webhooks.toleranceMs, cases: webhooks.cases, sequences: webhooks.sequences }, model),
-    file("lifecycle", "The verification life cycle: what each event does, from the transition table (docs/conformance.md).", { cases: lifecycleCases(model) }, model),
+    file(
+      "requests",
+      "Request bodies of every operation, built from the spec's rules, with the verdict and the exact issues of the service's 422 answer (docs/conformance.md).",
+      { cases: requestCases(model) },
+      model,
+    ),
+    file(
+      "webhooks",
+      "Webhook signature vectors of signature versions 1 and 2 (docs/conformance.md).",
+      { toleranceMs: webhooks.toleranceMs, cases: webhooks.cases, sequences: webhooks.sequences },
+      model,
+    ),
+    file(
+      "lifecycle",
+      "The verification life cycle: what each event does, from the transition table (docs/conformance.md).",
+      { cases: lifecycleCases(model) },
+      model,
+    ),
     schemaFile("requests", REQUESTS_FORMAT),
     schemaFile("webhooks", WEBHOOKS_FORMAT),
     schemaFile("lifecycle", LIFECYCLE_FORMAT),

@@ -43,14 +43,27 @@ export function mutateObject(model: Model, raw: Field, value: Readonly<Record<st
     if (skip.has(key)) continue;
     const prop = effectiveField(f, key, value);
     const at = [...path, key];
-    if (prop.required === "yes") out.push({ name: `${dotted(at)}/missing`, title: `${dotted(at)} is required and missing`, at, value: REMOVE, errors: [requiredIssue(model, resolve(model, prop), at)] });
+    if (prop.required === "yes")
+      out.push({
+        name: `${dotted(at)}/missing`,
+        title: `${dotted(at)} is required and missing`,
+        at,
+        value: REMOVE,
+        errors: [requiredIssue(model, resolve(model, prop), at)],
+      });
     if (!(key in value)) continue;
     out.push(...mutateValue(model, prop, value[key]!, at));
   }
   out.push(...conditionalCases(model, f, value, path));
   if (f.additionalProperties === false) {
     const m = model.messages.defaults["additionalProperties"]!;
-    out.push({ name: `${dotted(path) || "(root)"}/unknown-key`, title: `an unknown key in a closed object`, at: [...path, "unlistedKey"], value: "x", errors: [{ code: m.code, message: m.message.replace("{keys}", '"unlistedKey"'), path }] });
+    out.push({
+      name: `${dotted(path) || "(root)"}/unknown-key`,
+      title: `an unknown key in a closed object`,
+      at: [...path, "unlistedKey"],
+      value: "x",
+      errors: [{ code: m.code, message: m.message.replace("{keys}", '"unlistedKey"'), path }],
+    });
   }
   return out;
 }
@@ -60,12 +73,26 @@ export function mutateValue(model: Model, raw: Field, current: Json, at: Path): 
   const out: Mutation[] = [];
   const name = dotted(at);
   const type = fieldType(f);
-  if (f.type !== undefined && type === "string") out.push({ name: `${name}/type`, title: `${name} is a number, not a string`, at, value: 12345, errors: [typeIssue(model, f, "number", at)] });
-  if (f.type !== undefined && (type === "object" || type === "array")) out.push({ name: `${name}/type`, title: `${name} is a string, not ${type === "object" ? "an object" : "an array"}`, at, value: "x", errors: [typeIssue(model, f, "string", at)] });
+  if (f.type !== undefined && type === "string")
+    out.push({ name: `${name}/type`, title: `${name} is a number, not a string`, at, value: 12345, errors: [typeIssue(model, f, "number", at)] });
+  if (f.type !== undefined && (type === "object" || type === "array"))
+    out.push({
+      name: `${name}/type`,
+      title: `${name} is a string, not ${type === "object" ? "an object" : "an array"}`,
+      at,
+      value: "x",
+      errors: [typeIssue(model, f, "string", at)],
+    });
   if (f.nullable) out.push({ name: `${name}/null`, title: `${name} may be null`, at, value: null, errors: [] });
   const closed = allowed(f);
   if (closed && typeof closed[0] === "string") {
-    out.push({ name: `${name}/not-allowed`, title: `${name} is outside its list of values`, at, value: "NOT_A_LISTED_VALUE", errors: [notAllowedIssue(model, f, at)] });
+    out.push({
+      name: `${name}/not-allowed`,
+      title: `${name} is outside its list of values`,
+      at,
+      value: "NOT_A_LISTED_VALUE",
+      errors: [notAllowedIssue(model, f, at)],
+    });
     if (closed.length > 1) out.push({ name: `${name}/last-allowed`, title: `${name} takes the last value of its list`, at, value: closed.at(-1)!, errors: [] });
   }
   if (f.rule) out.push(...ruleCases(model, f, at));
@@ -74,7 +101,8 @@ export function mutateValue(model: Model, raw: Field, current: Json, at: Path): 
     const item = resolve(model, f.items);
     const first = current[0]!;
     if (item.properties && first !== null && typeof first === "object" && !Array.isArray(first)) out.push(...mutateObject(model, item, first, [...at, 0]));
-    else if (item.oneOf?.length && !item.discriminator && first !== null && typeof first === "object" && !Array.isArray(first)) out.push(...mutateObject(model, item.oneOf[0]!, first, [...at, 0]));
+    else if (item.oneOf?.length && !item.discriminator && first !== null && typeof first === "object" && !Array.isArray(first))
+      out.push(...mutateObject(model, item.oneOf[0]!, first, [...at, 0]));
     else out.push(...mutateValue(model, item, first, [...at, 0]).filter((m) => m.name.endsWith("/type")));
   }
   return out;
@@ -105,7 +133,12 @@ export function ruleCases(model: Model, f: Field, at: Path): Mutation[] {
   const digits = digitBounds(rule);
   if (digits) {
     const d = (n: number) => "1234567890".repeat(3).slice(0, n);
-    const cases: [number, string][] = [[digits.min - 1, "digits-below-min"], [digits.min, "digits-min"], [digits.max, "digits-max"], [digits.max + 1, "digits-over-max"]];
+    const cases: [number, string][] = [
+      [digits.min - 1, "digits-below-min"],
+      [digits.min, "digits-min"],
+      [digits.max, "digits-max"],
+      [digits.max + 1, "digits-over-max"],
+    ];
     if (digits.max > digits.min) cases.splice(2, 0, [digits.min + 1, "digits-inside"]);
     for (const [n, label] of cases) {
       if (n < 0 || (label === "digits-max" && digits.max === digits.min)) continue;
@@ -114,7 +147,13 @@ export function ruleCases(model: Model, f: Field, at: Path): Mutation[] {
     }
   }
   for (const v of patternViolations(rule)) {
-    out.push({ name: `${name}/pattern-${v.name.replace(/[^a-z]+/g, "-")}`, title: `${name}: ${v.name} (${rule.name})`, at, value: v.value, errors: ruleIssues(model, f, v.value, at) });
+    out.push({
+      name: `${name}/pattern-${v.name.replace(/[^a-z]+/g, "-")}`,
+      title: `${name}: ${v.name} (${rule.name})`,
+      at,
+      value: v.value,
+      errors: ruleIssues(model, f, v.value, at),
+    });
   }
   return out;
 }
@@ -136,8 +175,20 @@ export function conditionalCases(model: Model, f: Field, value: Readonly<Record<
         if (typeof otherValue !== "string" || typeof good !== "string") continue;
         const at = [...path, key];
         const name = `${dotted(at)}/when-${c.field}-${c.values[0]}`;
-        out.push({ name: `${name}/holds`, title: `${c.field} is ${c.values[0]}: ${key} follows its rule`, at: path, value: { ...value, [c.field]: c.values[0]!, [key]: good } as Json, errors: [] });
-        out.push({ name: `${name}/broken`, title: `${c.field} is ${c.values[0]}: ${key} of the other condition is refused`, at: path, value: { ...value, [c.field]: c.values[0]!, [key]: otherValue } as Json, errors: ruleIssues(model, under, otherValue, at) });
+        out.push({
+          name: `${name}/holds`,
+          title: `${c.field} is ${c.values[0]}: ${key} follows its rule`,
+          at: path,
+          value: { ...value, [c.field]: c.values[0]!, [key]: good } as Json,
+          errors: [],
+        });
+        out.push({
+          name: `${name}/broken`,
+          title: `${c.field} is ${c.values[0]}: ${key} of the other condition is refused`,
+          at: path,
+          value: { ...value, [c.field]: c.values[0]!, [key]: otherValue } as Json,
+          errors: ruleIssues(model, under, otherValue, at),
+        });
       }
     }
   }

@@ -43,7 +43,13 @@ export function applyConditions(model: Model, f: Field, out: { [key: string]: Js
   for (const c of f.when) {
     if (!c.values.includes(out[c.field] as string)) continue;
     for (const [key, prop] of Object.entries(c.properties)) {
-      if (key in out || (mode === "complete" && f.properties?.[key])) out[key] = validValue(model, { ...(f.properties?.[key] ?? prop), ...stripUndefined(prop), required: f.properties?.[key]?.required ?? prop.required }, mode, picks);
+      if (key in out || (mode === "complete" && f.properties?.[key]))
+        out[key] = validValue(
+          model,
+          { ...(f.properties?.[key] ?? prop), ...stripUndefined(prop), required: f.properties?.[key]?.required ?? prop.required },
+          mode,
+          picks,
+        );
     }
   }
   return out;
@@ -54,7 +60,8 @@ export function effectiveField(f: Field, key: string, object: Readonly<Record<st
   let field = f.properties?.[key];
   for (const c of f.when) {
     const extra = c.properties[key];
-    if (extra && c.values.includes(object[c.field] as string)) field = { ...(field ?? extra), ...stripUndefined(extra), required: field?.required ?? extra.required };
+    if (extra && c.values.includes(object[c.field] as string))
+      field = { ...(field ?? extra), ...stripUndefined(extra), required: field?.required ?? extra.required };
   }
   return field!;
 }

@@ -52,7 +52,17 @@ interface Target {
 
 function caseOf(t: Target, id: string, title: string, payload: Json, errors: readonly Issue[], changed?: Path): RequestCase {
   const issues = canonicalIssues(errors);
-  return { id: `${t.schema}/${id}`, schema: t.schema, operation: t.operation, source: t.source, title, payload, valid: issues.length === 0, errors: issues, ...(changed ? { changed } : {}) };
+  return {
+    id: `${t.schema}/${id}`,
+    schema: t.schema,
+    operation: t.operation,
+    source: t.source,
+    title,
+    payload,
+    valid: issues.length === 0,
+    errors: issues,
+    ...(changed ? { changed } : {}),
+  };
 }
 
 function mutationCases(t: Target, prefix: string, base: Json, mutations: readonly Mutation[]): RequestCase[] {
@@ -74,7 +84,13 @@ function v5Cases(model: Model, t: Target): RequestCase[] {
   const types = [...new Set([...model.v5Requirements.map((r) => r.type), ...((model.shapes["v5.EntityType"]?.examples ?? []) as string[])])];
   const groupCountries = [...new Set(model.v5Requirements.flatMap((r) => r.identifiersFor.flatMap((g) => g.countries.values)))];
   const countries = [...groupCountries, ...["USA", "NZL"].filter((c) => !groupCountries.includes(c))];
-  const documentFor = (kind: string): Obj => ({ ...(validObject(model, resolve(model, { ...shape.properties!["documents"]!.items! }), "minimal") as Obj), kind, source: "base64", mimeType: "application/pdf", data: "data:application/pdf;base64,JVBERi0xLjQK" });
+  const documentFor = (kind: string): Obj => ({
+    ...(validObject(model, resolve(model, { ...shape.properties!["documents"]!.items! }), "minimal") as Obj),
+    kind,
+    source: "base64",
+    mimeType: "application/pdf",
+    data: "data:application/pdf;base64,JVBERi0xLjQK",
+  });
   const satisfy = (payload: Obj, type: string, country: string): Obj => {
     const r = requirementFor(type);
     if (!r) return payload;
@@ -85,7 +101,8 @@ function v5Cases(model: Model, t: Target): RequestCase[] {
     for (const g of r.identifiersFor) {
       if (!g.countries.values.includes(country)) continue;
       const identifiers = { ...((payload["identifiers"] as Obj | undefined) ?? {}) };
-      for (const id of g.identifiers) identifiers[id] = identifiers[id] ?? validValue(model, resolve(model, model.shapes["v5.Identifiers"]!).properties![id]!, "minimal");
+      for (const id of g.identifiers)
+        identifiers[id] = identifiers[id] ?? validValue(model, resolve(model, model.shapes["v5.Identifiers"]!).properties![id]!, "minimal");
       payload["identifiers"] = identifiers;
     }
     return payload;
@@ -111,22 +128,60 @@ function v5Cases(model: Model, t: Target): RequestCase[] {
   // Document rules on a type that requires none (a broken document does not also break a requirement).
   const free = types.find((x) => !requirementFor(x)) ?? types[0]!;
   const withDocument = { ...build("complete", free, countries[0]!), documents: [documentFor("trustDeed")] };
-  out.push(...mutationCases(t, "", withDocument, mutateValue(model, shape.properties!["documents"]!, withDocument["documents"]!, ["documents"]).filter((m) => !m.name.endsWith("/type"))));
+  out.push(
+    ...mutationCases(
+      t,
+      "",
+      withDocument,
+      mutateValue(model, shape.properties!["documents"]!, withDocument["documents"]!, ["documents"]).filter((m) => !m.name.endsWith("/type")),
+    ),
+  );
   // The per-type requirements of 2.11, on both sides.
   for (const r of model.v5Requirements) {
     for (const country of countries) {
       const ok = build("minimal", r.type, country);
       for (const a of r.addresses) {
         const at = ["addresses", a];
-        const m = model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ?? requiredIssue(model, { type: "string" } as Field, at);
-        out.push(caseOf(t, `requirement/${r.type}/${country}/addresses.${a}/missing`, `a ${r.type} needs addresses.${a}`, applyMutation(ok, { at, value: REMOVE }), [{ code: m.code, message: m.message, path: at }], at));
+        const m =
+          model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ?? requiredIssue(model, { type: "string" } as Field, at);
+        out.push(
+          caseOf(
+            t,
+            `requirement/${r.type}/${country}/addresses.${a}/missing`,
+            `a ${r.type} needs addresses.${a}`,
+            applyMutation(ok, { at, value: REMOVE }),
+            [{ code: m.code, message: m.message, path: at }],
+            at,
+          ),
+        );
       }
       for (const kind of r.documents) {
         const m = model.requiredDocumentMessage;
         const without = applyMutation(ok, { at: ["documents"], value: (ok["documents"] as Obj[]).filter((d) => d["kind"] !== kind) });
-        out.push(caseOf(t, `requirement/${r.type}/${country}/documents.${kind}/missing`, `a ${r.type} needs a ${kind} document`, without, [{ code: m.code, message: m.message, path: ["documents"] }], ["documents"]));
-        const byUrl = applyMutation(ok, { at: ["documents"], value: (ok["documents"] as Obj[]).map((d) => (d["kind"] === kind ? { ...d, source: "url", data: "https://www.example.com/files/deed.pdf" } : d)) });
-        out.push(caseOf(t, `requirement/${r.type}/${country}/documents.${kind}/url-only`, `a ${kind} given only by URL is not an uploaded file`, byUrl, [{ code: m.code, message: m.message, path: ["documents"] }], ["documents"]));
+        out.push(
+          caseOf(
+            t,
+            `requirement/${r.type}/${country}/documents.${kind}/missing`,
+            `a ${r.type} needs a ${kind} document`,
+            without,
+            [{ code: m.code, message: m.message, path: ["documents"] }],
+            ["documents"],
+          ),
+        );
+        const byUrl = applyMutation(ok, {
+          at: ["documents"],
+          value: (ok["documents"] as Obj[]).map((d) => (d["kind"] === kind ? { ...d, source: "url", data: "https://www.example.com/files/deed.pdf" } : d)),
+        });
+        out.push(
+          caseOf(
+            t,
+            `requirement/${r.type}/${country}/documents.${kind}/url-only`,
+            `a ${kind} given only by URL is not an uploaded file`,
+            byUrl,
+            [{ code: m.code, message: m.message, path: ["documents"] }],
+            ["documents"],
+          ),
+        );
       }
       for (const g of r.identifiersFor) {
         for (const id of g.identifiers) {
@@ -134,7 +189,16 @@ function v5Cases(model: Model, t: Target): RequestCase[] {
           const applies = g.countries.values.includes(country);
           const without = applyMutation(applies ? ok : satisfy({ ...ok, identifiers: {} }, r.type, country), { at: ["identifiers"], value: {} });
           const errors = applies ? [requiredIssue(model, { type: "string" } as Field, at)] : [];
-          out.push(caseOf(t, `requirement/${r.type}/${country}/identifiers.${id}/${applies ? "missing" : "not-required"}`, applies ? `a ${r.type} of ${country} needs identifiers.${id}` : `a ${r.type} of ${country} needs no identifiers.${id}`, without, errors, at));
+          out.push(
+            caseOf(
+              t,
+              `requirement/${r.type}/${country}/identifiers.${id}/${applies ? "missing" : "not-required"}`,
+              applies ? `a ${r.type} of ${country} needs identifiers.${id}` : `a ${r.type} of ${country} needs no identifiers.${id}`,
+              without,
+              errors,
+              at,
+            ),
+          );
         }
       }
     }
@@ -146,7 +210,19 @@ function v5Cases(model: Model, t: Target): RequestCase[] {
 
 function entityCases(model: Model, t: Target, request: Model["entityRequests"][number]): RequestCase[] {
   const kinds = model.entityKinds.filter((k) => k.interface === request.interface);
-  const envelope: Field = { properties: request.fields, required: "no", nullable: false, when: [], messages: {}, deprecated: false, secret: false, requirements: false, unknownShape: false, openKeys: false, pos: undefined as never };
+  const envelope: Field = {
+    properties: request.fields,
+    required: "no",
+    nullable: false,
+    when: [],
+    messages: {},
+    deprecated: false,
+    secret: false,
+    requirements: false,
+    unknownShape: false,
+    openKeys: false,
+    pos: undefined as never,
+  };
   const out: RequestCase[] = [];
   const build = (kind: EntityKind, branch: number, country: string, mode: Mode): Obj => {
     const b = kind.branches[branch]!;
@@ -154,19 +230,28 @@ function entityCases(model: Model, t: Target, request: Model["entityRequests"][n
     const p: Obj = { ...validObject(model, envelope, mode), type: kind.kind, fields: { ...validObject(model, fieldsShape, mode, { country }) } };
     if (kind.stakeholders) {
       const roles = kind.stakeholders.roleSet.roles.filter((r) => mode === "complete" || r.required);
-      if (roles.length || kind.stakeholders.required || mode === "complete") p["stakeholders"] = roles.map((r) => stakeholder(model, r.types[0]!, r.name, mode));
+      if (roles.length || kind.stakeholders.required || mode === "complete")
+        p["stakeholders"] = roles.map((r) => stakeholder(model, r.types[0]!, r.name, mode));
     }
     return p;
   };
   for (const kind of kinds) {
     kind.branches.forEach((b, i) => {
       for (const country of countriesOf(b.countries.values)) {
-        for (const mode of ["minimal", "complete"] as const) out.push(caseOf(t, `valid/${mode}/${kind.kind}/${country}`, `a ${mode} ${kind.kind} of ${country}`, build(kind, i, country, mode), []));
+        for (const mode of ["minimal", "complete"] as const)
+          out.push(caseOf(t, `valid/${mode}/${kind.kind}/${country}`, `a ${mode} ${kind.kind} of ${country}`, build(kind, i, country, mode), []));
       }
       // Field rules, on a complete payload of the branch's first country.
       const base = build(kind, i, b.countries.values[0]!, "complete");
       const fieldsShape: Field = { ...envelope, properties: b.fields };
-      out.push(...mutationCases(t, `${kind.kind}/${b.countries.values[0]}/`, base, mutateObject(model, fieldsShape, base["fields"] as Obj, ["fields"], new Set(["country"]))));
+      out.push(
+        ...mutationCases(
+          t,
+          `${kind.kind}/${b.countries.values[0]}/`,
+          base,
+          mutateObject(model, fieldsShape, base["fields"] as Obj, ["fields"], new Set(["country"])),
+        ),
+      );
     });
     // `fields.country` chooses the branch (a discriminator when there are several).
     const countries = kind.branches.flatMap((b) => b.countries.values);
@@ -174,7 +259,16 @@ function entityCases(model: Model, t: Target, request: Model["entityRequests"][n
     if (countries.length < 200) {
       const at = ["fields", "country"];
       const issue = kind.branches.length > 1 ? discriminatorIssue(model, countries, at) : notAllowedIssue(model, kind.branches[0]!.fields["country"]!, at);
-      out.push(caseOf(t, `${kind.kind}/fields.country/not-allowed`, `${kind.kind}: a country without a table`, applyMutation(base, { at, value: "ATA" === countries[0] ? "ZZZ" : "ATA" }), [issue], at));
+      out.push(
+        caseOf(
+          t,
+          `${kind.kind}/fields.country/not-allowed`,
+          `${kind.kind}: a country without a table`,
+          applyMutation(base, { at, value: "ATA" === countries[0] ? "ZZZ" : "ATA" }),
+          [issue],
+          at,
+        ),
+      );
     }
     if (kind.stakeholders) out.push(...stakeholderCases(model, t, kind, base));
   }
@@ -182,9 +276,22 @@ function entityCases(model: Model, t: Target, request: Model["entityRequests"][n
   const first = kinds[0]!;
   const base = build(first, 0, first.branches[0]!.countries.values[0]!, "complete");
   out.push(...mutationCases(t, "", base, mutateObject(model, envelope, base, [])));
-  const kindIssue = discriminatorIssue(model, kinds.map((k) => k.kind), ["type"]);
+  const kindIssue = discriminatorIssue(
+    model,
+    kinds.map((k) => k.kind),
+    ["type"],
+  );
   out.push(caseOf(t, "type/missing", "the entity kind is missing", applyMutation(base, { at: ["type"], value: REMOVE }), [kindIssue], ["type"]));
-  out.push(caseOf(t, "type/not-allowed", "an entity kind of another interface or none", applyMutation(base, { at: ["type"], value: "NOT_A_KIND" }), [kindIssue], ["type"]));
+  out.push(
+    caseOf(
+      t,
+      "type/not-allowed",
+      "an entity kind of another interface or none",
+      applyMutation(base, { at: ["type"], value: "NOT_A_KIND" }),
+      [kindIssue],
+      ["type"],
+    ),
+  );
   return out;
 }
 
@@ -199,25 +306,75 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
   const set = kind.stakeholders!.roleSet;
   const at: Path = ["stakeholders"];
   const withRoles = { ...base, stakeholders: set.roles.map((r) => stakeholder(model, r.types[0]!, r.name, "minimal")) };
-  if (kind.stakeholders!.required) out.push(caseOf(t, `${kind.kind}/stakeholders/missing`, `${kind.kind}: stakeholders are required`, applyMutation(base, { at, value: REMOVE }), [requiredIssue(model, { type: "array" } as Field, at)], at));
+  if (kind.stakeholders!.required)
+    out.push(
+      caseOf(
+        t,
+        `${kind.kind}/stakeholders/missing`,
+        `${kind.kind}: stakeholders are required`,
+        applyMutation(base, { at, value: REMOVE }),
+        [requiredIssue(model, { type: "array" } as Field, at)],
+        at,
+      ),
+    );
   const roleAt = ["stakeholders", 0, "role"];
   const roleField = { enum: set.roles.map((r) => r.name), messages: {} } as unknown as Field;
   // The first stakeholder's role replaced: when that role is required and held by no one else, it is missing too.
   const first = set.roles[0]!;
   const lost = first.required ? [requiredRoleIssue(model, first.name)] : [];
-  out.push(caseOf(t, `${kind.kind}/stakeholders.0.role/not-allowed`, `${kind.kind}: a role the table does not list`, applyMutation(withRoles, { at: roleAt, value: "NOT_A_ROLE" }), [notAllowedIssue(model, roleField, roleAt), ...lost], roleAt));
+  out.push(
+    caseOf(
+      t,
+      `${kind.kind}/stakeholders.0.role/not-allowed`,
+      `${kind.kind}: a role the table does not list`,
+      applyMutation(withRoles, { at: roleAt, value: "NOT_A_ROLE" }),
+      [notAllowedIssue(model, roleField, roleAt), ...lost],
+      roleAt,
+    ),
+  );
   set.roles.forEach((r, i) => {
     const typeAt = ["stakeholders", i, "type"];
-    for (const type of r.types) out.push(caseOf(t, `${kind.kind}/stakeholders.${r.name}/type-${type}`, `${kind.kind}: a ${type} may hold the role ${r.name}`, applyMutation(withRoles, { at: ["stakeholders", i], value: stakeholder(model, type, r.name, "minimal") }), [], typeAt));
+    for (const type of r.types)
+      out.push(
+        caseOf(
+          t,
+          `${kind.kind}/stakeholders.${r.name}/type-${type}`,
+          `${kind.kind}: a ${type} may hold the role ${r.name}`,
+          applyMutation(withRoles, { at: ["stakeholders", i], value: stakeholder(model, type, r.name, "minimal") }),
+          [],
+          typeAt,
+        ),
+      );
     const other = model.stakeholderTypes.find((s) => !r.types.includes(s.name));
     if (other) {
       const m = model.messages.verispec["roleTypeNotAllowed"];
-      const issue = r.types.length === 1 || !m ? notAllowedIssue(model, { enum: r.types, messages: {} } as unknown as Field, typeAt) : { code: m.code, message: m.message.replace("{options}", r.types.map((x) => `"${x}"`).join("|")), path: typeAt };
-      out.push(caseOf(t, `${kind.kind}/stakeholders.${r.name}/type-${other.name}`, `${kind.kind}: a ${other.name} may not hold the role ${r.name}`, applyMutation(withRoles, { at: ["stakeholders", i], value: stakeholder(model, other.name, r.name, "minimal") }), [issue], typeAt));
+      const issue =
+        r.types.length === 1 || !m
+          ? notAllowedIssue(model, { enum: r.types, messages: {} } as unknown as Field, typeAt)
+          : { code: m.code, message: m.message.replace("{options}", r.types.map((x) => `"${x}"`).join("|")), path: typeAt };
+      out.push(
+        caseOf(
+          t,
+          `${kind.kind}/stakeholders.${r.name}/type-${other.name}`,
+          `${kind.kind}: a ${other.name} may not hold the role ${r.name}`,
+          applyMutation(withRoles, { at: ["stakeholders", i], value: stakeholder(model, other.name, r.name, "minimal") }),
+          [issue],
+          typeAt,
+        ),
+      );
     }
     if (r.required) {
       const without = applyMutation(withRoles, { at: ["stakeholders"], value: (withRoles.stakeholders as Obj[]).filter((s) => s["role"] !== r.name) });
-      out.push(caseOf(t, `${kind.kind}/stakeholders.${r.name}/missing`, `${kind.kind}: the role ${r.name} is required`, without, [requiredRoleIssue(model, r.name)], ["stakeholders"]));
+      out.push(
+        caseOf(
+          t,
+          `${kind.kind}/stakeholders.${r.name}/missing`,
+          `${kind.kind}: the role ${r.name} is required`,
+          without,
+          [requiredRoleIssue(model, r.name)],
+          ["stakeholders"],
+        ),
+      );
     }
   });
   return out;
@@ -269,7 +426,16 @@ function shapeCases(model: Model, t: Target): RequestCase[] {
       out.push(...mutationCases(t, `${tag}/`, base, mutateObject(model, b, value, [key, 0], new Set([item.discriminator]))));
     }
     const at = [key, 0, item.discriminator];
-    out.push(caseOf(t, `${key}.0.${item.discriminator}/not-allowed`, "an item of no listed kind", { ...complete, [key]: [{ [item.discriminator]: "NOT_A_KIND" }] }, [discriminatorIssue(model, tags, at)], at));
+    out.push(
+      caseOf(
+        t,
+        `${key}.0.${item.discriminator}/not-allowed`,
+        "an item of no listed kind",
+        { ...complete, [key]: [{ [item.discriminator]: "NOT_A_KIND" }] },
+        [discriminatorIssue(model, tags, at)],
+        at,
+      ),
+    );
   }
   return out;
 }

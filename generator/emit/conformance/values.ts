@@ -36,7 +36,7 @@ export const fieldType = (f: Field): string | undefined => {
 };
 
 /** Zod's name of a JSON type in "expected ..." (integer is `int`). */
-export const zodType = (t: string | undefined) => (t === "integer" ? "int" : t ?? "unknown");
+export const zodType = (t: string | undefined) => (t === "integer" ? "int" : (t ?? "unknown"));
 
 /** The allowed values of a closed field (const, enum, or a named value set), or undefined. */
 export function allowed(f: Field): readonly Json[] | undefined {
@@ -46,7 +46,8 @@ export function allowed(f: Field): readonly Json[] | undefined {
   return undefined;
 }
 
-const fill = (template: string, values: Readonly<Record<string, string>>) => template.replace(/\{([a-zA-Z]+)\}/g, (whole, name: string) => values[name] ?? whole);
+const fill = (template: string, values: Readonly<Record<string, string>>) =>
+  template.replace(/\{([a-zA-Z]+)\}/g, (whole, name: string) => values[name] ?? whole);
 const literal = (v: unknown) => (typeof v === "string" ? `"${v}"` : String(v));
 
 /** The message a failing keyword reports for this field: the field's own, its rule's, else the default. */
@@ -109,7 +110,8 @@ export function ruleExample(rule: Rule): string {
   return candidates.find((c) => fitsLength(rule, c) && matches(rule, c)) ?? rule.examples[0] ?? "x";
 }
 
-const fitsLength = (rule: Rule, v: string) => (rule.minLength === undefined || [...v].length >= rule.minLength) && (rule.maxLength === undefined || [...v].length <= rule.maxLength);
+const fitsLength = (rule: Rule, v: string) =>
+  (rule.minLength === undefined || [...v].length >= rule.minLength) && (rule.maxLength === undefined || [...v].length <= rule.maxLength);
 
 /**
  * A string of exactly `length` characters built from the rule's example (its last character repeated,

@@ -43,7 +43,12 @@ export function roleSetDecl(set: RoleSet, model: Model): Decl {
         [
           `Stakeholders of the \`${set.name}\` role set: \`{ type, role, fields }\`, where each role allows only its stakeholder types.`,
           set.description,
-          set.roles.map((r) => `- \`${r.name}\`${r.required ? " (required: at least one)" : ""}: ${r.types.join(", ")}${r.description ? `. ${r.description}` : ""}${r.unknown ? `. Not shown in the service's specification: ${r.unknown}` : ""}`).join("\n"),
+          set.roles
+            .map(
+              (r) =>
+                `- \`${r.name}\`${r.required ? " (required: at least one)" : ""}: ${r.types.join(", ")}${r.description ? `. ${r.description}` : ""}${r.unknown ? `. Not shown in the service's specification: ${r.unknown}` : ""}`,
+            )
+            .join("\n"),
           model.stakeholderGuidance,
           `@see The service's specification, section ${set.source}`,
         ],

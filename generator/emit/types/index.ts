@@ -10,7 +10,16 @@ import { bodyTypeName, valueSetTypeName } from "../names.js";
 import { BANNER, type OutputFile } from "../output.js";
 import { jsdoc, lit, union } from "../print.js";
 import { requestShapeIds } from "../request-shapes.js";
-import { credentialsDecl, entityDecls, entityRequestDecls, roleSetDecl, shapeDecl, stakeholderGenericDecl, withoutCredentials, type Decl } from "./declarations.js";
+import {
+  credentialsDecl,
+  entityDecls,
+  entityRequestDecls,
+  roleSetDecl,
+  shapeDecl,
+  stakeholderGenericDecl,
+  withoutCredentials,
+  type Decl,
+} from "./declarations.js";
 import { Printer } from "./printer.js";
 import { render } from "./render.js";
 import { closed, payloadTags } from "./shapes.js";
@@ -25,7 +34,11 @@ export function typesText(model: Model): string {
     if (names.has(name) || name === "v4" || name === "v5") throw new Error(`value set ${set.name}: type name ${name} is taken`);
     names.add(name);
     const doc = set.name === "iso3" ? "ISO 3166-1 alpha-3 country code." : set.description;
-    decls.push({ ns: [], text: (indent) => `${jsdoc([doc ?? `\`${set.name}\` values.`, set.source ? `@see The service's specification, section ${set.source}` : undefined], indent)}${indent}export type ${name} = ${union(set.values.map(lit))};\n` });
+    decls.push({
+      ns: [],
+      text: (indent) =>
+        `${jsdoc([doc ?? `\`${set.name}\` values.`, set.source ? `@see The service's specification, section ${set.source}` : undefined], indent)}${indent}export type ${name} = ${union(set.values.map(lit))};\n`,
+    });
   }
   decls.push(credentialsDecl(model, p), stakeholderGenericDecl(model));
 
@@ -42,7 +55,8 @@ export function typesText(model: Model): string {
       decls.push(shapeDecl(body, withoutCredentials(shape), p, id, ["As `createClient` takes it: without the credentials, which the client adds."]));
       decls.push({
         ns: parts.slice(0, -1),
-        text: (indent) => `${jsdoc([`${shape.title ?? id} as sent on the wire, credentials included.`, `Schema: \`schemas/${id}.json\`.`, shape.source ? `@see The service's specification, section ${shape.source}` : undefined], indent)}${indent}export type ${parts.at(-1)} = v4.Credentials & ${body};\n`,
+        text: (indent) =>
+          `${jsdoc([`${shape.title ?? id} as sent on the wire, credentials included.`, `Schema: \`schemas/${id}.json\`.`, shape.source ? `@see The service's specification, section ${shape.source}` : undefined], indent)}${indent}export type ${parts.at(-1)} = v4.Credentials & ${body};\n`,
       });
     } else decls.push(shapeDecl(id, shape, p));
   }

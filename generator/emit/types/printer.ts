@@ -113,7 +113,16 @@ export class Printer {
     }
     if (f.exactlyOneOf) {
       return `(${f.exactlyOneOf
-        .map((name) => obj(Object.fromEntries(f.exactlyOneOf!.map((other) => [other, other === name ? { type: this.type(props[other]!, inner), optional: false } : { type: "never", optional: true }]))))
+        .map((name) =>
+          obj(
+            Object.fromEntries(
+              f.exactlyOneOf!.map((other) => [
+                other,
+                other === name ? { type: this.type(props[other]!, inner), optional: false } : { type: "never", optional: true },
+              ]),
+            ),
+          ),
+        )
         .join(" | ")})`;
     }
     if (!Object.keys(props).length && f.additionalProperties === true) return "Record<string, unknown>";

@@ -30,7 +30,16 @@ export function payloadTags(model: Model): Map<string, Record<string, Field>> {
   const out = new Map<string, Record<string, Field>>();
   for (const s of shapes) {
     const missing = tagFields.filter(([k]) => !s.properties?.[k]);
-    if (missing.length) out.set(s.id, Object.fromEntries(missing.map(([k, f]) => [k, { ...f, required: "no", const: ABSENT, description: `Absent: only other payload formats carry \`${k}\`.`, source: undefined }])));
+    if (missing.length)
+      out.set(
+        s.id,
+        Object.fromEntries(
+          missing.map(([k, f]) => [
+            k,
+            { ...f, required: "no", const: ABSENT, description: `Absent: only other payload formats carry \`${k}\`.`, source: undefined },
+          ]),
+        ),
+      );
   }
   return out;
 }

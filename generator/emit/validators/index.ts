@@ -34,7 +34,12 @@ export { pascalId, validatorName } from "../names.js";
 // ---- The runtime as JavaScript --------------------------------------------------------------------
 
 /** What generated validator modules import of the runtime (export name -> template file). */
-export const RUNTIME_EXPORTS: Readonly<Record<string, string>> = { createValidator: "validator.ts", withStandardSchema: "standard.ts", fullFormats: "formats.ts", abnChecksum: "abn.ts" };
+export const RUNTIME_EXPORTS: Readonly<Record<string, string>> = {
+  createValidator: "validator.ts",
+  withStandardSchema: "standard.ts",
+  fullFormats: "formats.ts",
+  abnChecksum: "abn.ts",
+};
 
 /** The runtime every generated validator module imports: RUNTIME_EXPORTS as one module (template-js.ts). */
 export function runtimeBundle(root: string): OutputFile {
@@ -63,7 +68,8 @@ const standardCall = (id: string, roots: KeyRoots) => `withStandardSchema(/*#__P
 const standardType = (id: string) => `StandardValidator<${id}>`;
 const STANDARD_DTS = `import type { StandardValidator } from "../runtime/validators/standard.js";`;
 const RUNTIME_IMPORT = `import { createValidator, withStandardSchema } from "${RUNTIME_MODULE}";`;
-const errorsImport = (ids: readonly string[], roots: KeyRoots) => `import { ${ids.some((id) => roots.has(id)) ? "KEYS, " : ""}MESSAGES, TABLE } from "./errors.js";`;
+const errorsImport = (ids: readonly string[], roots: KeyRoots) =>
+  `import { ${ids.some((id) => roots.has(id)) ? "KEYS, " : ""}MESSAGES, TABLE } from "./errors.js";`;
 
 function idModule(id: string, reach: Reach, roots: KeyRoots): OutputFile[] {
   const name = validatorName(id);
@@ -165,7 +171,7 @@ function errorsModule(table: ErrorTable, messages: MessageTemplates, keys: unkno
     "/** By Ajv schemaPath: the exact messages, expected types of required keys, discriminator values. */",
     `export const TABLE = Object.freeze(JSON.parse(${jsonLiteral(table)}));`,
     "",
-    "/** For `unknownKeys: \"report\"`: the keys each open request object declares, and links to its children. */",
+    '/** For `unknownKeys: "report"`: the keys each open request object declares, and links to its children. */',
     `export const KEYS = Object.freeze(JSON.parse(${jsonLiteral(keys)}));`,
   ];
   const dts = [
@@ -182,7 +188,11 @@ function errorsModule(table: ErrorTable, messages: MessageTemplates, keys: unkno
 }
 
 function ajvModule(code: string, ids: readonly string[]): OutputFile[] {
-  const dts = [header, `import type { RawValidate } from "../runtime/validators/types.js";`, ...ids.map((id) => `export declare const ${rawName(id)}: RawValidate;`)];
+  const dts = [
+    header,
+    `import type { RawValidate } from "../runtime/validators/types.js";`,
+    ...ids.map((id) => `export declare const ${rawName(id)}: RawValidate;`),
+  ];
   return [
     { path: "validators/ajv.js", contents: `${header} (Ajv standalone code, compiled at generate time)\n${code.trimEnd()}\n` },
     { path: "validators/ajv.d.ts", contents: `${dts.join("\n")}\n` },

@@ -35,11 +35,18 @@ export function pureRegExps(code: string): string {
  */
 export function enumSets(code: string): string {
   const sets = new Set<string>();
-  let out = code.replace(/(valid\d+) = false;for\(const (v\d+) of (schema\d+)\.enum\)\{if\(func\d+\((data\d*), \2\)\)\{\1 = true;break;\}\}/g, (_w: string, valid: string, _v: string, schema: string, data: string) => {
-    sets.add(schema);
-    return `${valid} = ${schema}_set.has(${data});`;
-  });
-  for (const schema of sets) out = out.replace(new RegExp(`(const ${schema} = [^\\n]*?;)(?=const |function |export )`), (decl: string) => `${decl}const ${schema}_set = /*#__PURE__*/ new Set(${schema}.enum);`);
+  let out = code.replace(
+    /(valid\d+) = false;for\(const (v\d+) of (schema\d+)\.enum\)\{if\(func\d+\((data\d*), \2\)\)\{\1 = true;break;\}\}/g,
+    (_w: string, valid: string, _v: string, schema: string, data: string) => {
+      sets.add(schema);
+      return `${valid} = ${schema}_set.has(${data});`;
+    },
+  );
+  for (const schema of sets)
+    out = out.replace(
+      new RegExp(`(const ${schema} = [^\\n]*?;)(?=const |function |export )`),
+      (decl: string) => `${decl}const ${schema}_set = /*#__PURE__*/ new Set(${schema}.enum);`,
+    );
   return out;
 }
 
@@ -54,7 +61,9 @@ export function onePush(code: string): string {
  * long enum even after enumSets has replaced every call).
  */
 export function requiresToImports(code: string): string {
-  const read = code.replace(/const (\w+) = require\("[^"]+"\)(?:\.\w+)*;/g, (decl: string, name: string) => (new RegExp(`\\b${name}\\b`).test(code.replace(decl, "")) ? decl : ""));
+  const read = code.replace(/const (\w+) = require\("[^"]+"\)(?:\.\w+)*;/g, (decl: string, name: string) =>
+    new RegExp(`\\b${name}\\b`).test(code.replace(decl, "")) ? decl : "",
+  );
   // One import per runtime module, however many specifiers it stands for.
   const modules: string[] = [];
   const body = read.replace(/require\("([^"]+)"\)/g, (_whole, m: string) => {
@@ -141,26 +150,29 @@ export function compactErrors(code: string): string {
     const constParams: string[] = [];
     const rows: unknown[][] = [];
     const rowIndex = new Map<string, number>();
-    const body = segment.replace(ERROR_STATEMENT, (_w, _err: string, path: string | undefined, at: string | undefined, schemaPath: string, keyword: string, params: string) => {
-      if (fn === undefined) throw new Error("validators: an error statement outside a compiled function");
-      const entries = paramEntries(params);
-      let fixed: unknown = null; // null: built at the call
-      if (entries.every(([, v]) => JSON_LITERAL.test(v))) fixed = Object.fromEntries(entries.map(([k, v]) => [k, JSON.parse(v)]));
-      else if (entries.every(([, v]) => JSON_LITERAL.test(v) || MODULE_CONSTANT.test(v))) {
-        if (!constParams.includes(params)) constParams.push(params);
-        fixed = constParams.indexOf(params);
-      }
-      const kw = JSON.parse(keyword) as string;
-      if (!keywords.includes(kw)) keywords.push(kw);
-      const row: unknown[] = [JSON.parse(schemaPath), keywords.indexOf(kw), fixed];
-      if (at !== undefined) row.push(JSON.parse(at));
-      const key = JSON.stringify(row);
-      let i = rowIndex.get(key);
-      if (i === undefined) rowIndex.set(key, (i = rows.push(row) - 1));
-      const args = [`${fn}_errors`, at !== undefined ? "instancePath" : (path ?? "instancePath"), String(i), ...(fixed === null ? [params] : [])];
-      // The budget is asked first: past it, neither the error object nor its instancePath text is made.
-      return `(vErrors ??= []).push($spent(this) ? $OVER : ${at !== undefined ? "$errAt" : "$err"}${fixed === null ? "P" : ""}(${args.join(",")}));errors++;`;
-    });
+    const body = segment.replace(
+      ERROR_STATEMENT,
+      (_w, _err: string, path: string | undefined, at: string | undefined, schemaPath: string, keyword: string, params: string) => {
+        if (fn === undefined) throw new Error("validators: an error statement outside a compiled function");
+        const entries = paramEntries(params);
+        let fixed: unknown = null; // null: built at the call
+        if (entries.every(([, v]) => JSON_LITERAL.test(v))) fixed = Object.fromEntries(entries.map(([k, v]) => [k, JSON.parse(v)]));
+        else if (entries.every(([, v]) => JSON_LITERAL.test(v) || MODULE_CONSTANT.test(v))) {
+          if (!constParams.includes(params)) constParams.push(params);
+          fixed = constParams.indexOf(params);
+        }
+        const kw = JSON.parse(keyword) as string;
+        if (!keywords.includes(kw)) keywords.push(kw);
+        const row: unknown[] = [JSON.parse(schemaPath), keywords.indexOf(kw), fixed];
+        if (at !== undefined) row.push(JSON.parse(at));
+        const key = JSON.stringify(row);
+        let i = rowIndex.get(key);
+        if (i === undefined) rowIndex.set(key, (i = rows.push(row) - 1));
+        const args = [`${fn}_errors`, at !== undefined ? "instancePath" : (path ?? "instancePath"), String(i), ...(fixed === null ? [params] : [])];
+        // The budget is asked first: past it, neither the error object nor its instancePath text is made.
+        return `(vErrors ??= []).push($spent(this) ? $OVER : ${at !== undefined ? "$errAt" : "$err"}${fixed === null ? "P" : ""}(${args.join(",")}));errors++;`;
+      },
+    );
     if (/const err\d+ = \{/.test(body)) throw new Error("validators: an error statement of Ajv's code was not compacted");
     if (!rows.length) return body;
     const json = JSON.stringify(rows).replace(/[\\']/g, "\\$&");

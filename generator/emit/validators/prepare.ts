@@ -11,7 +11,19 @@ export type Defs = Record<string, JsonSchema>;
 
 export const ABN_CHECKSUM_KEYWORD = "x-verispec-abn-checksum";
 /** Annotations only: dropped from the compiled copy (they make no check, only bytes). */
-const ANNOTATIONS = new Set(["title", "description", "examples", "$comment", "deprecated", "writeOnly", "readOnly", "x-spec-section", "x-not-shown", "x-verispec-errors", PRESENCE_NOT_SHOWN_KEYWORD]);
+const ANNOTATIONS = new Set([
+  "title",
+  "description",
+  "examples",
+  "$comment",
+  "deprecated",
+  "writeOnly",
+  "readOnly",
+  "x-spec-section",
+  "x-not-shown",
+  "x-verispec-errors",
+  PRESENCE_NOT_SHOWN_KEYWORD,
+]);
 const NAME_MAPS = new Set(["properties", "$defs"]);
 
 export const refTo = (key: string) => `#/$defs/${escapePointerSegment(key)}`;
@@ -24,7 +36,8 @@ export function eachSubschema(schema: unknown, pointer: string, visit: (s: JsonS
   visit(schema, pointer);
   for (const [k, v] of Object.entries(schema)) {
     if (k === "x-verispec-errors" || k === PRESENCE_NOT_SHOWN_KEYWORD || k === "examples" || k === "enum" || k === "const") continue;
-    if (NAME_MAPS.has(k) && isObject(v)) for (const [name, sub] of Object.entries(v)) eachSubschema(sub, `${pointer}/${k}/${escapePointerSegment(name)}`, visit);
+    if (NAME_MAPS.has(k) && isObject(v))
+      for (const [name, sub] of Object.entries(v)) eachSubschema(sub, `${pointer}/${k}/${escapePointerSegment(name)}`, visit);
     else eachSubschema(v, `${pointer}/${k}`, visit);
   }
 }
@@ -113,7 +126,9 @@ function shareRepeatedSubschemas(defs: Defs, minLength = 1500): void {
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "enum" || k === "const" || k === "examples" ? x : replace(x)]));
     };
     for (const key of Object.keys(defs)) if (key !== sharedKey) defs[key] = replace(defs[key]) as JsonSchema;
-    defs[sharedKey] = Object.fromEntries(Object.entries(defs[sharedKey]!).map(([k, x]) => [k, k === "enum" || k === "const" || k === "examples" ? x : replace(x)])) as JsonSchema;
+    defs[sharedKey] = Object.fromEntries(
+      Object.entries(defs[sharedKey]!).map(([k, x]) => [k, k === "enum" || k === "const" || k === "examples" ? x : replace(x)]),
+    ) as JsonSchema;
   }
 }
 
@@ -145,7 +160,8 @@ export function compiledDocument(model: Model): CompiledDocument {
   for (const [key, def] of Object.entries(defs)) {
     eachSubschema(def, "", (s) => {
       // Long enums become Set lookups in the code (compileValidators): only strings compare alike there.
-      if (Array.isArray(s.enum) && s.enum.length >= 200 && !s.enum.every((v: unknown) => typeof v === "string")) throw new Error(`validators: ${key}: a long enum of non-strings`);
+      if (Array.isArray(s.enum) && s.enum.length >= 200 && !s.enum.every((v: unknown) => typeof v === "string"))
+        throw new Error(`validators: ${key}: a long enum of non-strings`);
     });
   }
   return { annotated: sortedObject(Object.entries(defs)), published: definitions.filter((d) => d.published).map((d) => d.id) };
@@ -155,9 +171,13 @@ export function compiledDocument(model: Model): CompiledDocument {
 export function conditionsCallNothing(defs: Defs): void {
   for (const [key, def] of Object.entries(defs)) {
     eachSubschema(def, "", (s, pointer) => {
-      const regions = [["if", s.if], ["not", isObject(s.not) && Object.keys(s.not).join() === "$ref" ? undefined : s.not]] as const;
+      const regions = [
+        ["if", s.if],
+        ["not", isObject(s.not) && Object.keys(s.not).join() === "$ref" ? undefined : s.not],
+      ] as const;
       for (const [keyword, region] of regions) {
-        if (region !== undefined && JSON.stringify(region).includes('"$ref"')) throw new Error(`validators: ${key}${pointer}/${keyword} refers to a definition; dropPlaceholderErrors needs it inline`);
+        if (region !== undefined && JSON.stringify(region).includes('"$ref"'))
+          throw new Error(`validators: ${key}${pointer}/${keyword} refers to a definition; dropPlaceholderErrors needs it inline`);
       }
     });
   }

@@ -26,7 +26,12 @@ type GivenPair = { readonly serviceUid?: unknown; readonly secret?: unknown } | 
 export function accountChecker<A extends { readonly credentials: Credentials }>(accounts: readonly A[]) {
   const expected = accounts.map((account) => {
     const { serviceUid, secret } = account.credentials;
-    return { account, uid: digest(serviceUid), secret: digest(secret), header: digest(`Basic ${Buffer.from(`${serviceUid}:${secret}`, "utf8").toString("base64")}`) };
+    return {
+      account,
+      uid: digest(serviceUid),
+      secret: digest(secret),
+      header: digest(`Basic ${Buffer.from(`${serviceUid}:${secret}`, "utf8").toString("base64")}`),
+    };
   });
   // A body credential may be any JSON value: only strings are compared (no String() of an object, whose toString may be anything).
   const text = (v: unknown) => (typeof v === "string" ? v : "");
@@ -54,6 +59,8 @@ export function accountChecker<A extends { readonly credentials: Credentials }>(
 /** The one-account check (true or false), as accountChecker makes it. */
 export function credentialChecker(expected: Credentials) {
   const check = accountChecker([{ credentials: expected }]);
-  return { pair: (given: GivenPair): boolean => check.pair(given) !== undefined, basic: (value: string | undefined): boolean => check.basic(value) !== undefined };
+  return {
+    pair: (given: GivenPair): boolean => check.pair(given) !== undefined,
+    basic: (value: string | undefined): boolean => check.basic(value) !== undefined,
+  };
 }
-

@@ -49,7 +49,10 @@ export async function readBody(req: IncomingMessage, rules: BodyRules, look?: (c
 }
 
 export function mediaType(req: IncomingMessage): string {
-  return String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  return String(req.headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
 }
 
 export async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
@@ -73,7 +76,8 @@ function refuseShape(problem: ShapeProblem | undefined, rules: BodyRules): void 
   const { arrays } = rules;
   if (problem?.kind === "depth") throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
   if (problem?.kind === "values") throw new HttpError(400, "bad_request", arrays.tooManyValues.replace("{max}", String(arrays.maxValues)));
-  if (problem?.kind === "items") throw rules.invalid([{ message: arrays.message.replace("{max}", String(arrays.maxItems)), code: arrays.code, path: problem.path }]);
+  if (problem?.kind === "items")
+    throw rules.invalid([{ message: arrays.message.replace("{max}", String(arrays.maxItems)), code: arrays.code, path: problem.path }]);
 }
 
 /** A JSON body that must be an object (the older endpoints, the control API). */
@@ -92,7 +96,6 @@ export function decodeStrict(raw: string, malformed: () => Error): string {
   }
 }
 
-
 /** A form post (the hosted form): its fields counted as the bytes arrive, before the text is split. */
 export async function readForm(req: IncomingMessage, rules: BodyRules): Promise<URLSearchParams> {
   if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", rules.messages.notFormType);
@@ -100,7 +103,8 @@ export async function readForm(req: IncomingMessage, rules: BodyRules): Promise<
   const { maxValues, tooManyValues } = rules.arrays;
   let fields = 1;
   const count = (chunk: Buffer) => {
-    for (let i = chunk.indexOf(38); i >= 0; i = chunk.indexOf(38, i + 1)) if (++fields > maxValues) throw new HttpError(400, "bad_request", tooManyValues.replace("{max}", String(maxValues)));
+    for (let i = chunk.indexOf(38); i >= 0; i = chunk.indexOf(38, i + 1))
+      if (++fields > maxValues) throw new HttpError(400, "bad_request", tooManyValues.replace("{max}", String(maxValues)));
   };
   return new URLSearchParams((await readBody(req, rules, count)).toString("utf8"));
 }

@@ -45,11 +45,14 @@ export class ControlOperations {
       const found = await tx.lockVerification(trace);
       if (!found) throw c.notFound("trace", { trace });
       const v = opts.maxAttempts !== undefined ? { ...found, maxAttempts: opts.maxAttempts } : found;
-      if (!Object.hasOwn(c.b.rules.statuses, to)) throw c.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(c.b.rules.statuses).join(", ") });
+      if (!Object.hasOwn(c.b.rules.statuses, to))
+        throw c.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(c.b.rules.statuses).join(", ") });
       if (v.api === "older" && !c.b.spec.olderVerificationStatuses.includes(to)) {
         throw c.conflict("notInOlderPayload", { to, statuses: c.b.spec.olderVerificationStatuses.join(", ") });
       }
-      const candidates = findTransitions(c.b.rules, v.verificationStatus, to, subjectOf(v)).filter((r) => (opts.trigger ? r.id === opts.trigger : !r.to.includes("any")));
+      const candidates = findTransitions(c.b.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
+        opts.trigger ? r.id === opts.trigger : !r.to.includes("any"),
+      );
       const row = candidates.find((r) => !r.error) ?? candidates[0];
       if (!row) throw c.conflict(...this.whyNot(v, to, opts.trigger));
       const patch = { ...c.effects(row, v), verificationStatus: to, dueAt: to === c.pending ? c.dueAt(c.clock.now()) : null };
@@ -70,7 +73,10 @@ export class ControlOperations {
       const r = unconditioned[0]!;
       const words = (key: string) => choiceMessage(b.spec, "controlApi", key);
       const values = { from, to, id: String(r.id), condition: r.condition ?? words("conditionUnnamed") };
-      return ["conditionFails", { ...values, attempt: v.attempt, maxAttempts: v.maxAttempts ?? words("maxAttemptsAbsent"), submissionStatus: v.submissionStatus }];
+      return [
+        "conditionFails",
+        { ...values, attempt: v.attempt, maxAttempts: v.maxAttempts ?? words("maxAttemptsAbsent"), submissionStatus: v.submissionStatus },
+      ];
     }
     return trigger ? ["triggerElsewhere", { trigger, from, to }] : ["noRow", { from, to }];
   }

@@ -57,8 +57,12 @@ export type Body = Record<string, unknown>;
 /** The fields conditions are evaluated over (the current payload's names). */
 export function subjectOf(v: Verification): Record<string, unknown> {
   return {
-    verificationStatus: v.verificationStatus, submissionStatus: v.submissionStatus, attempt: v.attempt,
-    ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}), type: v.type, ...(v.subType ? { subType: v.subType } : {}),
+    verificationStatus: v.verificationStatus,
+    submissionStatus: v.submissionStatus,
+    attempt: v.attempt,
+    ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}),
+    type: v.type,
+    ...(v.subType ? { subType: v.subType } : {}),
     ...(v.parentTrace ? { parentTrace: v.parentTrace } : {}),
   };
 }
@@ -151,8 +155,10 @@ export class ServiceCore {
     if (row.effects?.increment) fields[row.effects.increment] = Number(fields[row.effects.increment] ?? 0) + 1;
     Object.assign(fields, row.effects?.set ?? {});
     return {
-      verificationStatus: String(fields.verificationStatus), submissionStatus: String(fields.submissionStatus),
-      attempt: Number(fields.attempt), maxAttempts: fields.maxAttempts === undefined ? null : Number(fields.maxAttempts),
+      verificationStatus: String(fields.verificationStatus),
+      submissionStatus: String(fields.submissionStatus),
+      attempt: Number(fields.attempt),
+      maxAttempts: fields.maxAttempts === undefined ? null : Number(fields.maxAttempts),
     };
   }
 
@@ -178,7 +184,11 @@ export class ServiceCore {
 
   /** The 404 of spec/sandbox.yaml `notFound`, with its message for what was not found. */
   notFound(what: string, values: Readonly<Record<string, string>> = {}): ServiceError {
-    return new ServiceError(choice<number>(this.b.spec, "notFound", "httpStatus"), choice<string>(this.b.spec, "notFound", "code"), choiceMessage(this.b.spec, "notFound", what, values));
+    return new ServiceError(
+      choice<number>(this.b.spec, "notFound", "httpStatus"),
+      choice<string>(this.b.spec, "notFound", "code"),
+      choiceMessage(this.b.spec, "notFound", what, values),
+    );
   }
 
   /** The control API's refusal of a status change (spec/sandbox.yaml controlApi: its conflict status and code, the message of `key`). */
@@ -187,4 +197,3 @@ export class ServiceCore {
     return new ServiceError(httpStatus, code, choiceMessage(this.b.spec, "controlApi", key, values));
   }
 }
-

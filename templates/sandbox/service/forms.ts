@@ -30,7 +30,8 @@ export class FormOperations {
     const { spec } = this.c.b;
     const refusal = choice<Record<string, { httpStatus: number; code: string }>>(spec, "hostedForm", "refusals")[key];
     const text = choice<Record<string, string>>(spec, "hostedForm", "messages")[key];
-    if (refusal === undefined || text === undefined) throw new Error(`sandbox binding: choices.hostedForm refusals or messages lack ${key} (regenerate with 'verispec generate')`);
+    if (refusal === undefined || text === undefined)
+      throw new Error(`sandbox binding: choices.hostedForm refusals or messages lack ${key} (regenerate with 'verispec generate')`);
     const message = text.replace(/\{([a-z]+)\}/g, (all, name: string) => (Object.hasOwn(values, name) ? String(values[name]) : all));
     return new ServiceError(refusal.httpStatus, refusal.code, message);
   }
@@ -106,7 +107,14 @@ export class FormOperations {
     const { c } = this;
     const retry = c.row("retry");
     const { name, testText } = this.older.nameOf(request);
-    const patch = { ...c.effects(retry, existing), verificationStatus: retry.to[0]!, request: c.storable(request), name, dueAt: c.dueAt(c.clock.now()), outcome: c.pickOutcome(testText, subjectOf(existing)) };
+    const patch = {
+      ...c.effects(retry, existing),
+      verificationStatus: retry.to[0]!,
+      request: c.storable(request),
+      name,
+      dueAt: c.dueAt(c.clock.now()),
+      outcome: c.pickOutcome(testText, subjectOf(existing)),
+    };
     return (await this.w.change(tx, existing, patch, retry.trigger)).v;
   }
 }

@@ -50,10 +50,21 @@ export class OlderOperations {
       if (shape.type !== c.individual) return [];
       const person = { type: c.individual, role: shape.role, fields: obj(shape.fields) };
       const { name, testText } = this.nameOf(person);
-      const child = this.w.newVerification("older", {
-        trace: olderStakeholderTrace(entity, i), submissionId: olderStakeholderSubmissionId(entity, i), parentTrace: entity.trace, roles: str(shape.role) ? [shape.role as string] : [], type: c.individual, name,
-        country: str(person.fields.country) ?? null, request: person, outcome: testText ?? "",
-      }, c.clock.now());
+      const child = this.w.newVerification(
+        "older",
+        {
+          trace: olderStakeholderTrace(entity, i),
+          submissionId: olderStakeholderSubmissionId(entity, i),
+          parentTrace: entity.trace,
+          roles: str(shape.role) ? [shape.role as string] : [],
+          type: c.individual,
+          name,
+          country: str(person.fields.country) ?? null,
+          request: person,
+          outcome: testText ?? "",
+        },
+        c.clock.now(),
+      );
       return [{ v: child, trigger: submit }];
     });
   }
@@ -63,10 +74,19 @@ export class OlderOperations {
     const { c } = this;
     const { name, testText } = this.nameOf(body);
     const fields = obj(body.fields);
-    const v = this.w.newVerification("older", {
-      ...(form ? { trace: form.id, formId: form.id, maxAttempts: form.maxAttempts } : {}), userId: str(body.metadata_userId) ?? null, type: String(body.type), name,
-      country: str(fields.country) ?? null, request: c.storable(body), outcome: testText ?? "",
-    }, c.clock.now());
+    const v = this.w.newVerification(
+      "older",
+      {
+        ...(form ? { trace: form.id, formId: form.id, maxAttempts: form.maxAttempts } : {}),
+        userId: str(body.metadata_userId) ?? null,
+        type: String(body.type),
+        name,
+        country: str(fields.country) ?? null,
+        request: c.storable(body),
+        outcome: testText ?? "",
+      },
+      c.clock.now(),
+    );
     // Entities: submissionId is the trace (the service's specification, section 6.3).
     return body.type === c.individual ? v : { ...v, submissionId: v.trace };
   }

@@ -88,13 +88,29 @@ export class Payloads {
     const f = obj(s.fields);
     const name = olderPersonName(f) || str(f.name) || `stakeholder ${i + 1}`;
     const own = child ?? {
-      trace, type: String(s.type ?? ""), name, verificationStatus: v.verificationStatus, submissionStatus: v.submissionStatus, updatedAt: v.updatedAt,
+      trace,
+      type: String(s.type ?? ""),
+      name,
+      verificationStatus: v.verificationStatus,
+      submissionStatus: v.submissionStatus,
+      updatedAt: v.updatedAt,
       submissionId: s.type === individual ? olderStakeholderSubmissionId(v, i) : trace,
     };
     const { inWatchLists, outOfWatchLists, idvRiskScore, verificationScore } = olderResults(this.c.b, { ...own, type: individual });
     return {
-      id: trace, submissionId: own.submissionId, trace, verificationUuid: trace, name, role: str(s.role) ?? "", submissionStatus: own.submissionStatus, timestamp: own.updatedAt,
-      verificationScore, verificationStatus: own.verificationStatus, idvRiskScore, inWatchLists, outOfWatchLists,
+      id: trace,
+      submissionId: own.submissionId,
+      trace,
+      verificationUuid: trace,
+      name,
+      role: str(s.role) ?? "",
+      submissionStatus: own.submissionStatus,
+      timestamp: own.updatedAt,
+      verificationScore,
+      verificationStatus: own.verificationStatus,
+      idvRiskScore,
+      inWatchLists,
+      outOfWatchLists,
     };
   }
 

@@ -26,7 +26,11 @@ export class ControlReads {
    * One page of the tenant's verifications (the filter and cursor of `b`) with their histories, and the
    * deliveries of those; unfiltered, the latest `deliveryRows` deliveries.
    */
-  async statePage(b: Browse, deliveryRows: number, details: (v: Verification) => Record<string, unknown>): Promise<{ verifications: Record<string, unknown>[]; nextCursor: string | null; deliveries: Record<string, unknown>[] }> {
+  async statePage(
+    b: Browse,
+    deliveryRows: number,
+    details: (v: Verification) => Record<string, unknown>,
+  ): Promise<{ verifications: Record<string, unknown>[]; nextCursor: string | null; deliveries: Record<string, unknown>[] }> {
     const { tenant } = this.c;
     const page = await verificationsPage(this.sql, tenant, b);
     const shown = page.items.map(toVerification);

@@ -35,10 +35,20 @@ export class V5Operations {
     const resubmittable = evaluateCondition(c.b.rules, { ref: c.b.spec.resubmittable.condition }, body);
     const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
     const submit = c.row("submit").trigger;
-    const v = w.newVerification("v5", {
-      userId, type: String(body.type), subType: str(body.subType) ?? null, name: str(body.name) ?? "", country: str(body.country) ?? null, request: body, outcome: this.testText(body) ?? "",
-      maxAttempts: resubmittable ? c.b.spec.attempts.observedDefaultCap : null,
-    }, now);
+    const v = w.newVerification(
+      "v5",
+      {
+        userId,
+        type: String(body.type),
+        subType: str(body.subType) ?? null,
+        name: str(body.name) ?? "",
+        country: str(body.country) ?? null,
+        request: body,
+        outcome: this.testText(body) ?? "",
+        maxAttempts: resubmittable ? c.b.spec.attempts.observedDefaultCap : null,
+      },
+      now,
+    );
     // One new verification needs no lookup: it joins the group commit. A possible resubmission or stakeholders take a transaction.
     if (!(resubmittable && userId !== null) && stakeholders.length === 0) {
       await w.created.add({ v, trigger: submit });
@@ -66,10 +76,19 @@ export class V5Operations {
       const entity = shape.entity ? obj(shape.entity) : shape;
       if (entity.type !== c.individual) return [];
       const roles = Array.isArray(shape.roles) ? shape.roles.filter((r): r is string => typeof r === "string") : str(shape.role) ? [shape.role as string] : [];
-      const child = this.w.newVerification("v5", {
-        parentTrace: v.trace, roles, type: c.individual, subType: str(entity.subType) ?? null, name: str(entity[c.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
-        country: str(entity.country) ?? null, request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
-      }, now);
+      const child = this.w.newVerification(
+        "v5",
+        {
+          parentTrace: v.trace,
+          roles,
+          type: c.individual,
+          subType: str(entity.subType) ?? null,
+          name: str(entity[c.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
+          country: str(entity.country) ?? null,
+          request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
+        },
+        now,
+      );
       return [{ v: child, trigger: submit }];
     });
   }
@@ -91,7 +110,15 @@ export class V5Operations {
     if (v.verificationStatus !== retry.from) return undefined;
     if (c.applies(retry, v)) {
       const outcome = c.pickOutcome(this.testText(body), subjectOf(v));
-      const patch = { ...c.effects(retry, v), verificationStatus: retry.to[0]!, request: body, name: str(body.name) ?? v.name, country: str(body.country) ?? v.country, dueAt: c.dueAt(c.clock.now()), outcome };
+      const patch = {
+        ...c.effects(retry, v),
+        verificationStatus: retry.to[0]!,
+        request: body,
+        name: str(body.name) ?? v.name,
+        country: str(body.country) ?? v.country,
+        dueAt: c.dueAt(c.clock.now()),
+        outcome,
+      };
       await w.change(tx, v, patch, retry.trigger);
       return { trace: v.trace };
     }
@@ -109,12 +136,26 @@ export class V5Operations {
     const r = v.request;
     const { b } = this.c;
     return {
-      trace: v.trace, submissionId: v.submissionId, ...(v.country ? { country: v.country } : {}), type: v.type, ...(v.subType ? { subType: v.subType } : {}),
-      name: v.name, ...(str(r.industry) ? { industry: r.industry } : {}), ...(str(r.website) ? { website: r.website } : {}),
-      ...(r.identifiers ? { identifiers: r.identifiers } : {}), ...(r.addresses ? { addresses: r.addresses } : {}),
-      ...(str(r.inputRisk) ? { inputRisk: r.inputRisk } : {}), other: [], submissionStatus: v.submissionStatus, verificationStatus: v.verificationStatus,
-      message: b.rules.statuses[v.verificationStatus]?.meaning ?? "", timestamp: v.updatedAt, idvRiskScore: resultsFor(b.spec, v.name).idvRisk, attempt: v.attempt,
-      ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}), ...(v.parentTrace ? { parentTrace: v.parentTrace, roles: v.roles ?? [] } : {}),
+      trace: v.trace,
+      submissionId: v.submissionId,
+      ...(v.country ? { country: v.country } : {}),
+      type: v.type,
+      ...(v.subType ? { subType: v.subType } : {}),
+      name: v.name,
+      ...(str(r.industry) ? { industry: r.industry } : {}),
+      ...(str(r.website) ? { website: r.website } : {}),
+      ...(r.identifiers ? { identifiers: r.identifiers } : {}),
+      ...(r.addresses ? { addresses: r.addresses } : {}),
+      ...(str(r.inputRisk) ? { inputRisk: r.inputRisk } : {}),
+      other: [],
+      submissionStatus: v.submissionStatus,
+      verificationStatus: v.verificationStatus,
+      message: b.rules.statuses[v.verificationStatus]?.meaning ?? "",
+      timestamp: v.updatedAt,
+      idvRiskScore: resultsFor(b.spec, v.name).idvRisk,
+      attempt: v.attempt,
+      ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}),
+      ...(v.parentTrace ? { parentTrace: v.parentTrace, roles: v.roles ?? [] } : {}),
     };
   }
 }

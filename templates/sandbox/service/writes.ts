@@ -43,9 +43,22 @@ export class Writes {
     const subject = { type: init.type, ...(init.parentTrace ? { parentTrace: init.parentTrace } : {}) };
     const outcomeText = init.outcome ?? init.name;
     return {
-      trace: c.newId(), api, userId: null, submissionId: c.newId(), parentTrace: null, roles: null, subType: null, country: null,
-      verificationStatus: c.pending, submissionStatus: choice<string>(c.b.spec, "initialSubmissionStatus", "value"),
-      attempt: c.b.spec.attempts.startsAt, maxAttempts: null, dueAt: c.dueAt(now), formId: null, createdAt: now, updatedAt: now,
+      trace: c.newId(),
+      api,
+      userId: null,
+      submissionId: c.newId(),
+      parentTrace: null,
+      roles: null,
+      subType: null,
+      country: null,
+      verificationStatus: c.pending,
+      submissionStatus: choice<string>(c.b.spec, "initialSubmissionStatus", "value"),
+      attempt: c.b.spec.attempts.startsAt,
+      maxAttempts: null,
+      dueAt: c.dueAt(now),
+      formId: null,
+      createdAt: now,
+      updatedAt: now,
       ...init,
       outcome: c.pickOutcome(outcomeText, subject),
     };
@@ -60,7 +73,17 @@ export class Writes {
     const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
     const queued = outbox
       .filter((r) => r.state === "queued")
-      .map((r): QueuedRow => ({ id: r.id, tenant: r.tenant, delivery_id: r.delivery_id, url: r.url, body: bodies.get(String(r.delivery_id)), signature_version: r.signature_version, tries: r.tries }));
+      .map(
+        (r): QueuedRow => ({
+          id: r.id,
+          tenant: r.tenant,
+          delivery_id: r.delivery_id,
+          url: r.url,
+          body: bodies.get(String(r.delivery_id)),
+          signature_version: r.signature_version,
+          tries: r.tries,
+        }),
+      );
     return { texts: webhooks.map(({ w }) => w.text), queued };
   }
 

@@ -7,7 +7,10 @@ import { DEFAULT_TENANT, type Db, type Sql } from "./sql.js";
 const keyOf = (tenant: string) => (tenant === DEFAULT_TENANT ? "clockOffset" : `clockOffset:${tenant}`);
 
 export async function saveClockOffset(sql: Sql, tenant: string, offset: number): Promise<void> {
-  await sql.query("INSERT INTO sandbox_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [keyOf(tenant), String(offset)]);
+  await sql.query("INSERT INTO sandbox_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [
+    keyOf(tenant),
+    String(offset),
+  ]);
 }
 
 /** The stored offset, 0 when none is stored. */

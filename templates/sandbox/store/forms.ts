@@ -48,5 +48,10 @@ export async function countFormOpening(sql: Sql, tenant: string, id: string): Pr
 
 /** A saved attempt: openings counted anew, the attempt counted, the verification and the saved request kept. */
 export async function saveFormAttempt(sql: Sql, tenant: string, id: string, trace: string, request: Record<string, unknown>): Promise<void> {
-  await sql.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1, trace = $3, request = $4 WHERE tenant = $1 AND id = $2", [tenant, id, trace, JSON.stringify(request)]);
+  await sql.query("UPDATE forms SET opens_since_save = 0, attempts = attempts + 1, trace = $3, request = $4 WHERE tenant = $1 AND id = $2", [
+    tenant,
+    id,
+    trace,
+    JSON.stringify(request),
+  ]);
 }

@@ -45,17 +45,38 @@ export interface MemoryState {
 }
 
 const emptyState = (): MemoryState => ({ verifications: new Map(), history: [], outbox: [], forms: new Map(), clockOffset: 0 });
-const copyState = (s: MemoryState): MemoryState => ({ verifications: new Map(s.verifications), history: [...s.history], outbox: [...s.outbox], forms: new Map(s.forms), clockOffset: s.clockOffset });
+const copyState = (s: MemoryState): MemoryState => ({
+  verifications: new Map(s.verifications),
+  history: [...s.history],
+  outbox: [...s.outbox],
+  forms: new Map(s.forms),
+  clockOffset: s.clockOffset,
+});
 
 function ops(state: () => MemoryState, tenant: string): StoreOps {
   const newest = (filter: (v: Verification) => boolean) => [...state().verifications.values()].filter(filter).reverse();
-  const historyOf = (v: Verification, trigger: string): HistoryRow => ({ trace: v.trace, verification_status: v.verificationStatus, submission_status: v.submissionStatus, attempt: v.attempt, trigger, at: v.updatedAt });
+  const historyOf = (v: Verification, trigger: string): HistoryRow => ({
+    trace: v.trace,
+    verification_status: v.verificationStatus,
+    submission_status: v.submissionStatus,
+    attempt: v.attempt,
+    trigger,
+    at: v.updatedAt,
+  });
   const enqueue = (outbox: OutboxWrite): Row[] => {
     const s = state();
     return outbox.rows.map(([deliveryId, trace, url, format, body]) => {
       const row: OutboxRow = { id: s.outbox.length + 1, trace, delivery_id: deliveryId, url, format, body, signature_version: outbox.signatureVersion };
       s.outbox.push(row);
-      return { id: row.id, tenant, delivery_id: deliveryId, url, signature_version: outbox.signatureVersion, tries: 0, state: url === null ? "no_receiver" : "queued" };
+      return {
+        id: row.id,
+        tenant,
+        delivery_id: deliveryId,
+        url,
+        signature_version: outbox.signatureVersion,
+        tries: 0,
+        state: url === null ? "no_receiver" : "queued",
+      };
     });
   };
   const form = (id: string, patch: (f: FormRow) => Partial<FormRow>) => {
@@ -77,7 +98,8 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
       state().history.push(historyOf(next, trigger));
       if (outbox) enqueue(outbox);
     },
-    lockLatestResubmittable: async (userId, kind) => newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === kind.type && v.subType === kind.subType)[0],
+    lockLatestResubmittable: async (userId, kind) =>
+      newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === kind.type && v.subType === kind.subType)[0],
     childrenOf: async (trace) => newest((v) => v.parentTrace === trace).reverse(),
     findVerification: async (trace) => state().verifications.get(trace),
     lockVerification: async (trace, api?: Api) => {
@@ -85,19 +107,40 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
       return v && (api === undefined || v.api === api) ? v : undefined;
     },
     claimDueVerifications: async (now, status, limit) =>
-      newest((v) => v.dueAt !== null && v.dueAt <= now && v.verificationStatus === status).sort((a, b) => a.dueAt! - b.dueAt!).slice(0, Math.max(0, Math.floor(limit))),
-    olderTraceOf: async (key) => (key.trace !== undefined ? newest((v) => v.trace === key.trace && v.api === "older")[0]?.trace : newest((v) => v.userId === key.userId && v.api === "older")[0]?.trace),
+      newest((v) => v.dueAt !== null && v.dueAt <= now && v.verificationStatus === status)
+        .sort((a, b) => a.dueAt! - b.dueAt!)
+        .slice(0, Math.max(0, Math.floor(limit))),
+    olderTraceOf: async (key) =>
+      key.trace !== undefined
+        ? newest((v) => v.trace === key.trace && v.api === "older")[0]?.trace
+        : newest((v) => v.userId === key.userId && v.api === "older")[0]?.trace,
     latestVerifications: async (limit) => newest(() => true).slice(0, limit),
-    historyOf: async (trace) => state().history.filter((h) => h.trace === trace).map(({ trace: _t, ...row }) => ({ ...row })),
-    historiesOf: async (traces) => new Map(traces.map((t) => [t, state().history.filter((h) => h.trace === t).map(({ trace: _t, ...row }) => ({ ...row }))])),
-    latestWebhookBody: async (trace) => state().outbox.filter((o) => o.trace === trace).at(-1)?.body,
-    insertForm: async (id, request, now) => void state().forms.set(id, { id, request: JSON.stringify(request), created_at: now, opens_since_save: 0, attempts: 0, trace: null }),
+    historyOf: async (trace) =>
+      state()
+        .history.filter((h) => h.trace === trace)
+        .map(({ trace: _t, ...row }) => ({ ...row })),
+    historiesOf: async (traces) =>
+      new Map(
+        traces.map((t) => [
+          t,
+          state()
+            .history.filter((h) => h.trace === t)
+            .map(({ trace: _t, ...row }) => ({ ...row })),
+        ]),
+      ),
+    latestWebhookBody: async (trace) =>
+      state()
+        .outbox.filter((o) => o.trace === trace)
+        .at(-1)?.body,
+    insertForm: async (id, request, now) =>
+      void state().forms.set(id, { id, request: JSON.stringify(request), created_at: now, opens_since_save: 0, attempts: 0, trace: null }),
     lockForm: async (id) => {
       const f = state().forms.get(id);
       return f ? toHostedForm({ ...f }) : undefined;
     },
     countFormOpening: async (id) => form(id, (f) => ({ opens_since_save: f.opens_since_save + 1 })),
-    saveFormAttempt: async (id, trace, request) => form(id, (f) => ({ opens_since_save: 0, attempts: f.attempts + 1, trace, request: JSON.stringify(request) })),
+    saveFormAttempt: async (id, trace, request) =>
+      form(id, (f) => ({ opens_since_save: 0, attempts: f.attempts + 1, trace, request: JSON.stringify(request) })),
     saveClockOffset: async (offset) => void (state().clockOffset = offset),
     loadClockOffset: async () => state().clockOffset,
     advanceClockOffset: async (ms, max) => {
@@ -130,7 +173,12 @@ export function memoryStore(tenant = "default"): MemoryStore {
     return run;
   };
   // An operation on its own is a transaction of one: it waits for those before it.
-  const single = Object.fromEntries(Object.keys(ops(() => current, tenant)).map((name) => [name, (...args: unknown[]) => transaction((tx) => (tx[name as keyof StoreOps] as (...a: unknown[]) => Promise<unknown>)(...args))])) as unknown as StoreOps;
+  const single = Object.fromEntries(
+    Object.keys(ops(() => current, tenant)).map((name) => [
+      name,
+      (...args: unknown[]) => transaction((tx) => (tx[name as keyof StoreOps] as (...a: unknown[]) => Promise<unknown>)(...args)),
+    ]),
+  ) as unknown as StoreOps;
   return {
     ...single,
     transaction,

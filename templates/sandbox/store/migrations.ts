@@ -205,11 +205,13 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
   // Up to date (every start from the template, every restart): one read, no transaction, no lock, no DDL
   // (the table is made when the read finds none: a new database). Every version is counted, not the newest
   // alone: a database missing an older one gets it applied.
-  const held = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1::int[])", [migrations.map((m) => m.version)]).catch(async (err: { code?: string }) => {
-    if (err?.code !== UNDEFINED_TABLE) throw err;
-    await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
-    return [{ n: 0 }];
-  });
+  const held = await db
+    .query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1::int[])", [migrations.map((m) => m.version)])
+    .catch(async (err: { code?: string }) => {
+      if (err?.code !== UNDEFINED_TABLE) throw err;
+      await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
+      return [{ n: 0 }];
+    });
   if (Number(held[0]?.n) === migrations.length) return newest;
   let current = 0;
   for (const m of migrations) {
@@ -217,7 +219,11 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
       await tx.query("SELECT pg_advisory_xact_lock(7301991)");
       const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = $1", [m.version]);
       if (done.length === 0) {
-        for (const statement of m.sql.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+        for (const statement of m.sql
+          .split(/;\s*\n/)
+          .map((s) => s.trim())
+          .filter(Boolean))
+          await tx.query(statement);
         await tx.query("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", [m.version, Date.now()]);
       }
     });

@@ -107,7 +107,10 @@ export function latestOutboxRows(sql: Sql, tenant: string, limit: number): Promi
 
 /** The newest `limit` outbox rows of these traces, newest first. */
 export function outboxRowsOfTraces(sql: Sql, tenant: string, traces: readonly string[], limit: number): Promise<Row[]> {
-  return sql.query(`SELECT * FROM outbox WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [tenant, traces]);
+  return sql.query(`SELECT * FROM outbox WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [
+    tenant,
+    traces,
+  ]);
 }
 
 /** The delivery attempts of these outbox rows, in the order they were made. */
@@ -122,7 +125,10 @@ export function attemptsOf(sql: Sql, outboxIds: readonly number[]): Promise<Row[
  */
 export function requeueDelivery(db: Db, tenant: string, deliveryId: string, now: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const rows = await tx.query("SELECT * FROM outbox WHERE tenant = $1 AND delivery_id = $2 AND resend_of IS NULL AND url IS NOT NULL ORDER BY id", [tenant, deliveryId]);
+    const rows = await tx.query("SELECT * FROM outbox WHERE tenant = $1 AND delivery_id = $2 AND resend_of IS NULL AND url IS NOT NULL ORDER BY id", [
+      tenant,
+      deliveryId,
+    ]);
     for (const r of rows) {
       await tx.query(
         `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, resend_of, created_at)

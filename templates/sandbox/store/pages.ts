@@ -18,7 +18,10 @@ function where(parts: readonly [string, unknown][]): { sql: string; params: unkn
 
 function pageRows(sql: Sql, table: string, key: string, range: PageRange, filters: [string, unknown][]): Promise<Row[]> {
   const w = where([...filters, [`${key} ${range.ascending ? ">" : "<"} ?`, range.after]]);
-  return sql.query(`SELECT * FROM ${table} ${w.sql} ORDER BY ${key} ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`, w.params);
+  return sql.query(
+    `SELECT * FROM ${table} ${w.sql} ORDER BY ${key} ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`,
+    w.params,
+  );
 }
 
 /** Outbox rows by id, filtered by trace, delivery state and the verification's userId. */
@@ -49,11 +52,19 @@ function outboxRowsOfUser(sql: Sql, tenant: string, userId: string, filter: { tr
   add("o.state = ?", filter.state);
   add(`o.id ${range.ascending ? ">" : "<"} ?`, range.after);
   const order = `ORDER BY o.id ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`;
-  return sql.query(`SELECT o.* FROM verifications v CROSS JOIN LATERAL (SELECT * FROM outbox o WHERE ${inner.join(" AND ")} ${order}) o WHERE v.tenant = $1 AND v.user_id = $2 ${order}`, params);
+  return sql.query(
+    `SELECT o.* FROM verifications v CROSS JOIN LATERAL (SELECT * FROM outbox o WHERE ${inner.join(" AND ")} ${order}) o WHERE v.tenant = $1 AND v.user_id = $2 ${order}`,
+    params,
+  );
 }
 
 /** Verification rows by seq, filtered by trace, userId and verification status. */
-export function verificationPageRows(sql: Sql, tenant: string, filter: { trace?: string; userId?: string; verificationStatus?: string }, range: PageRange): Promise<Row[]> {
+export function verificationPageRows(
+  sql: Sql,
+  tenant: string,
+  filter: { trace?: string; userId?: string; verificationStatus?: string },
+  range: PageRange,
+): Promise<Row[]> {
   return pageRows(sql, "verifications", "seq", range, [
     ["tenant = ?", tenant],
     ["trace = ?", filter.trace],

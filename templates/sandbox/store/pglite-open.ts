@@ -44,7 +44,10 @@ interface PGliteInstance extends PGliteLike {
 }
 interface PGliteModule {
   PGlite: { readonly defaultStartParams: readonly string[]; new (options: object): PGliteInstance };
-  types: { arraySerializer(value: unknown, element: Convert | undefined, typarray: number): unknown; arrayParser(value: unknown, element: Convert | undefined, typarray: number): unknown };
+  types: {
+    arraySerializer(value: unknown, element: Convert | undefined, typarray: number): unknown;
+    arrayParser(value: unknown, element: Convert | undefined, typarray: number): unknown;
+  };
 }
 
 /** What a PGlite is opened with: Postgres settings (`name=value`), a template's archive to load, its array types. */
@@ -64,17 +67,18 @@ export interface PgliteOptions {
 export async function openPgliteHere(dataDir: string | undefined, o: PgliteOptions = {}): Promise<PGliteInstance> {
   const { PGlite, types } = (await import("@electric-sql/pglite")) as unknown as PGliteModule;
   const arrayTypes = o.arrayTypes;
-  const Class = arrayTypes === undefined
-    ? PGlite
-    : class extends PGlite {
-        override async _initArrayTypes(options?: { force?: boolean }): Promise<void> {
-          if (options?.force) return super._initArrayTypes(options);
-          for (const { oid, typarray } of arrayTypes) {
-            this.serializers[typarray] = (v) => types.arraySerializer(v, this.serializers[oid], typarray);
-            this.parsers[typarray] = (v) => types.arrayParser(v, this.parsers[oid], typarray);
+  const Class =
+    arrayTypes === undefined
+      ? PGlite
+      : class extends PGlite {
+          override async _initArrayTypes(options?: { force?: boolean }): Promise<void> {
+            if (options?.force) return super._initArrayTypes(options);
+            for (const { oid, typarray } of arrayTypes) {
+              this.serializers[typarray] = (v) => types.arraySerializer(v, this.serializers[oid], typarray);
+              this.parsers[typarray] = (v) => types.arrayParser(v, this.parsers[oid], typarray);
+            }
           }
-        }
-      };
+        };
   const db = new Class({
     ...(dataDir === undefined ? {} : { dataDir }),
     startParams: [...PGlite.defaultStartParams, ...(o.settings ?? PGLITE_SETTINGS).flatMap((s) => ["-c", s])],

@@ -20,4 +20,3 @@ export type Request =
 export type Reply =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly code?: string };
-

@@ -15,7 +15,10 @@ export const OPEN_FAILED = "VERISPEC_DB_OPEN";
 
 /** An error the database thread reported, with Postgres's SQLSTATE when there is one. */
 export class DatabaseError extends Error {
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
     this.name = "DatabaseError";
   }
@@ -75,7 +78,8 @@ export async function openPglite(dir: string | undefined): Promise<Db> {
   }
 
   const sql = (tx?: number): Sql => ({
-    query: <T extends Row>(text: string, params?: readonly unknown[]) => call<T[]>({ op: "query", text, params: params ? [...params] : [], ...(tx === undefined ? {} : { tx }) }),
+    query: <T extends Row>(text: string, params?: readonly unknown[]) =>
+      call<T[]>({ op: "query", text, params: params ? [...params] : [], ...(tx === undefined ? {} : { tx }) }),
   });
   return {
     kind: "pglite",

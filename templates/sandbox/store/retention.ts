@@ -28,5 +28,11 @@ export function deleteOldDeliveries(db: Db, cutoff: number, batch: number): Prom
 
 /** Hosted forms opened before `cutoff`. */
 export async function deleteOldForms(db: Db, tenant: string, cutoff: number, batch: number): Promise<number> {
-  return (await db.query(`DELETE FROM forms WHERE id IN (SELECT id FROM forms WHERE tenant = $3 AND created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`, [cutoff, batch, tenant])).length;
+  return (
+    await db.query(`DELETE FROM forms WHERE id IN (SELECT id FROM forms WHERE tenant = $3 AND created_at < $1 ORDER BY created_at LIMIT $2) RETURNING id`, [
+      cutoff,
+      batch,
+      tenant,
+    ])
+  ).length;
 }

@@ -5,8 +5,18 @@ import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./outbox.js";
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
 import type { Db, Sql } from "./sql.js";
 import {
-  childrenOf, claimDueVerifications, findVerification, historiesOf, historyOf, insertVerifications, latestVerifications, lockLatestResubmittable, lockVerification,
-  olderTraceOf, updateVerification, userIdOf,
+  childrenOf,
+  claimDueVerifications,
+  findVerification,
+  historiesOf,
+  historyOf,
+  insertVerifications,
+  latestVerifications,
+  lockLatestResubmittable,
+  lockVerification,
+  olderTraceOf,
+  updateVerification,
+  userIdOf,
 } from "./verifications.js";
 
 const batch = (o: OutboxWrite): OutboxBatch => outboxBatch(o.rows, o.signatureVersion, Date.now());

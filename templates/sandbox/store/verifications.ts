@@ -37,12 +37,26 @@ export const json = (v: unknown) => JSON.stringify(v);
 
 export function toVerification(r: Row): Verification {
   return {
-    trace: String(r.trace), api: r.api as Api, userId: (r.user_id as string | null) ?? null, submissionId: String(r.submission_id),
-    parentTrace: (r.parent_trace as string | null) ?? null, roles: r.roles ? (JSON.parse(String(r.roles)) as string[]) : null,
-    type: String(r.type), subType: (r.sub_type as string | null) ?? null, name: String(r.name), country: (r.country as string | null) ?? null,
-    request: JSON.parse(String(r.request)) as Record<string, unknown>, verificationStatus: String(r.verification_status),
-    submissionStatus: String(r.submission_status), attempt: Number(r.attempt), maxAttempts: num(r.max_attempts), outcome: String(r.outcome),
-    dueAt: num(r.due_at), formId: (r.form_id as string | null) ?? null, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+    trace: String(r.trace),
+    api: r.api as Api,
+    userId: (r.user_id as string | null) ?? null,
+    submissionId: String(r.submission_id),
+    parentTrace: (r.parent_trace as string | null) ?? null,
+    roles: r.roles ? (JSON.parse(String(r.roles)) as string[]) : null,
+    type: String(r.type),
+    subType: (r.sub_type as string | null) ?? null,
+    name: String(r.name),
+    country: (r.country as string | null) ?? null,
+    request: JSON.parse(String(r.request)) as Record<string, unknown>,
+    verificationStatus: String(r.verification_status),
+    submissionStatus: String(r.submission_status),
+    attempt: Number(r.attempt),
+    maxAttempts: num(r.max_attempts),
+    outcome: String(r.outcome),
+    dueAt: num(r.due_at),
+    formId: (r.form_id as string | null) ?? null,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
   };
 }
 
@@ -66,10 +80,31 @@ export function insertVerifications(sql: Sql, tenant: string, items: readonly { 
      h AS (INSERT INTO history (tenant, trace, verification_status, submission_status, attempt, trigger, at)
        SELECT $22::text, * FROM unnest($1::text[], $12::text[], $13::text[], $14::int[], $21::text[], $20::bigint[]))
      ${OUTBOX_INSERT(22)}`,
-    [col((v) => v.trace), col((v) => v.api), col((v) => v.userId), col((v) => v.submissionId), col((v) => v.parentTrace), col((v) => (v.roles ? json(v.roles) : null)),
-      col((v) => v.type), col((v) => v.subType), col((v) => v.name), col((v) => v.country), col((v) => json(v.request)), col((v) => v.verificationStatus),
-      col((v) => v.submissionStatus), col((v) => v.attempt), col((v) => v.maxAttempts), col((v) => v.outcome), col((v) => v.dueAt), col((v) => v.formId),
-      col((v) => v.createdAt), col((v) => v.updatedAt), items.map((i) => i.trigger), tenant, ...(outbox ?? [])],
+    [
+      col((v) => v.trace),
+      col((v) => v.api),
+      col((v) => v.userId),
+      col((v) => v.submissionId),
+      col((v) => v.parentTrace),
+      col((v) => (v.roles ? json(v.roles) : null)),
+      col((v) => v.type),
+      col((v) => v.subType),
+      col((v) => v.name),
+      col((v) => v.country),
+      col((v) => json(v.request)),
+      col((v) => v.verificationStatus),
+      col((v) => v.submissionStatus),
+      col((v) => v.attempt),
+      col((v) => v.maxAttempts),
+      col((v) => v.outcome),
+      col((v) => v.dueAt),
+      col((v) => v.formId),
+      col((v) => v.createdAt),
+      col((v) => v.updatedAt),
+      items.map((i) => i.trigger),
+      tenant,
+      ...(outbox ?? []),
+    ],
   );
 }
 
@@ -81,7 +116,22 @@ export async function updateVerification(sql: Sql, tenant: string, next: Verific
          due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE tenant = $13::text AND trace = $1),
      h AS (INSERT INTO history (tenant, trace, verification_status, submission_status, attempt, trigger, at) VALUES ($13::text, $1, $2, $3, $4, $10, $9))
      ${outbox ? OUTBOX_INSERT(13, true) : "SELECT 1"}`,
-    [next.trace, next.verificationStatus, next.submissionStatus, next.attempt, next.maxAttempts, next.outcome, next.dueAt, json(next.request), next.updatedAt, trigger, next.name, next.country, tenant, ...(outbox ?? [])],
+    [
+      next.trace,
+      next.verificationStatus,
+      next.submissionStatus,
+      next.attempt,
+      next.maxAttempts,
+      next.outcome,
+      next.dueAt,
+      json(next.request),
+      next.updatedAt,
+      trigger,
+      next.name,
+      next.country,
+      tenant,
+      ...(outbox ?? []),
+    ],
   );
 }
 
@@ -112,23 +162,28 @@ export async function findVerification(sql: Sql, tenant: string, trace: string):
 
 /** A verification (of one interface, when `api` is given), locked for the transaction. */
 export async function lockVerification(sql: Sql, tenant: string, trace: string, api?: Api): Promise<Verification | undefined> {
-  const rows = api === undefined
-    ? await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND trace = $2 FOR UPDATE", [tenant, trace])
-    : await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND trace = $2 AND api = $3 FOR UPDATE", [tenant, trace, api]);
+  const rows =
+    api === undefined
+      ? await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND trace = $2 FOR UPDATE", [tenant, trace])
+      : await sql.query("SELECT * FROM verifications WHERE tenant = $1 AND trace = $2 AND api = $3 FOR UPDATE", [tenant, trace, api]);
   return rows[0] ? toVerification(rows[0]) : undefined;
 }
 
 /** Verifications in `status` whose processing is due at `now`, locked (skipping those another transaction holds). */
 export async function claimDueVerifications(sql: Sql, tenant: string, now: number, status: string, limit: number): Promise<Verification[]> {
-  const rows = await sql.query(`SELECT * FROM verifications WHERE ${DUE_CONDITION} ORDER BY due_at LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED`, [now, status, tenant]);
+  const rows = await sql.query(
+    `SELECT * FROM verifications WHERE ${DUE_CONDITION} ORDER BY due_at LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED`,
+    [now, status, tenant],
+  );
   return rows.map(toVerification);
 }
 
 /** The trace of an older-interface verification by trace, or the latest one of a userId. */
 export async function olderTraceOf(sql: Sql, tenant: string, key: { trace?: string; userId?: string }): Promise<string | undefined> {
-  const rows = key.trace !== undefined
-    ? await sql.query("SELECT trace FROM verifications WHERE tenant = $1 AND trace = $2 AND api = 'older'", [tenant, key.trace])
-    : await sql.query("SELECT trace FROM verifications WHERE tenant = $1 AND user_id = $2 AND api = 'older' ORDER BY seq DESC LIMIT 1", [tenant, key.userId]);
+  const rows =
+    key.trace !== undefined
+      ? await sql.query("SELECT trace FROM verifications WHERE tenant = $1 AND trace = $2 AND api = 'older'", [tenant, key.trace])
+      : await sql.query("SELECT trace FROM verifications WHERE tenant = $1 AND user_id = $2 AND api = 'older' ORDER BY seq DESC LIMIT 1", [tenant, key.userId]);
   return rows[0] ? String(rows[0].trace) : undefined;
 }
 
