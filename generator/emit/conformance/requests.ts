@@ -77,9 +77,22 @@ function countriesOf(values: readonly string[]): readonly string[] {
 
 // ---- v5 ---------------------------------------------------------------------------------------------
 
-function v5Cases(model: Model, t: Target): RequestCase[] {
+/** What the v5 cases share: the kinds and countries tried, and builders of valid payloads. */
+interface V5 {
+  readonly model: Model;
+  readonly t: Target;
+  readonly shape: Field;
+  readonly types: readonly string[];
+  readonly countries: readonly string[];
+  readonly requirementFor: (type: string) => Model["v5Requirements"][number] | undefined;
+  readonly documentFor: (kind: string) => Obj;
+  /** The payload with what the type's requirements ask for in the country added. */
+  readonly satisfy: (payload: Obj, type: string, country: string) => Obj;
+  readonly build: (mode: Mode, type: string, country: string) => Obj;
+}
+
+function v5Builder(model: Model, t: Target): V5 {
   const shape = model.shapes[t.schema]!;
-  const out: RequestCase[] = [];
   const requirementFor = (type: string) => model.v5Requirements.find((r) => r.type === type);
   const types = [...new Set([...model.v5Requirements.map((r) => r.type), ...((model.shapes["v5.EntityType"]?.examples ?? []) as string[])])];
   const groupCountries = [...new Set(model.v5Requirements.flatMap((r) => r.identifiersFor.flatMap((g) => g.countries.values)))];
@@ -114,103 +127,124 @@ function v5Cases(model: Model, t: Target): RequestCase[] {
     if (mode === "complete" && !requirementFor(type)) delete p["documents"];
     return satisfy(p, type, country);
   };
-  for (const type of types) {
-    for (const country of countries) {
+  return { model, t, shape, types, countries, requirementFor, documentFor, satisfy, build };
+}
+
+function v5Cases(model: Model, t: Target): RequestCase[] {
+  const v = v5Builder(model, t);
+  return [
+    ...v5ValidCases(v),
+    ...v5FieldRuleCases(v),
+    ...model.v5Requirements.flatMap((r) => v.countries.flatMap((country) => v5RequirementCases(v, r, country))),
+  ];
+}
+
+/** A minimal and a complete payload of every type in every country, and the required fields alone. */
+function v5ValidCases(v: V5): RequestCase[] {
+  const out: RequestCase[] = [];
+  for (const type of v.types) {
+    for (const country of v.countries) {
       for (const mode of ["minimal", "complete"] as const) {
-        out.push(caseOf(t, `valid/${mode}/${type}/${country}`, `a ${mode} ${type} of ${country}`, build(mode, type, country), []));
+        out.push(caseOf(v.t, `valid/${mode}/${type}/${country}`, `a ${mode} ${type} of ${country}`, v.build(mode, type, country), []));
       }
     }
   }
-  out.push(caseOf(t, "valid/required-only", "only the required fields", validObject(model, shape, "minimal"), []));
-  // Field rules, on a complete trust of the first country (its document list is not empty).
-  const base = build("complete", model.v5Requirements.find((r) => r.documents.length)?.type ?? types[0]!, countries[0]!);
-  out.push(...mutationCases(t, "", base, mutateObject(model, shape, base, [], new Set(["documents"]))));
-  // Document rules on a type that requires none (a broken document does not also break a requirement).
-  const free = types.find((x) => !requirementFor(x)) ?? types[0]!;
-  const withDocument = { ...build("complete", free, countries[0]!), documents: [documentFor("trustDeed")] };
-  out.push(
-    ...mutationCases(
-      t,
-      "",
-      withDocument,
-      mutateValue(model, shape.properties!["documents"]!, withDocument["documents"]!, ["documents"]).filter((m) => !m.name.endsWith("/type")),
-    ),
-  );
-  // The per-type requirements of 2.11, on both sides.
-  for (const r of model.v5Requirements) {
-    for (const country of countries) {
-      const ok = build("minimal", r.type, country);
-      for (const a of r.addresses) {
-        const at = ["addresses", a];
-        const m =
-          model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ?? requiredIssue(model, { type: "string" } as Field, at);
-        out.push(
-          caseOf(
-            t,
-            `requirement/${r.type}/${country}/addresses.${a}/missing`,
-            `a ${r.type} needs addresses.${a}`,
-            applyMutation(ok, { at, value: REMOVE }),
-            [{ code: m.code, message: m.message, path: at }],
-            at,
-          ),
-        );
-      }
-      for (const kind of r.documents) {
-        const m = model.requiredDocumentMessage;
-        const without = applyMutation(ok, { at: ["documents"], value: (ok["documents"] as Obj[]).filter((d) => d["kind"] !== kind) });
-        out.push(
-          caseOf(
-            t,
-            `requirement/${r.type}/${country}/documents.${kind}/missing`,
-            `a ${r.type} needs a ${kind} document`,
-            without,
-            [{ code: m.code, message: m.message, path: ["documents"] }],
-            ["documents"],
-          ),
-        );
-        const byUrl = applyMutation(ok, {
-          at: ["documents"],
-          value: (ok["documents"] as Obj[]).map((d) => (d["kind"] === kind ? { ...d, source: "url", data: "https://www.example.com/files/deed.pdf" } : d)),
-        });
-        out.push(
-          caseOf(
-            t,
-            `requirement/${r.type}/${country}/documents.${kind}/url-only`,
-            `a ${kind} given only by URL is not an uploaded file`,
-            byUrl,
-            [{ code: m.code, message: m.message, path: ["documents"] }],
-            ["documents"],
-          ),
-        );
-      }
-      for (const g of r.identifiersFor) {
-        for (const id of g.identifiers) {
-          const at = ["identifiers", id];
-          const applies = g.countries.values.includes(country);
-          const without = applyMutation(applies ? ok : satisfy({ ...ok, identifiers: {} }, r.type, country), { at: ["identifiers"], value: {} });
-          const errors = applies ? [requiredIssue(model, { type: "string" } as Field, at)] : [];
-          out.push(
-            caseOf(
-              t,
-              `requirement/${r.type}/${country}/identifiers.${id}/${applies ? "missing" : "not-required"}`,
-              applies ? `a ${r.type} of ${country} needs identifiers.${id}` : `a ${r.type} of ${country} needs no identifiers.${id}`,
-              without,
-              errors,
-              at,
-            ),
-          );
-        }
-      }
-    }
-  }
+  out.push(caseOf(v.t, "valid/required-only", "only the required fields", validObject(v.model, v.shape, "minimal"), []));
   return out;
+}
+
+/** Single changes to the fields of a valid payload, then to its documents. */
+function v5FieldRuleCases(v: V5): RequestCase[] {
+  const { model, t, shape, types, countries } = v;
+  // Field rules, on a complete trust of the first country (its document list is not empty).
+  const base = v.build("complete", model.v5Requirements.find((r) => r.documents.length)?.type ?? types[0]!, countries[0]!);
+  const fieldCases = mutationCases(t, "", base, mutateObject(model, shape, base, [], new Set(["documents"])));
+  // Document rules on a type that requires none (a broken document does not also break a requirement).
+  const free = types.find((x) => !v.requirementFor(x)) ?? types[0]!;
+  const withDocument = { ...v.build("complete", free, countries[0]!), documents: [v.documentFor("trustDeed")] };
+  const documentCases = mutationCases(
+    t,
+    "",
+    withDocument,
+    mutateValue(model, shape.properties!["documents"]!, withDocument["documents"]!, ["documents"]).filter((m) => !m.name.endsWith("/type")),
+  );
+  return [...fieldCases, ...documentCases];
+}
+
+/** The per-type requirements of 2.11, on both sides, for one type in one country. */
+function v5RequirementCases(v: V5, r: Model["v5Requirements"][number], country: string): RequestCase[] {
+  const ok = v.build("minimal", r.type, country);
+  return [
+    ...r.addresses.map((a) => missingAddressCase(v, r.type, country, ok, a)),
+    ...r.documents.flatMap((kind) => missingDocumentCases(v, r.type, country, ok, kind)),
+    ...r.identifiersFor.flatMap((g) => g.identifiers.map((id) => identifierCase(v, r, g, country, ok, id))),
+  ];
+}
+
+function missingAddressCase(v: V5, type: string, country: string, ok: Obj, a: string): RequestCase {
+  const at = ["addresses", a];
+  const m = v.model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ?? requiredIssue(v.model, { type: "string" } as Field, at);
+  return caseOf(
+    v.t,
+    `requirement/${type}/${country}/addresses.${a}/missing`,
+    `a ${type} needs addresses.${a}`,
+    applyMutation(ok, { at, value: REMOVE }),
+    [{ code: m.code, message: m.message, path: at }],
+    at,
+  );
+}
+
+/** A required document left out, and given only by URL. */
+function missingDocumentCases(v: V5, type: string, country: string, ok: Obj, kind: string): RequestCase[] {
+  const m = v.model.requiredDocumentMessage;
+  const errors = [{ code: m.code, message: m.message, path: ["documents"] }];
+  const documents = ok["documents"] as Obj[];
+  const without = applyMutation(ok, { at: ["documents"], value: documents.filter((d) => d["kind"] !== kind) });
+  const byUrl = applyMutation(ok, {
+    at: ["documents"],
+    value: documents.map((d) => (d["kind"] === kind ? { ...d, source: "url", data: "https://www.example.com/files/deed.pdf" } : d)),
+  });
+  return [
+    caseOf(v.t, `requirement/${type}/${country}/documents.${kind}/missing`, `a ${type} needs a ${kind} document`, without, errors, ["documents"]),
+    caseOf(v.t, `requirement/${type}/${country}/documents.${kind}/url-only`, `a ${kind} given only by URL is not an uploaded file`, byUrl, errors, [
+      "documents",
+    ]),
+  ];
+}
+
+/** An identifier left out: refused where its country group applies, accepted elsewhere. */
+function identifierCase(
+  v: V5,
+  r: Model["v5Requirements"][number],
+  g: Model["v5Requirements"][number]["identifiersFor"][number],
+  country: string,
+  ok: Obj,
+  id: string,
+): RequestCase {
+  const at = ["identifiers", id];
+  const applies = g.countries.values.includes(country);
+  const without = applyMutation(applies ? ok : v.satisfy({ ...ok, identifiers: {} }, r.type, country), {
+    at: ["identifiers"],
+    value: {},
+  });
+  const errors = applies ? [requiredIssue(v.model, { type: "string" } as Field, at)] : [];
+  return caseOf(
+    v.t,
+    `requirement/${r.type}/${country}/identifiers.${id}/${applies ? "missing" : "not-required"}`,
+    applies ? `a ${r.type} of ${country} needs identifiers.${id}` : `a ${r.type} of ${country} needs no identifiers.${id}`,
+    without,
+    errors,
+    at,
+  );
 }
 
 // ---- older entity requests (`type` + `fields` + `stakeholders`) ------------------------------------
 
-function entityCases(model: Model, t: Target, request: Model["entityRequests"][number]): RequestCase[] {
-  const kinds = model.entityKinds.filter((k) => k.interface === request.interface);
-  const envelope: Field = {
+type EntityBuild = (kind: EntityKind, branch: number, country: string, mode: Mode) => Obj;
+
+/** The envelope of an older entity request: its top-level fields as one object. */
+function envelopeOf(request: Model["entityRequests"][number]): Field {
+  return {
     properties: request.fields,
     required: "no",
     nullable: false,
@@ -223,11 +257,18 @@ function entityCases(model: Model, t: Target, request: Model["entityRequests"][n
     openKeys: false,
     pos: undefined as never,
   };
-  const out: RequestCase[] = [];
-  const build = (kind: EntityKind, branch: number, country: string, mode: Mode): Obj => {
+}
+
+/** A valid payload of a kind's branch in a country, with its stakeholders. */
+function entityBuilder(model: Model, envelope: Field): EntityBuild {
+  return (kind, branch, country, mode) => {
     const b = kind.branches[branch]!;
     const fieldsShape: Field = { ...envelope, properties: b.fields };
-    const p: Obj = { ...validObject(model, envelope, mode), type: kind.kind, fields: { ...validObject(model, fieldsShape, mode, { country }) } };
+    const p: Obj = {
+      ...validObject(model, envelope, mode),
+      type: kind.kind,
+      fields: { ...validObject(model, fieldsShape, mode, { country }) },
+    };
     if (kind.stakeholders) {
       const roles = kind.stakeholders.roleSet.roles.filter((r) => mode === "complete" || r.required);
       if (roles.length || kind.stakeholders.required || mode === "complete")
@@ -235,54 +276,68 @@ function entityCases(model: Model, t: Target, request: Model["entityRequests"][n
     }
     return p;
   };
-  for (const kind of kinds) {
-    kind.branches.forEach((b, i) => {
-      for (const country of countriesOf(b.countries.values)) {
-        for (const mode of ["minimal", "complete"] as const)
-          out.push(caseOf(t, `valid/${mode}/${kind.kind}/${country}`, `a ${mode} ${kind.kind} of ${country}`, build(kind, i, country, mode), []));
-      }
-      // Field rules, on a complete payload of the branch's first country.
-      const base = build(kind, i, b.countries.values[0]!, "complete");
-      const fieldsShape: Field = { ...envelope, properties: b.fields };
-      out.push(
-        ...mutationCases(
-          t,
-          `${kind.kind}/${b.countries.values[0]}/`,
-          base,
-          mutateObject(model, fieldsShape, base["fields"] as Obj, ["fields"], new Set(["country"])),
-        ),
-      );
-    });
-    // `fields.country` chooses the branch (a discriminator when there are several).
-    const countries = kind.branches.flatMap((b) => b.countries.values);
-    const base = build(kind, 0, kind.branches[0]!.countries.values[0]!, "minimal");
-    if (countries.length < 200) {
-      const at = ["fields", "country"];
-      const issue = kind.branches.length > 1 ? discriminatorIssue(model, countries, at) : notAllowedIssue(model, kind.branches[0]!.fields["country"]!, at);
-      out.push(
-        caseOf(
-          t,
-          `${kind.kind}/fields.country/not-allowed`,
-          `${kind.kind}: a country without a table`,
-          applyMutation(base, { at, value: "ATA" === countries[0] ? "ZZZ" : "ATA" }),
-          [issue],
-          at,
-        ),
-      );
+}
+
+function entityCases(model: Model, t: Target, request: Model["entityRequests"][number]): RequestCase[] {
+  const kinds = model.entityKinds.filter((k) => k.interface === request.interface);
+  const envelope = envelopeOf(request);
+  const build = entityBuilder(model, envelope);
+  return [...kinds.flatMap((kind) => entityKindCases(model, t, envelope, build, kind)), ...entityEnvelopeCases(model, t, envelope, build, kinds)];
+}
+
+/** One kind: valid payloads and field rules per branch, the country that chooses the branch, its stakeholders. */
+function entityKindCases(model: Model, t: Target, envelope: Field, build: EntityBuild, kind: EntityKind): RequestCase[] {
+  const out: RequestCase[] = [];
+  kind.branches.forEach((b, i) => {
+    for (const country of countriesOf(b.countries.values)) {
+      for (const mode of ["minimal", "complete"] as const)
+        out.push(caseOf(t, `valid/${mode}/${kind.kind}/${country}`, `a ${mode} ${kind.kind} of ${country}`, build(kind, i, country, mode), []));
     }
-    if (kind.stakeholders) out.push(...stakeholderCases(model, t, kind, base));
+    // Field rules, on a complete payload of the branch's first country.
+    const base = build(kind, i, b.countries.values[0]!, "complete");
+    const fieldsShape: Field = { ...envelope, properties: b.fields };
+    out.push(
+      ...mutationCases(
+        t,
+        `${kind.kind}/${b.countries.values[0]}/`,
+        base,
+        mutateObject(model, fieldsShape, base["fields"] as Obj, ["fields"], new Set(["country"])),
+      ),
+    );
+  });
+  // `fields.country` chooses the branch (a discriminator when there are several).
+  const countries = kind.branches.flatMap((b) => b.countries.values);
+  const base = build(kind, 0, kind.branches[0]!.countries.values[0]!, "minimal");
+  if (countries.length < 200) {
+    const at = ["fields", "country"];
+    const issue = kind.branches.length > 1 ? discriminatorIssue(model, countries, at) : notAllowedIssue(model, kind.branches[0]!.fields["country"]!, at);
+    out.push(
+      caseOf(
+        t,
+        `${kind.kind}/fields.country/not-allowed`,
+        `${kind.kind}: a country without a table`,
+        applyMutation(base, { at, value: "ATA" === countries[0] ? "ZZZ" : "ATA" }),
+        [issue],
+        at,
+      ),
+    );
   }
-  // The envelope and the kind discriminator, on the first kind.
+  if (kind.stakeholders) out.push(...stakeholderCases(model, t, kind, base));
+  return out;
+}
+
+/** The envelope and the kind discriminator, on the first kind. */
+function entityEnvelopeCases(model: Model, t: Target, envelope: Field, build: EntityBuild, kinds: readonly EntityKind[]): RequestCase[] {
   const first = kinds[0]!;
   const base = build(first, 0, first.branches[0]!.countries.values[0]!, "complete");
-  out.push(...mutationCases(t, "", base, mutateObject(model, envelope, base, [])));
   const kindIssue = discriminatorIssue(
     model,
     kinds.map((k) => k.kind),
     ["type"],
   );
-  out.push(caseOf(t, "type/missing", "the entity kind is missing", applyMutation(base, { at: ["type"], value: REMOVE }), [kindIssue], ["type"]));
-  out.push(
+  return [
+    ...mutationCases(t, "", base, mutateObject(model, envelope, base, [])),
+    caseOf(t, "type/missing", "the entity kind is missing", applyMutation(base, { at: ["type"], value: REMOVE }), [kindIssue], ["type"]),
     caseOf(
       t,
       "type/not-allowed",
@@ -291,8 +346,7 @@ function entityCases(model: Model, t: Target, request: Model["entityRequests"][n
       [kindIssue],
       ["type"],
     ),
-  );
-  return out;
+  ];
 }
 
 function stakeholder(model: Model, type: string, role: string, mode: Mode): Obj {
