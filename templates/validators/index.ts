@@ -1,6 +1,8 @@
 // The validators' runtime: error mapping and the wrapper around Ajv's generated functions.
 export { abnChecksum } from "./abn.js";
-export { applicators, fill, mapErrors, parsedType, resolvePath, stringifyPrimitive, toIssue } from "./map-errors.js";
+export { mapErrors } from "./map-errors.js";
+export { fill, parsedType, stringifyPrimitive } from "./messages.js";
+export { applicators, resolvePath, toIssue } from "./to-issue.js";
 export type {
   AjvError,
   ErrorTable,

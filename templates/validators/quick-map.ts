@@ -4,7 +4,9 @@
 // does beyond that (noise across unions, a type error hiding the others at its path, grouping unknown
 // keys, the cut at maxErrors) cannot happen, so the answer is the same. Anything else answers undefined
 // and mapErrors takes it, from the first error: nothing is half done.
-import { documentPath, newSite, sameIssue, sitesOf, type Site } from "./map-errors.js";
+import { documentPath } from "./document-path.js";
+import { sameIssue } from "./map-errors.js";
+import { newSite, type Site, sitesOf } from "./sites.js";
 import { OVER_BUDGET, type AjvError, type ErrorTable, type MessageTemplates, type ValidationIssue } from "./types.js";
 
 /** Past this many errors mapErrors' maps keep the work linear; below it a scan is cheaper. */

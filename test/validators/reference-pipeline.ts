@@ -1,7 +1,8 @@
 // The reference pipeline the runtime's `mapErrors` is checked against: `groupIssues(filterNoise(errors)
 // .map(toIssue))`, written plainly, one pass per concern. The runtime computes the same answer with
 // per-location caches (templates/validators/map-errors.ts); fast-path.test.ts compares the two.
-import { applicators, fill } from "../../templates/validators/map-errors.js";
+import { fill } from "../../templates/validators/messages.js";
+import { applicators } from "../../templates/validators/to-issue.js";
 import type { AjvError, ErrorTable, Message, MessageTemplates, ValidationIssue } from "../../templates/validators/types.js";
 
 const isUnion = (e: AjvError) => e.keyword === "oneOf" || e.keyword === "anyOf";

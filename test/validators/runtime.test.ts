@@ -1,7 +1,8 @@
 // The hand-written runtime (templates/validators): error mapping pieces and the ABN checksum.
 import { describe, expect, it } from "vitest";
 import { abnChecksum } from "../../templates/validators/abn.js";
-import { applicators, fill, parsedType, resolvePath, toIssue } from "../../templates/validators/map-errors.js";
+import { fill, parsedType } from "../../templates/validators/messages.js";
+import { applicators, resolvePath, toIssue } from "../../templates/validators/to-issue.js";
 import { filterNoise, groupIssues } from "./reference-pipeline.js";
 import { createValidator } from "../../templates/validators/validator.js";
 import type { AjvError, MessageTemplates, RawValidate } from "../../templates/validators/types.js";

@@ -5,7 +5,9 @@
 // does beyond that (noise across unions, a type error hiding the others at its path, grouping unknown
 // keys, the cut at maxErrors) cannot happen, so the answer is the same. Anything else answers undefined
 // and mapErrors takes it, from the first error: nothing is half done.
-import { documentPath, newSite, sameIssue, sitesOf } from "./map-errors.js";
+import { documentPath } from "./document-path.js";
+import { sameIssue } from "./map-errors.js";
+import { newSite, sitesOf } from "./sites.js";
 import { OVER_BUDGET } from "./types.js";
 /** Past this many errors mapErrors' maps keep the work linear; below it a scan is cheaper. */
 const QUICK_MAX = 16;

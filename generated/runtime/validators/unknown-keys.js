@@ -3,7 +3,7 @@
 // accepts keys its tables do not list and does not use them (the v5 body is an open object, section 2.11 of the service's specification),
 // so the validators accept them by default, as it does; the option flags them as the `unrecognized_keys`
 // issue Zod gives a strict object, to catch a misspelt key before it is silently ignored.
-import { fill, stringifyPrimitive } from "./map-errors.js";
+import { fill, stringifyPrimitive } from "./messages.js";
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 /** One issue per object with unknown keys, in document order, after the schema's own issues. */
 export function unknownKeyIssues(data, root, shapes, messages) {
