@@ -231,27 +231,51 @@ export async function sandbox(call: CommandCall): Promise<number> {
       retainDays: args.retainDays,
     });
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === "VERISPEC_LISTEN" || e.code === "VERISPEC_CLOCK_RANGE" || e.code === "VERISPEC_TENANTS") throw new UsageError(e.message); // index.ts StartError
-    if (e.code === "ERR_MODULE_NOT_FOUND" && /pglite|'pg'/.test(e.message)) {
-      throw new UsageError(
-        `the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`,
-      );
-    }
-    if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "28P01" || e.code === "3D000")
-      throw new UsageError(`cannot open the database: ${e.code}`);
-    if (e.code === "VERISPEC_DB_OPEN") throw new UsageError(e.message); // store/pglite.ts OPEN_FAILED
-    throw err;
+    throw startFailure(err);
   }
-  // The last guard: an error no request handler caught is one line (its stack with --debug); the sandbox keeps serving.
+  const unguard = guardUnexpected(io, args.debug);
+  const stopped = untilStopped();
+  announce(say, running.url, tenants, [
+    [CREDENTIAL_VARIABLES.serviceUid, uid],
+    [CREDENTIAL_VARIABLES.secret, secret],
+    ["VERISPEC_SIGNING_SECRET", signing],
+  ]);
+  await stopped;
+  await running.close();
+  unguard();
+  return 0;
+}
+
+/** The error to throw for startSandbox's failure: a usage error of one line where the cause is known, else the error itself. */
+function startFailure(err: unknown): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === "VERISPEC_LISTEN" || e.code === "VERISPEC_CLOCK_RANGE" || e.code === "VERISPEC_TENANTS") return new UsageError(e.message); // index.ts StartError
+  if (e.code === "ERR_MODULE_NOT_FOUND" && /pglite|'pg'/.test(e.message)) {
+    return new UsageError(`the sandbox's database driver is not installed: npm install --save-dev ${/pglite/.test(e.message) ? "@electric-sql/pglite" : "pg"}`);
+  }
+  if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "28P01" || e.code === "3D000")
+    return new UsageError(`cannot open the database: ${e.code}`);
+  if (e.code === "VERISPEC_DB_OPEN") return new UsageError(e.message); // store/pglite.ts OPEN_FAILED
+  return err;
+}
+
+/** The last guard: an error no request handler caught is one line (its stack with --debug); the sandbox keeps serving. */
+function guardUnexpected(io: CommandCall["io"], debug: boolean): () => void {
   const unexpected = (err: unknown) => {
     const e = err instanceof Error ? err : new Error(String(err));
-    io.stderr(`verispec sandbox: internal error: ${args.debug ? (e.stack ?? e.message) : `${e.name}: ${e.message.split("\n")[0]}`}\n`);
+    io.stderr(`verispec sandbox: internal error: ${debug ? (e.stack ?? e.message) : `${e.name}: ${e.message.split("\n")[0]}`}\n`);
   };
   process.on("unhandledRejection", unexpected);
   process.on("uncaughtException", unexpected);
-  // Handlers first: a caller may send SIGTERM the moment it reads the ready line.
-  const stopped = new Promise<void>((resolve) => {
+  return () => {
+    process.off("unhandledRejection", unexpected);
+    process.off("uncaughtException", unexpected);
+  };
+}
+
+/** Resolves at the first SIGINT or SIGTERM; the handlers are set now, as a caller may send one the moment it reads the ready line. */
+function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
@@ -260,14 +284,4 @@ export async function sandbox(call: CommandCall): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  announce(say, running.url, tenants, [
-    [CREDENTIAL_VARIABLES.serviceUid, uid],
-    [CREDENTIAL_VARIABLES.secret, secret],
-    ["VERISPEC_SIGNING_SECRET", signing],
-  ]);
-  await stopped;
-  await running.close();
-  process.off("unhandledRejection", unexpected);
-  process.off("uncaughtException", unexpected);
-  return 0;
 }

@@ -53,50 +53,75 @@ const copyState = (s: MemoryState): MemoryState => ({
   clockOffset: s.clockOffset,
 });
 
-function ops(state: () => MemoryState, tenant: string): StoreOps {
-  const newest = (filter: (v: Verification) => boolean) => [...state().verifications.values()].filter(filter).reverse();
-  const historyOf = (v: Verification, trigger: string): HistoryRow => ({
-    trace: v.trace,
-    verification_status: v.verificationStatus,
-    submission_status: v.submissionStatus,
-    attempt: v.attempt,
-    trigger,
-    at: v.updatedAt,
+type State = () => MemoryState;
+
+const newestOf = (state: State, filter: (v: Verification) => boolean) => [...state().verifications.values()].filter(filter).reverse();
+
+const historyRow = (v: Verification, trigger: string): HistoryRow => ({
+  trace: v.trace,
+  verification_status: v.verificationStatus,
+  submission_status: v.submissionStatus,
+  attempt: v.attempt,
+  trigger,
+  at: v.updatedAt,
+});
+
+/** Appends the outbox rows of a write, and answers them as the outbox statement returns them. */
+function enqueue(s: MemoryState, tenant: string, outbox: OutboxWrite): Row[] {
+  return outbox.rows.map(([deliveryId, trace, url, format, body]) => {
+    const row: OutboxRow = {
+      id: s.outbox.length + 1,
+      trace,
+      delivery_id: deliveryId,
+      url,
+      format,
+      body,
+      signature_version: outbox.signatureVersion,
+    };
+    s.outbox.push(row);
+    return {
+      id: row.id,
+      tenant,
+      delivery_id: deliveryId,
+      url,
+      signature_version: outbox.signatureVersion,
+      tries: 0,
+      state: url === null ? "no_receiver" : "queued",
+    };
   });
-  const enqueue = (outbox: OutboxWrite): Row[] => {
-    const s = state();
-    return outbox.rows.map(([deliveryId, trace, url, format, body]) => {
-      const row: OutboxRow = { id: s.outbox.length + 1, trace, delivery_id: deliveryId, url, format, body, signature_version: outbox.signatureVersion };
-      s.outbox.push(row);
-      return {
-        id: row.id,
-        tenant,
-        delivery_id: deliveryId,
-        url,
-        signature_version: outbox.signatureVersion,
-        tries: 0,
-        state: url === null ? "no_receiver" : "queued",
-      };
-    });
-  };
-  const form = (id: string, patch: (f: FormRow) => Partial<FormRow>) => {
-    const f = state().forms.get(id);
-    if (f) state().forms.set(id, { ...f, ...patch(f) });
-  };
+}
+
+type VerificationOps = Pick<
+  StoreOps,
+  | "userIdOf"
+  | "insertVerifications"
+  | "updateVerification"
+  | "lockLatestResubmittable"
+  | "childrenOf"
+  | "findVerification"
+  | "lockVerification"
+  | "claimDueVerifications"
+  | "olderTraceOf"
+  | "latestVerifications"
+>;
+
+/** Verifications: written with their history and outbox rows, and found by trace, user, parent or due time. */
+function verificationOps(state: State, tenant: string): VerificationOps {
+  const newest = (filter: (v: Verification) => boolean) => newestOf(state, filter);
   return {
     userIdOf: async (trace) => state().verifications.get(trace)?.userId ?? null,
     insertVerifications: async (items, outbox) => {
       for (const { v, trigger } of items) {
         if (state().verifications.has(v.trace)) throw new Error(`duplicate trace ${v.trace}`);
         state().verifications.set(v.trace, v);
-        state().history.push(historyOf(v, trigger));
+        state().history.push(historyRow(v, trigger));
       }
-      return enqueue(outbox);
+      return enqueue(state(), tenant, outbox);
     },
     updateVerification: async (next, trigger, outbox) => {
       state().verifications.set(next.trace, next);
-      state().history.push(historyOf(next, trigger));
-      if (outbox) enqueue(outbox);
+      state().history.push(historyRow(next, trigger));
+      if (outbox) enqueue(state(), tenant, outbox);
     },
     lockLatestResubmittable: async (userId, kind) =>
       newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === kind.type && v.subType === kind.subType)[0],
@@ -115,6 +140,12 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
         ? newest((v) => v.trace === key.trace && v.api === "older")[0]?.trace
         : newest((v) => v.userId === key.userId && v.api === "older")[0]?.trace,
     latestVerifications: async (limit) => newest(() => true).slice(0, limit),
+  };
+}
+
+/** The history of verifications, and the last webhook body of one. */
+function historyOps(state: State): Pick<StoreOps, "historyOf" | "historiesOf" | "latestWebhookBody"> {
+  return {
     historyOf: async (trace) =>
       state()
         .history.filter((h) => h.trace === trace)
@@ -132,8 +163,25 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
       state()
         .outbox.filter((o) => o.trace === trace)
         .at(-1)?.body,
+  };
+}
+
+/** The hosted forms: created, read, their openings counted and their attempts saved. */
+function formOps(state: State): Pick<StoreOps, "insertForm" | "lockForm" | "countFormOpening" | "saveFormAttempt"> {
+  const form = (id: string, patch: (f: FormRow) => Partial<FormRow>) => {
+    const f = state().forms.get(id);
+    if (f) state().forms.set(id, { ...f, ...patch(f) });
+  };
+  return {
     insertForm: async (id, request, now) =>
-      void state().forms.set(id, { id, request: JSON.stringify(request), created_at: now, opens_since_save: 0, attempts: 0, trace: null }),
+      void state().forms.set(id, {
+        id,
+        request: JSON.stringify(request),
+        created_at: now,
+        opens_since_save: 0,
+        attempts: 0,
+        trace: null,
+      }),
     lockForm: async (id) => {
       const f = state().forms.get(id);
       return f ? toHostedForm({ ...f }) : undefined;
@@ -141,6 +189,12 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
     countFormOpening: async (id) => form(id, (f) => ({ opens_since_save: f.opens_since_save + 1 })),
     saveFormAttempt: async (id, trace, request) =>
       form(id, (f) => ({ opens_since_save: 0, attempts: f.attempts + 1, trace, request: JSON.stringify(request) })),
+  };
+}
+
+/** The sandbox clock's offset: saved, read, and moved forward up to a limit. */
+function clockOps(state: State): Pick<StoreOps, "saveClockOffset" | "loadClockOffset" | "advanceClockOffset"> {
+  return {
     saveClockOffset: async (offset) => void (state().clockOffset = offset),
     loadClockOffset: async () => state().clockOffset,
     advanceClockOffset: async (ms, max) => {
@@ -150,6 +204,10 @@ function ops(state: () => MemoryState, tenant: string): StoreOps {
       return next;
     },
   };
+}
+
+function ops(state: State, tenant: string): StoreOps {
+  return { ...verificationOps(state, tenant), ...historyOps(state), ...formOps(state), ...clockOps(state) };
 }
 
 /** A store in memory, with its state readable (`state()`) and emptied (`reset()`). */
