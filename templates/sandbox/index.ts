@@ -13,69 +13,13 @@ import { createMetrics, loadPromClient, type SandboxMetrics } from "./metrics.js
 import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
 import { routeNamer } from "./routes.js";
-import { createHandler, type Account, type Credentials } from "./server.js";
+import { createHandler, type Account } from "./server.js";
 import { SandboxService } from "./service.js";
 import { closeWhenOpen, DEFAULT_TENANT, describeDb, openStore, type Db } from "./store/index.js";
+import { type SandboxOptions, StartError, type TenantOptions, tenantsOf } from "./options.js";
+import { processAll, shutdown } from "./stop.js";
 
-export interface SandboxOptions {
-  readonly binding: SandboxBinding;
-  readonly host: string;
-  readonly port: number;
-  /** A directory (PGlite), "memory", or a postgres:// URL. */
-  readonly db: string;
-  readonly cwd: string;
-  /** The store of `db`, already opening (openStore, started by the caller while it loaded the rest); closed if the start fails. */
-  readonly opening?: Promise<Db>;
-  /**
-   * The accounts (docs/operating-a-shared-sandbox.md, Tenants). Without it, the one account named
-   * DEFAULT_TENANT made of `credentials`, `signingSecret`, `webhookUrls` and `signatureVersion`.
-   */
-  readonly tenants?: readonly TenantOptions[];
-  readonly webhookUrls?: readonly string[];
-  readonly signatureVersion?: "1" | "2";
-  readonly processingMs: number | "manual";
-  readonly requestedActionsPath: string;
-  readonly maxBodyBytes: number;
-  readonly credentials?: Credentials;
-  readonly signingSecret?: string;
-  readonly deliveryTimeoutMs: number;
-  readonly retryDelaysMs: readonly number[];
-  readonly log: (line: string) => void;
-  /** Internal errors are logged with their stack. */
-  readonly debug?: boolean;
-  /** Sets a stored clock offset back to 0 (real time) before starting. */
-  readonly resetClock?: boolean;
-  /** Events and request lines (default: events as `log` lines, requests not logged). */
-  readonly logger?: SandboxLogger;
-  /** Serve Prometheus metrics at /metrics (default true; needs prom-client, else /metrics answers 404). */
-  readonly metrics?: boolean;
-  /** How long close() waits for in-flight requests, processing and deliveries (default 10,000 ms). */
-  readonly shutdownTimeoutMs?: number;
-  /** Days stored data is kept (retention.ts; default 30); 0 keeps everything. */
-  readonly retainDays?: number;
-}
-
-/** One account of the sandbox: its credentials, signing secret and webhook receivers. */
-export interface TenantOptions {
-  /** Letters, digits, `_` and `-` (it labels rows, logs and metrics; never a secret). */
-  readonly name: string;
-  readonly credentials: Credentials;
-  readonly signingSecret: string;
-  readonly webhookUrls: readonly string[];
-  readonly signatureVersion: "1" | "2";
-}
-
-/** Why the sandbox did not start, in one line for its user (the CLI prints it and exits 2). */
-export class StartError extends Error {
-  constructor(
-    message: string,
-    readonly code: "VERISPEC_LISTEN" | "VERISPEC_CLOCK_RANGE" | "VERISPEC_TENANTS",
-    readonly cause?: unknown,
-  ) {
-    super(message);
-    this.name = "StartError";
-  }
-}
+export { type SandboxOptions, StartError, type TenantOptions, tenantsOf } from "./options.js";
 
 /** Why a listen failed, in words (the error's code stays beside them). */
 function listenCause(err: NodeJS.ErrnoException): string {
@@ -129,37 +73,6 @@ async function restoreClock(o: SandboxOptions, { service, clock }: Account): Pro
     );
   }
   clock.set(stored);
-}
-
-/** The accounts of the options: `tenants`, or the one account of the single-account options; names and service UIDs each distinct. */
-export function tenantsOf(o: SandboxOptions): readonly TenantOptions[] {
-  const tenants =
-    o.tenants ??
-    (o.credentials && o.signingSecret !== undefined
-      ? [
-          {
-            name: DEFAULT_TENANT,
-            credentials: o.credentials,
-            signingSecret: o.signingSecret,
-            webhookUrls: o.webhookUrls ?? [],
-            signatureVersion: o.signatureVersion ?? "2",
-          },
-        ]
-      : []);
-  if (!tenants.length) throw new StartError("the sandbox needs an account: credentials and a signing secret, or tenants", "VERISPEC_TENANTS");
-  const twice = (values: string[]) => values.find((v, i) => values.indexOf(v) !== i);
-  if (twice(tenants.map((t) => t.name)) !== undefined) throw new StartError(`two tenants are named ${twice(tenants.map((t) => t.name))}`, "VERISPEC_TENANTS");
-  // Not the UID itself: the message may reach a log, and which UIDs exist is the accounts' business.
-  const uid = twice(tenants.map((t) => t.credentials.serviceUid));
-  if (uid !== undefined)
-    throw new StartError(
-      `two tenants have one service UID (${tenants
-        .filter((t) => t.credentials.serviceUid === uid)
-        .map((t) => t.name)
-        .join(", ")})`,
-      "VERISPEC_TENANTS",
-    );
-  return tenants;
 }
 
 /** Each tenant's account: its own clock (restored from the store) and a service acting on its rows only. */
@@ -268,29 +181,9 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     await db.close().catch(() => {});
     throw err;
   }
-  const dispatcher = new Dispatcher({
-    db,
-    sign: signer(o.binding, tenants),
-    deliveryIdHeader: choice<string>(o.binding.spec, "deliveryId", "header"),
-    mediaType: o.binding.spec.bodyMediaType,
-    timeoutMs: o.deliveryTimeoutMs,
-    delaysMs: o.retryDelaysMs,
-    log: (line) => logger.event("warn", line),
-  });
-  for (const { service } of accounts) {
-    service.onChange = () => dispatcher.wake();
-    service.onQueued = (rows) => dispatcher.handOver(rows);
-  }
-
-  let processing: Promise<unknown> | undefined;
-  const process = () => {
-    if (processing) return;
-    processing = processAll(accounts)
-      .catch((err: Error) => logger.event("error", `processing: ${err.message}`))
-      .finally(() => (processing = undefined));
-  };
-  const tick = setInterval(process, o.processingMs === "manual" ? 250 : Math.max(10, Math.min(100, o.processingMs / 4)));
-  tick.unref();
+  const dispatcher = startDispatcher(o, db, tenants, accounts, logger);
+  const loop = startProcessing(o, accounts, logger);
+  const process = loop.process;
 
   let server: Server | undefined;
   let address = "";
@@ -325,7 +218,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   server.keepAliveTimeout = 5000;
   await listenOrStop(server, o, async () => {
     // Nothing may keep the process alive after a failed start: the loops and the database are stopped.
-    clearInterval(tick);
+    clearInterval(loop.tick);
     await dispatcher.stop().catch(() => {});
     await db.close().catch(() => {});
   });
@@ -337,9 +230,9 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const parts = {
     ops,
     retention,
-    tick,
+    tick: loop.tick,
     server,
-    processing: () => processing,
+    processing: loop.running,
     dispatcher,
     db,
     logger,
@@ -348,45 +241,34 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   return { url: address, db, close: () => (closing ??= shutdown(parts)) };
 }
 
-/** Completes what is due for each account, one after another (each by its own clock). */
-async function processAll(accounts: readonly Account[]): Promise<void> {
-  for (const { service } of accounts) await service.processDue();
+/** The webhook dispatcher of all accounts, woken by each account's service when rows are queued or change. */
+function startDispatcher(o: SandboxOptions, db: Db, tenants: readonly TenantOptions[], accounts: readonly Account[], logger: SandboxLogger): Dispatcher {
+  const dispatcher = new Dispatcher({
+    db,
+    sign: signer(o.binding, tenants),
+    deliveryIdHeader: choice<string>(o.binding.spec, "deliveryId", "header"),
+    mediaType: o.binding.spec.bodyMediaType,
+    timeoutMs: o.deliveryTimeoutMs,
+    delaysMs: o.retryDelaysMs,
+    log: (line) => logger.event("warn", line),
+  });
+  for (const { service } of accounts) {
+    service.onChange = () => dispatcher.wake();
+    service.onQueued = (rows) => dispatcher.handOver(rows);
+  }
+  return dispatcher;
 }
 
-/** Drains, stops the loops, lets running work finish within the shutdown timeout (then closes its connections), closes the database. */
-async function shutdown(p: {
-  ops: { drain(): void };
-  retention: { stop(): void; running(): Promise<unknown> | undefined };
-  tick: NodeJS.Timeout;
-  server: Server;
-  processing: () => Promise<unknown> | undefined;
-  dispatcher: Dispatcher;
-  db: Db;
-  logger: SandboxLogger;
-  timeoutMs: number;
-}): Promise<void> {
-  p.ops.drain();
-  p.retention.stop();
-  clearInterval(p.tick);
-  const closed = new Promise<void>((resolve) => p.server.close(() => resolve()));
-  p.server.closeIdleConnections();
-  const finished = (async () => {
-    await closed;
-    await p.processing();
-    await p.retention.running();
-    await p.dispatcher.stop();
-  })();
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), p.timeoutMs)));
-  if ((await Promise.race([finished, bound])) === "late") {
-    p.logger.event(
-      "warn",
-      "shutdown: work still running after the shutdown timeout; closing its connections (webhook deliveries still in flight are sent again after the restart)",
-    );
-    p.server.closeAllConnections();
-    p.dispatcher.abandon(); // held deliveries are cut: sent again after the restart (docs/sandbox-delivery.md)
-    await Promise.race([finished, new Promise((r) => setTimeout(r, 1000))]);
-  }
-  clearTimeout(timer);
-  await p.db.close();
+/** The processing loop: what is due is completed on a tick, one pass at a time; `process` runs a pass now. */
+function startProcessing(o: SandboxOptions, accounts: readonly Account[], logger: SandboxLogger) {
+  let processing: Promise<unknown> | undefined;
+  const process = () => {
+    if (processing) return;
+    processing = processAll(accounts)
+      .catch((err: Error) => logger.event("error", `processing: ${err.message}`))
+      .finally(() => (processing = undefined));
+  };
+  const tick = setInterval(process, o.processingMs === "manual" ? 250 : Math.max(10, Math.min(100, o.processingMs / 4)));
+  tick.unref();
+  return { process, tick, running: () => processing };
 }
