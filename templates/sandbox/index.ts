@@ -13,7 +13,8 @@ import { createMetrics, loadPromClient, type SandboxMetrics } from "./metrics.js
 import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
 import { routeNamer } from "./routes.js";
-import { createHandler, type Account } from "./server.js";
+import type { Account } from "./exchange.js";
+import { createHandler } from "./server.js";
 import { SandboxService } from "./service.js";
 import { closeWhenOpen, DEFAULT_TENANT, describeDb, openStore, type Db } from "./store/index.js";
 import { type SandboxOptions, StartError, type TenantOptions, tenantsOf } from "./options.js";

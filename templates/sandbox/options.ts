@@ -2,7 +2,7 @@
 // accounts the options name (tenantsOf).
 import type { SandboxBinding } from "./binding.js";
 import type { SandboxLogger } from "./logging.js";
-import type { Credentials } from "./server.js";
+import type { Credentials } from "./exchange.js";
 import { DEFAULT_TENANT, type Db } from "./store/index.js";
 
 export interface SandboxOptions {

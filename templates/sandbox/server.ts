@@ -13,14 +13,11 @@ import { pageSecurityHeaders } from "./csp.js";
 import { HttpError, type Account, type ControlMessage, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
 import { accountChecker, basicCredentials } from "./http/credentials.js";
+import { closeIfUnread, traceInPath } from "./http/refused.js";
 import { type BodyRules, bodyRulesOf, decodeStrict, readForm, readJson, readObject } from "./http/request.js";
 import { messagePage } from "./page.js";
 import { familyOf, findRoute, type Route } from "./routes.js";
 import { ServiceError } from "./service.js";
-
-export type { Account, Credentials, ServerOptions } from "./exchange.js";
-export { jsonDepth, nulPaths } from "./bodies.js";
-export { accountChecker, credentialChecker } from "./http/credentials.js";
 
 /** Where a request stands for its answers: the path and what the matched route (or the path's family) decides. */
 interface Answering {
@@ -222,12 +219,8 @@ class SandboxHttp implements HttpKit {
   private refused(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, at: Answering, e: ServiceError | HttpError): void {
     const status = e instanceof ServiceError ? e.httpStatus : e.status;
     const type = e instanceof ServiceError ? e.type : e.code;
-    // A body refused before it was read in full is drained, not parsed: one of a declared length within the
-    // limit (refused by its shape) on a connection that stays open, so the client reads the answer before
-    // it finishes sending; one over the limit or of no declared length with the connection closed after the answer.
-    const unread = status === 413 || !req.complete;
-    const declared = Number(req.headers["content-length"]);
-    if (unread && !(status !== 413 && Number.isFinite(declared) && declared <= this.bodyRules.limit)) res.setHeader("Connection", "close");
+    // A body refused before it was read in full is drained, not parsed (http/refused.ts).
+    const unread = closeIfUnread(req, res, status, this.bodyRules.limit);
     if (at.shape === "page") {
       this.send(
         res,
@@ -238,7 +231,7 @@ class SandboxHttp implements HttpKit {
       return void (unread && req.resume());
     }
     const trace = (e as { trace?: string }).trace;
-    const pathTrace = this.traceInPath(at.path);
+    const pathTrace = traceInPath(this.getRoute.pattern, at.path);
     const details = e instanceof ServiceError ? e.details : [];
     this.fail(ctx, res, at, {
       status,
@@ -250,16 +243,6 @@ class SandboxHttp implements HttpKit {
     });
     // A body not read in full: drain what arrives until the connection closes.
     if (unread) req.resume();
-  }
-
-  /** The trace of a GET /v5/verifications/:trace path, decoded; undefined when the path is not one, or its escape is malformed. */
-  private traceInPath(path: string): string | undefined {
-    const get = this.getRoute.pattern.exec(path);
-    try {
-      return get ? decodeURIComponent(get[1]!) : undefined;
-    } catch {
-      return undefined; // the 400 for that very escape is being answered
-    }
   }
 
   /** Everything not foreseen: one line (its stack only with --debug), and a 500 that names the request id. */

@@ -2,7 +2,7 @@
 import type { Server } from "node:http";
 import type { Dispatcher } from "./dispatcher.js";
 import type { SandboxLogger } from "./logging.js";
-import type { Account } from "./server.js";
+import type { Account } from "./exchange.js";
 import type { Db } from "./store/index.js";
 
 /** Completes what is due for each account, one after another (each by its own clock). */

@@ -4,7 +4,7 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { validate } from "../../generated/validators/index.js";
-import { credentialChecker } from "../../templates/sandbox/server.js";
+import { credentialChecker } from "../../templates/sandbox/http/credentials.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer, olderBody as older } from "./helpers.js";
 import { harness, memoryDb, outbox, type Harness } from "./inprocess.js";

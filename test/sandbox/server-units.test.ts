@@ -2,7 +2,8 @@
 // would overflow the stack, the NUL finder behind the 422 at a field's path, and the credential checker
 // (written against survivors of the sandbox's mutation run: docs/engineering/mutation-testing.md).
 import { describe, expect, it } from "vitest";
-import { accountChecker, jsonDepth, nulPaths } from "../../templates/sandbox/server.js";
+import { jsonDepth, nulPaths } from "../../templates/sandbox/bodies.js";
+import { accountChecker } from "../../templates/sandbox/http/credentials.js";
 
 describe("jsonDepth", () => {
   it("counts the deepest nesting of arrays and objects, not how many there are", () => {

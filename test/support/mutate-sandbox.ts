@@ -29,7 +29,7 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
     "service/forms",
     "service/reads",
   ],
-  server: ["server", "handlers", "body-shape", "answers", "http/credentials", "http/request"],
+  server: ["server", "handlers", "body-shape", "answers", "http/credentials", "http/request", "http/refused"],
   form: ["form"],
   dispatch: ["dispatcher", "deliveries", "store/outbox"],
   store: [
