@@ -56,7 +56,7 @@ export function encodings(secret: string): string[] {
     json,
     json.replace(/\//g, "\\/"),
     ...bothCases(unicodeEscaped(json, /[^ -~]/g)),
-    ...bothCases(unicodeEscaped(secret, /[\s\S]/g)),
+    ...bothCases(unicodeEscaped(secret, /[^]/g)),
     htmlEscape(secret, "&#39;"),
     htmlEscape(secret, "&#x27;"),
     ...urls,
@@ -82,7 +82,7 @@ export function redactor(secrets: string[]): <T>(value: T) => T {
   // Longest first: a longer encoding is replaced whole before a shorter one could split it.
   const needles = [...new Set(secrets.filter(Boolean).flatMap(encodings))].sort((a, b) => b.length - a.length); // an empty needle would split every character
   const replace = (key: string, v: unknown) =>
-    key === "metadata_secretKey" ? REDACTED : typeof v === "string" ? needles.reduce((text, n) => text.split(n).join(REDACTED), v) : v;
+    key == "metadata_secretKey" ? REDACTED : typeof v == "string" ? needles.reduce((text, n) => text.split(n).join(REDACTED), v) : v;
   // Falsy values (undefined, "", null, 0) hold no secret and would not survive the JSON round trip.
   return (value) => value && JSON.parse(JSON.stringify(value, replace));
 }

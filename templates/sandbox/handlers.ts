@@ -7,7 +7,8 @@ import type { Account, Exchange, HttpKit, ServerOptions } from "./exchange.js";
 import { hostedForm } from "./form.js";
 import { sandboxPage } from "./page.js";
 import { ownRoute, specRoute, type Route } from "./routes.js";
-import { tenantOfForm } from "./service.js";
+import type { SandboxService } from "./service.js";
+import { ControlReads, tenantOfForm } from "./service/reads.js";
 
 /** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
 const PAGE_ROWS = 100;
@@ -147,7 +148,7 @@ export class SandboxHandlers {
     // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.
     const b = this.http.browseOf(x.url, PAGE_ROWS);
     const { service, clock } = this.account(x);
-    const { verifications, nextCursor, deliveries } = await service.statePage(b, PAGE_ROWS);
+    const { verifications, nextCursor, deliveries } = await readsOf(service).statePage(b, PAGE_ROWS, (v) => service.detail(v));
     this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor, deliveries });
   };
 
@@ -183,7 +184,7 @@ export class SandboxHandlers {
   };
 
   readonly deliveries: Handler = async (x) => {
-    const p = await this.account(x).service.reads.deliveries(this.http.browseOf(x.url));
+    const p = await readsOf(this.account(x).service).deliveries(this.http.browseOf(x.url));
     this.json(x, 200, { deliveries: p.items, nextCursor: p.nextCursor });
   };
 
@@ -191,7 +192,7 @@ export class SandboxHandlers {
     const deliveryId = x.captures[0]!;
     this.http.params({ deliveryId });
     const { service } = this.account(x);
-    const n = await service.reads.resend(deliveryId);
+    const n = await readsOf(service).resend(deliveryId);
     if (n < 0) throw service.notFound("delivery");
     this.o.wakeProcessing();
     this.json(x, 200, { resent: n });
@@ -201,4 +202,13 @@ export class SandboxHandlers {
     const { service } = this.account(x);
     this.json(x, 200, { verifications: (await service.list()).map((v) => service.detail(v)) });
   };
+}
+
+/** Each account's control reads (service/reads.ts), made once. */
+const controlReads = new WeakMap<SandboxService, ControlReads>();
+
+function readsOf(service: SandboxService): ControlReads {
+  let reads = controlReads.get(service);
+  if (!reads) controlReads.set(service, (reads = new ControlReads(service.core)));
+  return reads;
 }

@@ -5,12 +5,10 @@
 // every rule and text from the binding. Every state change writes its webhooks to the outbox in the same
 // transaction, so an answered request never loses its webhook.
 import type { QueuedRow } from "./dispatcher.js";
-import type { Browse } from "./browse.js";
 import { ControlOperations } from "./service/control.js";
 import { type Body, ServiceCore, type ServiceOptions } from "./service/core.js";
 import { FormOperations } from "./service/forms.js";
 import { OlderOperations } from "./service/older.js";
-import { ControlReads } from "./service/reads.js";
 import { V5Operations } from "./service/v5.js";
 import { Writes } from "./service/writes.js";
 import type { Row } from "./store/sql.js";
@@ -24,17 +22,19 @@ export {
   withoutCredentials,
   type ServiceOptions,
 } from "./service/core.js";
-export { tenantOfForm } from "./service/reads.js";
 export { toVerification, type Api, type Verification } from "./store/verifications.js";
 
 export class SandboxService {
-  private readonly core: ServiceCore;
+  /**
+   * The rooms' shared state. The control API's pages and the re-send (service/reads.ts, built on this by
+   * the server's handlers) are not part of this facade: they seal cursors with node:crypto, and verispec/msw
+   * runs this service in a browser.
+   */
+  readonly core: ServiceCore;
   private readonly v5: V5Operations;
   private readonly older: OlderOperations;
   private readonly control: ControlOperations;
   private readonly forms: FormOperations;
-  /** The control API's pages and the re-send (the SQL store). */
-  readonly reads: ControlReads;
 
   constructor(options: ServiceOptions) {
     const core = (this.core = new ServiceCore(options));
@@ -43,7 +43,6 @@ export class SandboxService {
     this.older = new OlderOperations(core, writes);
     this.control = new ControlOperations(core, writes);
     this.forms = new FormOperations(core, writes, this.older);
-    this.reads = new ControlReads(core);
   }
 
   /** The tenant whose rows this service reads and writes (store statements name it in their WHERE clauses). */
@@ -171,10 +170,5 @@ export class SandboxService {
   /** The histories of a page's verifications, one statement for the page (not one per verification). */
   historiesOf(traces: readonly string[]): Promise<Map<string, Row[]>> {
     return this.core.db.historiesOf(traces);
-  }
-
-  /** One page of verifications with histories and deliveries, for GET /_sandbox/state (reads.ts). */
-  statePage(b: Browse, deliveryRows: number) {
-    return this.reads.statePage(b, deliveryRows, (v) => this.detail(v));
   }
 }

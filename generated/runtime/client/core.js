@@ -18,7 +18,7 @@ export function toError(status, body, constants) {
         status,
         trace: env.trace,
         body,
-        ...(Cls === ValidationError && { details: err.details ?? env.details ?? [] }), // v5: error.details (the service's specification, section 7)
+        ...(Cls == ValidationError && { details: err.details ?? env.details ?? [] }), // v5: error.details (the service's specification, section 7)
     });
 }
 /**
@@ -44,7 +44,7 @@ export function createClientCore(options, constants, loadValidate) {
     const { secret } = options;
     // One line naming the option, never a value (a missing variable would send `undefined:undefined`).
     for (const k of ["serviceUid", "secret"])
-        if (typeof options[k] !== "string" || !options[k])
+        if (typeof options[k] != "string" || !options[k])
             throw new TypeError(`createClient: ${k} is missing or not a string`);
     const token = base64Utf8(options.serviceUid + ":" + secret);
     const redact = redactor([secret, token]);
@@ -69,14 +69,14 @@ export function createClientCore(options, constants, loadValidate) {
         headers.set("Accept", constants.mediaType);
         headers.set("Content-Type", constants.mediaType);
         let body = input.body;
-        if (op.auth === "basic")
+        if (op.auth == "basic")
             headers.set("Authorization", "Basic " + token);
         else
             body = { ...body, ...credentials }; // the configured credentials win over any in the body
         if (options.validate)
             await check(ValidationError, "Validation error:", op.requestSchema, body);
         const { retries = 2, baseDelayMs = 200, maxDelayMs = 2000 } = options.retry || {};
-        const attempts = op.method === "GET" && options.retry !== false ? retries : 0; // never a POST
+        const attempts = op.method == "GET" && options.retry !== false ? retries : 0; // never a POST
         const ms = input.timeoutMs ?? options.timeoutMs ?? 30_000;
         const maxBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
         for (let attempt = 0;; attempt++) {
@@ -123,7 +123,7 @@ export function createClientCore(options, constants, loadValidate) {
 }
 /** A 3xx (browsers hide a manual redirect's status and Location: "opaqueredirect", status 0) is never followed. */
 async function refuseRedirect(r, url) {
-    if (r.type === "opaqueredirect" || (r.status > 299 && r.status < 400)) {
+    if (r.type == "opaqueredirect" || (r.status > 299 && r.status < 400)) {
         const to = r.headers.get("location");
         const targetOrigin = to && URL.canParse(to, url) ? new URL(to, url).origin : undefined;
         await r.body?.cancel();
@@ -148,10 +148,10 @@ function requireObject(status, data, text, redact) {
  */
 export function scrub(e, redact, depth = 0) {
     if (!(e instanceof Error))
-        return typeof e === "string" ? redact(e) : typeof e;
+        return typeof e == "string" ? redact(e) : typeof e;
     const { name, message, stack, code, cause } = e;
     const copy = Object.create(Object.getPrototypeOf(e));
-    return Object.assign(copy, { message: redact(message), stack: redact(stack) }, copy.name !== name && { name: redact(name) }, code && { code: redact(code) }, depth < 4 && cause !== undefined && { cause: scrub(cause, redact, depth + 1) });
+    return Object.assign(copy, { message: redact(message), stack: redact(stack) }, copy.name != name && { name: redact(name) }, code && { code: redact(code) }, depth < 4 && cause !== undefined && { cause: scrub(cause, redact, depth + 1) });
 }
 /** The body as text, refusing (before or while reading) one larger than `max` bytes. */
 async function readText(r, max) {
