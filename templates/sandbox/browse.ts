@@ -7,8 +7,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { describeDeliveries } from "./deliveries.js";
 import { loadCursorKey } from "./store/cursor-key.js";
-import type { Db, Row } from "./store/index.js";
-import { outboxPageRows, verificationPageRows } from "./store/pages.js";
+import type { Db } from "./store/index.js";
+import { outboxPageRows, verificationPageRows, type VerificationPageRow } from "./store/pages.js";
 
 export const MAX_PAGE = 500;
 
@@ -84,42 +84,49 @@ export function parseBrowse(params: URLSearchParams, defaultLimit = MAX_PAGE): B
 }
 
 /** Where the page starts: the cursor's position, opened for this tenant and listing (CursorRefused when it will not open). */
-async function startOf(db: Db, tenant: string, listing: Listing, b: Browse): Promise<number | undefined> {
-  if (b.cursor === undefined) return undefined;
-  const after = openCursor(await keyOf(db), tenant, listing, b.cursor);
+async function startOf(db: Db, tenant: string, listing: Listing, browse: Browse): Promise<number | undefined> {
+  if (browse.cursor === undefined) return undefined;
+  const after = openCursor(await keyOf(db), tenant, listing, browse.cursor);
   if (after === undefined) throw new CursorRefused();
   return after;
 }
 
-/** A page of at most `b.limit` rows from the `limit + 1` the store read, and the next page's cursor. */
-async function cut(db: Db, tenant: string, listing: Listing, rows: Row[], b: Browse, key: string): Promise<{ rows: Row[]; nextCursor: string | null }> {
-  const more = rows.length > b.limit;
-  const items = more ? rows.slice(0, b.limit) : rows;
-  return { rows: items, nextCursor: more ? sealCursor(await keyOf(db), tenant, listing, Number(items.at(-1)![key])) : null };
+/** A page of at most `browse.limit` rows from the `limit + 1` the store read, and the next page's cursor (sealing `positionOf` its last row). */
+async function cut<T>(
+  db: Db,
+  tenant: string,
+  listing: Listing,
+  rows: T[],
+  browse: Browse,
+  positionOf: (row: T) => number,
+): Promise<{ rows: T[]; nextCursor: string | null }> {
+  const more = rows.length > browse.limit;
+  const items = more ? rows.slice(0, browse.limit) : rows;
+  return { rows: items, nextCursor: more ? sealCursor(await keyOf(db), tenant, listing, positionOf(items.at(-1)!)) : null };
 }
 
 /** The tenant's deliveries, newest first (one trace's: in order, oldest first); status is the delivery's state. */
-export async function deliveriesPage(db: Db, tenant: string, b: Browse): Promise<Page<Record<string, unknown>>> {
-  const after = await startOf(db, tenant, "deliveries", b);
+export async function deliveriesPage(db: Db, tenant: string, browse: Browse): Promise<Page<Record<string, unknown>>> {
+  const after = await startOf(db, tenant, "deliveries", browse);
   const read = await outboxPageRows(
     db,
     tenant,
-    { trace: b.trace, state: b.status, userId: b.userId },
-    { limit: b.limit, after, ascending: b.trace !== undefined },
+    { trace: browse.trace, state: browse.status, userId: browse.userId },
+    { limit: browse.limit, after, ascending: browse.trace !== undefined },
   );
-  const { rows, nextCursor } = await cut(db, tenant, "deliveries", read, b, "id");
+  const { rows, nextCursor } = await cut(db, tenant, "deliveries", read, browse, (row) => row.id);
   return { items: await describeDeliveries(db, rows), nextCursor };
 }
 
-/** The tenant's verification rows, newest first; status is the verification status. */
-export async function verificationsPage(db: Db, tenant: string, b: Browse): Promise<Page<Row>> {
-  const after = await startOf(db, tenant, "verifications", b);
+/** The tenant's verifications, newest first; status is the verification status. */
+export async function verificationsPage(db: Db, tenant: string, browse: Browse): Promise<Page<VerificationPageRow>> {
+  const after = await startOf(db, tenant, "verifications", browse);
   const read = await verificationPageRows(
     db,
     tenant,
-    { trace: b.trace, userId: b.userId, verificationStatus: b.status },
-    { limit: b.limit, after, ascending: false },
+    { trace: browse.trace, userId: browse.userId, verificationStatus: browse.status },
+    { limit: browse.limit, after, ascending: false },
   );
-  const { rows, nextCursor } = await cut(db, tenant, "verifications", read, b, "seq");
+  const { rows, nextCursor } = await cut(db, tenant, "verifications", read, browse, (row) => row.seq);
   return { items: rows, nextCursor };
 }

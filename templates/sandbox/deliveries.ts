@@ -1,7 +1,7 @@
 // The deliveries as the control API and the page show them (each with its attempts), and the portal's manual
 // re-send (the service's specification, section 6.1): reads and one write of the outbox, beside the dispatcher.
-import { attemptsOf, latestOutboxRows, outboxRowsOfTrace, requeueDelivery } from "./store/outbox.js";
-import type { Db, Row } from "./store/sql.js";
+import { attemptsOf, latestOutboxRows, outboxRowsOfTrace, requeueDelivery, type OutboxRow } from "./store/outbox.js";
+import type { Db } from "./store/sql.js";
 
 export interface DeliveryAttempt {
   readonly at: number;
@@ -17,34 +17,27 @@ export async function listDeliveries(db: Db, tenant: string, trace?: string): Pr
 }
 
 /** Outbox rows as the control API shows them, each with its attempts. */
-export async function describeDeliveries(db: Db, rows: readonly Row[]): Promise<Record<string, unknown>[]> {
-  const ids = rows.map((r) => Number(r.id));
+export async function describeDeliveries(db: Db, rows: readonly OutboxRow[]): Promise<Record<string, unknown>[]> {
+  const ids = rows.map((row) => row.id);
   const attempts = ids.length ? await attemptsOf(db, ids) : [];
-  return rows.map((r) => ({
-    deliveryId: String(r.delivery_id),
-    trace: String(r.trace),
-    url: r.url ?? null,
-    format: String(r.format),
-    signatureVersion: String(r.signature_version),
-    timestamp: Number(r.timestamp),
-    state: String(r.state),
-    tries: Number(r.tries),
-    lastStatus: r.last_status === null ? null : Number(r.last_status),
-    lastError: r.last_error ?? null,
-    resend: r.resend_of !== null,
-    createdAt: Number(r.created_at),
-    deliveredAt: r.delivered_at === null ? null : Number(r.delivered_at),
-    payload: JSON.parse(String(r.body)) as unknown,
+  return rows.map((row) => ({
+    deliveryId: row.deliveryId,
+    trace: row.trace,
+    url: row.url,
+    format: row.format,
+    signatureVersion: row.signatureVersion,
+    timestamp: row.timestamp,
+    state: row.state,
+    tries: row.tries,
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    resend: row.resendOf !== null,
+    createdAt: row.createdAt,
+    deliveredAt: row.deliveredAt,
+    payload: JSON.parse(row.body) as unknown,
     attempts: attempts
-      .filter((a) => Number(a.outbox_id) === Number(r.id))
-      .map(
-        (a): DeliveryAttempt => ({
-          at: Number(a.at),
-          statusCode: a.status_code === null ? null : Number(a.status_code),
-          error: (a.error as string | null) ?? null,
-          durationMs: Number(a.duration_ms),
-        }),
-      ),
+      .filter((attempt) => attempt.outboxId === row.id)
+      .map(({ at, statusCode, error, durationMs }): DeliveryAttempt => ({ at, statusCode, error, durationMs })),
   }));
 }
 

@@ -130,7 +130,7 @@ export class Dispatcher {
   handOver(rows: readonly QueuedRow[]): void {
     if (!this.o.db.exclusive) return this.wake();
     if (this.stopped) return;
-    const fresh = rows.filter((r) => !this.inFlight.has(Number(r.id)));
+    const fresh = rows.filter((row) => !this.inFlight.has(row.id));
     const mine = fresh.slice(0, Math.max(0, this.concurrency - this.inFlight.size));
     if (mine.length < fresh.length) this.backlog = true;
     const seen = this.claimsEnded;
@@ -142,7 +142,7 @@ export class Dispatcher {
    * `wakeAfter()` says so, a claim runs: a slot is free, and a later row of the trace may be due now.
    */
   private launch(row: QueuedRow, wakeAfter: () => boolean): void {
-    const id = Number(row.id);
+    const { id } = row;
     this.inFlight.add(id);
     const job = (async () => {
       try {
@@ -187,7 +187,7 @@ export class Dispatcher {
           this.backlog = claimed.length >= free;
           this.events.emit("claimed", claimed.length);
           if (this.stopped) break; // a lease lapses; an exclusive store keeps the rows queued
-          for (const row of claimed) if (!this.inFlight.has(Number(row.id))) this.launch(row, () => true);
+          for (const row of claimed) if (!this.inFlight.has(row.id)) this.launch(row, () => true);
         } while (this.again && !this.stopped);
       } catch (err) {
         if (!this.stopped) this.o.log?.(`dispatcher: ${(err as Error).message}`);
@@ -215,25 +215,25 @@ export class Dispatcher {
 
   /** POSTs one row; its answer, or undefined when the dispatcher is stopping (the lease lapses and the row stays queued). */
   private async deliver(row: QueuedRow): Promise<Outcome | undefined> {
-    const body = String(row.body);
+    const { body } = row;
     const started = Date.now();
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      statusCode = await this.post(String(row.url), body, {
+      statusCode = await this.post(row.url, body, {
         "Content-Type": this.o.mediaType,
-        ...this.o.sign(String(row.signature_version) as "1" | "2", body, String(row.tenant)),
-        [this.o.deliveryIdHeader]: String(row.delivery_id),
+        ...this.o.sign(row.signatureVersion as "1" | "2", body, row.tenant),
+        [this.o.deliveryIdHeader]: row.deliveryId,
       });
       if (statusCode < 200 || statusCode > 299) error = `answered ${statusCode}`;
     } catch (err) {
       error = (err as Error).message;
     }
     if (this.stopped && statusCode === null) return undefined;
-    const tries = Number(row.tries) + 1;
+    const tries = row.tries + 1;
     const delay = error === null ? 0 : this.o.delaysMs[tries - 1];
     return {
-      id: Number(row.id),
+      id: row.id,
       at: started,
       statusCode,
       error,

@@ -11,8 +11,7 @@ import { FormOperations } from "./service/forms.js";
 import { OlderOperations } from "./service/older.js";
 import { V5Operations } from "./service/v5.js";
 import { Writes } from "./service/writes.js";
-import type { Row } from "./store/sql.js";
-import type { Verification } from "./store/verifications.js";
+import type { HistoryRow, Verification } from "./store/verifications.js";
 
 export {
   olderStakeholderSubmissionId,
@@ -163,12 +162,12 @@ export class SandboxService {
     return this.core.db.latestVerifications(limit);
   }
 
-  historyOf(trace: string): Promise<Row[]> {
+  historyOf(trace: string): Promise<HistoryRow[]> {
     return this.core.db.historyOf(trace);
   }
 
   /** The histories of a page's verifications, one statement for the page (not one per verification). */
-  historiesOf(traces: readonly string[]): Promise<Map<string, Row[]>> {
+  historiesOf(traces: readonly string[]): Promise<Map<string, HistoryRow[]>> {
     return this.core.db.historiesOf(traces);
   }
 }

@@ -6,7 +6,7 @@ import { EXCLUSIVE_RETENTION_BATCH, RETENTION_BATCH, retentionBatch, sweep } fro
 import type { Db, Row } from "../../templates/sandbox/store/index.js";
 import { outboxPageRows } from "../../templates/sandbox/store/pages.js";
 import { call, v5Individual } from "./helpers.js";
-import { harness, memoryDb, type Harness } from "./inprocess.js";
+import { harness, memoryDb, planOf, type Harness } from "./inprocess.js";
 
 const DAY = 86_400_000;
 let db: Db;
@@ -91,10 +91,7 @@ describe("paged listings", () => {
         "t-5",
       ]);
       expect(await outboxPageRows(big, "other", { userId: "u-many" }, { limit: 10, ascending: false })).toEqual([]);
-      const explain = { query: <T extends Row>(text: string, params?: readonly unknown[]) => big.query<T>(`EXPLAIN ${text}`, params) };
-      const plan = (await outboxPageRows(explain, "default", { userId: "u-7" }, { limit: 100, ascending: false }))
-        .map((r) => String(r["QUERY PLAN"]))
-        .join("\n");
+      const plan = await planOf(big, (explain) => outboxPageRows(explain, "default", { userId: "u-7" }, { limit: 100, ascending: false }));
       expect(plan).toContain("verifications_user_set");
       expect(plan).toContain("outbox_trace");
       expect(plan).not.toMatch(/SubPlan|Seq Scan on outbox|outbox_pkey/);

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import { Dispatcher, listDeliveries, resend, type DispatcherOptions, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
+import { toQueuedRow } from "../../templates/sandbox/store/outbox.js";
 import { DEFAULT_TENANT, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
 import { binding, harness, memoryDb, outbox } from "./inprocess.js";
@@ -312,7 +313,7 @@ describe("the dispatcher's lifecycle", () => {
     try {
       const late = await after.service.createV5(v5Individual("After Stop"));
       d.wake();
-      d.handOver((await outbox(db, late.trace)) as QueuedRow[]);
+      d.handOver((await outbox(db, late.trace)).map(toQueuedRow));
       // Stopped: no pass running or scheduled and nothing in flight, so nothing can be delivered later.
       expect(d.activity()).toEqual({ passRunning: false, inFlight: 0, passScheduled: false });
       expect(await states(late.trace)).toEqual(["queued"]);
@@ -426,7 +427,7 @@ async function queued(n: number, url: string): Promise<{ db: Db; rows: QueuedRow
   const quiet = await harness(own, { webhookUrls: [url], dispatch: false });
   for (let i = 0; i < n; i++) await quiet.service.createV5(v5Individual(`Queued Person ${i}`));
   await quiet.close();
-  return { db: own, rows: (await own.query("SELECT * FROM outbox WHERE state = 'queued' ORDER BY id")) as QueuedRow[] };
+  return { db: own, rows: (await own.query("SELECT * FROM outbox WHERE state = 'queued' ORDER BY id")).map(toQueuedRow) };
 }
 
 /** A store whose queries wait for `answer(rows | error)`, one at a time: a claim held open while the test acts. */
@@ -452,10 +453,10 @@ const calmDispatcher = (db: Db, o: Partial<DispatcherOptions> = {}) =>
 const claimedRow = (url: string, deliveryId: string): QueuedRow => ({
   id: 1,
   tenant: DEFAULT_TENANT,
-  delivery_id: deliveryId,
+  deliveryId,
   url,
   body: "{}",
-  signature_version: "2",
+  signatureVersion: "2",
   tries: 0,
 });
 

@@ -7,6 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Dispatcher, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
+import { toQueuedRow } from "../../templates/sandbox/store/outbox.js";
 import { openStore, type Db } from "../../templates/sandbox/store/index.js";
 import { until } from "./helpers.js";
 
@@ -39,12 +40,13 @@ afterAll(async () => {
 /** Queues one outbox row per body (trace = body) and returns them as a hand-over carries them. */
 async function queue(bodies: readonly string[]): Promise<QueuedRow[]> {
   const now = Date.now();
-  return db.query<QueuedRow>(
+  const rows = await db.query(
     `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
      SELECT b, split_part(b, '#', 1), $2, 'v5', '2', b, $3, 'queued', $3, $3 FROM unnest($1::text[]) AS b
-     RETURNING id, delivery_id, url, body, signature_version, tries`,
+     RETURNING id, tenant, delivery_id, url, body, signature_version, tries`,
     [bodies, url, now],
   );
+  return rows.map(toQueuedRow);
 }
 
 describe("dispatcher hand-over on the embedded store", () => {
@@ -138,12 +140,13 @@ describe("dispatcher hand-over on the embedded store", () => {
     await firstClaim;
     try {
       const now = Date.now();
-      const rows = await db.query<QueuedRow>(
+      const inserted = await db.query(
         `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
          SELECT 'c' || i, 'c' || i, $1, 'v5', '2', '{}', $2, 'queued', $2, $2 FROM generate_series(1, 8) AS i
-         RETURNING id, delivery_id, url, body, signature_version, tries`,
+         RETURNING id, tenant, delivery_id, url, body, signature_version, tries`,
         [target, now],
       );
+      const rows = inserted.map(toQueuedRow);
       dispatcher.handOver(rows);
       expect(dispatcher.activity().inFlight).toBe(3);
       // Answer one held delivery at a time: each frees a slot, and a claim fills it with a waiting row.

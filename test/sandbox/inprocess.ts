@@ -122,3 +122,17 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
 export async function outbox(db: Db, trace: string): Promise<Row[]> {
   return db.query("SELECT * FROM outbox WHERE trace = $1 ORDER BY id", [trace]);
 }
+
+/** The plan Postgres makes for every statement `read` runs on `db` (each run as EXPLAIN; `read` sees no rows). */
+export async function planOf(db: Db, read: (explain: Db) => Promise<unknown>): Promise<string> {
+  const plans: Row[] = [];
+  const explain: Db = {
+    ...db,
+    query: async <T extends Row>(text: string, params?: readonly unknown[]) => {
+      plans.push(...(await db.query(`EXPLAIN ${text}`, params)));
+      return [] as T[];
+    },
+  };
+  await read(explain);
+  return plans.map((row) => String(row["QUERY PLAN"])).join("\n");
+}

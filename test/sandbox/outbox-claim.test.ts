@@ -39,9 +39,9 @@ describe("the claim beside a backlog", () => {
     await queue("dead", 2000, NOW + 60_000); // a dead receiver's rows, each retried a minute later
     await queue("due", 6, NOW - 10, 2); // three traces of two rows each: only the first of each is a head
     const claimed = await selectDue(db, NOW, 100, []);
-    expect(claimed.map((r) => String(r.delivery_id))).toEqual(["due-0", "due-2", "due-4"]);
+    expect(claimed.map((r) => r.deliveryId)).toEqual(["due-0", "due-2", "due-4"]);
     expect(await selectDue(db, NOW, 2, [])).toHaveLength(2);
-    expect((await selectDue(db, NOW, 100, [Number(claimed[0]!.id)])).map((r) => String(r.delivery_id))).toEqual(["due-2", "due-4"]);
+    expect((await selectDue(db, NOW, 100, [claimed[0]!.id])).map((r) => r.deliveryId)).toEqual(["due-2", "due-4"]);
   });
 
   it("is a range scan of the due index, with the head test a subplan (no anti join over the queued rows)", async () => {
@@ -83,7 +83,7 @@ describe("the claim beside a backlog", () => {
     await insert(false, "other");
     expect((await rows("t-0")).map((r) => Number(r.next_at))).toEqual([NOW + 30_000, NOW + 30_000]);
     expect((await rows("fresh")).map((r) => Number(r.next_at))).toEqual([NOW]);
-    expect((await selectDue(db, NOW, 100, [])).map((r) => String(r.delivery_id)).sort()).toEqual(["w-fresh-true", "w-other-false"]);
+    expect((await selectDue(db, NOW, 100, [])).map((r) => r.deliveryId).sort()).toEqual(["w-fresh-true", "w-other-false"]);
   });
 });
 

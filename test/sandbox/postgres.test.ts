@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { soak } from "../../bench/delivery-soak.js";
 import { createClient } from "../../generated/index.js";
-import { claimDue, type QueuedRow } from "../../templates/sandbox/store/outbox.js";
-import { openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
+import { claimDue, toQueuedRow, type QueuedRow } from "../../templates/sandbox/store/outbox.js";
+import { openStore, type Db } from "../../templates/sandbox/store/index.js";
 import { outboxPageRows } from "../../templates/sandbox/store/pages.js";
 import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
 import { needFound } from "../support/services.js";
+import { planOf } from "./inprocess.js";
 import { CREDENTIALS, startReceiver, startSandbox, until, v5Individual, webhookErrors, type Sandbox } from "./helpers.js";
 
 const initdb = needFound("initdb", serverTool("initdb"), POSTGRES_INSTALL);
@@ -42,10 +43,7 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
       SELECT 'plan-' || g, 'plan-' || g, 'http://127.0.0.1:9/', 'v5', '2', '{}', 0, 'delivered', 1, 0, 0 FROM generate_series(1, 20000) g`);
     await db.query("ANALYZE verifications");
     await db.query("ANALYZE outbox");
-    const explain = { query: <T extends Row>(text: string, params?: readonly unknown[]) => db.query<T>(`EXPLAIN ${text}`, params) };
-    const plan = (await outboxPageRows(explain, "default", { userId: "plan-user-7" }, { limit: 100, ascending: false }))
-      .map((r) => String(r["QUERY PLAN"]))
-      .join("\n");
+    const plan = await planOf(db, (explain) => outboxPageRows(explain, "default", { userId: "plan-user-7" }, { limit: 100, ascending: false }));
     expect(plan).toContain("verifications_user_set");
     expect(plan).toContain("outbox_trace");
     expect(plan).not.toMatch(/SubPlan|Seq Scan on outbox|outbox_pkey/);
@@ -56,14 +54,16 @@ describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
 
   it("two claims at once on two connections: the second skips the rows the first holds instead of waiting and taking them too", async () => {
     const now = Date.now();
-    const ids = (rows: readonly QueuedRow[]) => rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const ids = (rows: readonly QueuedRow[]) => rows.map((r) => r.id).sort((a, b) => a - b);
     const queued = ids(
-      await db.query<QueuedRow>(
-        `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+      (
+        await db.query(
+          `INSERT INTO outbox (delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
        SELECT 'race-' || i, 'race-' || i, 'http://127.0.0.1:9/race', 'v5', '2', '{}', $1, 'queued', $1, $1 FROM generate_series(1, 4) AS i
-       RETURNING id, delivery_id, url, body, signature_version, tries`,
-        [now],
-      ),
+       RETURNING id, tenant, delivery_id, url, body, signature_version, tries`,
+          [now],
+        )
+      ).map(toQueuedRow),
     );
     // The first claim takes two rows in a transaction that stays open until released.
     let release!: () => void;

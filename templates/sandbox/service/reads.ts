@@ -5,7 +5,7 @@ import { describeDeliveries, resend } from "../deliveries.js";
 import { formTenant } from "../store/forms.js";
 import { outboxRowsOfTraces } from "../store/outbox.js";
 import type { Db } from "../store/sql.js";
-import { toVerification, type Verification } from "../store/verifications.js";
+import type { Verification } from "../store/verifications.js";
 import type { ServiceCore } from "./core.js";
 
 /** The tenant whose form `id` is, or undefined (a form id is a capability: it is found by its id alone). */
@@ -33,7 +33,7 @@ export class ControlReads {
   ): Promise<{ verifications: Record<string, unknown>[]; nextCursor: string | null; deliveries: Record<string, unknown>[] }> {
     const { tenant } = this.c;
     const page = await verificationsPage(this.sql, tenant, b);
-    const shown = page.items.map(toVerification);
+    const shown = page.items.map((row) => row.verification);
     const histories = await this.c.db.historiesOf(shown.map((v) => v.trace));
     const verifications = shown.map((v) => ({ ...details(v), api: v.api, userId: v.userId, history: histories.get(v.trace) ?? [] }));
     const filtered = b.trace || b.userId || b.status || b.cursor;

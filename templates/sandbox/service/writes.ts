@@ -68,20 +68,21 @@ export class Writes {
   async insert(tx: StoreOps, items: readonly Insert[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
     for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
-    const outbox = await tx.insertVerifications(items, this.outboxParams(webhooks));
-    // The bodies are the texts at hand: not read back from the database.
+    const write = this.outboxParams(webhooks);
+    const written = await tx.insertVerifications(items, write);
+    // The bodies are the texts at hand: not read back from the database; nor is the rest of each row (no tries yet).
     const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
-    const queued = outbox
-      .filter((r) => r.state === "queued")
+    const queued = written
+      .filter((row) => row.state === "queued" && row.url !== null)
       .map(
-        (r): QueuedRow => ({
-          id: r.id,
-          tenant: r.tenant,
-          delivery_id: r.delivery_id,
-          url: r.url,
-          body: bodies.get(String(r.delivery_id)),
-          signature_version: r.signature_version,
-          tries: r.tries,
+        (row): QueuedRow => ({
+          id: row.id,
+          tenant: this.c.tenant,
+          deliveryId: row.deliveryId,
+          url: row.url!,
+          body: bodies.get(row.deliveryId)!,
+          signatureVersion: write.signatureVersion,
+          tries: 0,
         }),
       );
     return { texts: webhooks.map(({ w }) => w.text), queued };

@@ -2,20 +2,16 @@
 // of verispec/msw. One tenant; a transaction works on a copy of the state, kept when it resolves and
 // dropped when it throws (as a database rolls back). Each operation answers as its statement does.
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
-import type { Row } from "./sql.js";
 import { toHostedForm } from "./forms.js";
-import type { Api, Verification } from "./verifications.js";
+import type { WrittenOutboxRow } from "./outbox.js";
+import type { Api, HistoryRow, Verification } from "./verifications.js";
 
-interface HistoryRow {
+/** A history row and the verification it belongs to. */
+interface StoredHistoryRow extends HistoryRow {
   readonly trace: string;
-  readonly verification_status: string;
-  readonly submission_status: string;
-  readonly attempt: number;
-  readonly trigger: string;
-  readonly at: number;
 }
 
-interface OutboxRow {
+interface StoredOutboxRow {
   readonly id: number;
   readonly trace: string;
   readonly delivery_id: string;
@@ -38,26 +34,26 @@ interface FormRow {
 export interface MemoryState {
   /** In insertion order (the database's `seq`). */
   verifications: Map<string, Verification>;
-  history: HistoryRow[];
-  outbox: OutboxRow[];
+  history: StoredHistoryRow[];
+  outbox: StoredOutboxRow[];
   forms: Map<string, FormRow>;
   clockOffset: number;
 }
 
 const emptyState = (): MemoryState => ({ verifications: new Map(), history: [], outbox: [], forms: new Map(), clockOffset: 0 });
-const copyState = (s: MemoryState): MemoryState => ({
-  verifications: new Map(s.verifications),
-  history: [...s.history],
-  outbox: [...s.outbox],
-  forms: new Map(s.forms),
-  clockOffset: s.clockOffset,
+const copyState = (state: MemoryState): MemoryState => ({
+  verifications: new Map(state.verifications),
+  history: [...state.history],
+  outbox: [...state.outbox],
+  forms: new Map(state.forms),
+  clockOffset: state.clockOffset,
 });
 
 type State = () => MemoryState;
 
 const newestOf = (state: State, filter: (v: Verification) => boolean) => [...state().verifications.values()].filter(filter).reverse();
 
-const historyRow = (v: Verification, trigger: string): HistoryRow => ({
+const historyRow = (v: Verification, trigger: string): StoredHistoryRow => ({
   trace: v.trace,
   verification_status: v.verificationStatus,
   submission_status: v.submissionStatus,
@@ -67,10 +63,10 @@ const historyRow = (v: Verification, trigger: string): HistoryRow => ({
 });
 
 /** Appends the outbox rows of a write, and answers them as the outbox statement returns them. */
-function enqueue(s: MemoryState, tenant: string, outbox: OutboxWrite): Row[] {
+function enqueue(state: MemoryState, outbox: OutboxWrite): WrittenOutboxRow[] {
   return outbox.rows.map(([deliveryId, trace, url, format, body]) => {
-    const row: OutboxRow = {
-      id: s.outbox.length + 1,
+    const row: StoredOutboxRow = {
+      id: state.outbox.length + 1,
       trace,
       delivery_id: deliveryId,
       url,
@@ -78,16 +74,8 @@ function enqueue(s: MemoryState, tenant: string, outbox: OutboxWrite): Row[] {
       body,
       signature_version: outbox.signatureVersion,
     };
-    s.outbox.push(row);
-    return {
-      id: row.id,
-      tenant,
-      delivery_id: deliveryId,
-      url,
-      signature_version: outbox.signatureVersion,
-      tries: 0,
-      state: url === null ? "no_receiver" : "queued",
-    };
+    state.outbox.push(row);
+    return { id: row.id, deliveryId, url, state: url === null ? "no_receiver" : "queued" };
   });
 }
 
@@ -106,7 +94,7 @@ type VerificationOps = Pick<
 >;
 
 /** Verifications: written with their history and outbox rows, and found by trace, user, parent or due time. */
-function verificationOps(state: State, tenant: string): VerificationOps {
+function verificationOps(state: State): VerificationOps {
   const newest = (filter: (v: Verification) => boolean) => newestOf(state, filter);
   return {
     userIdOf: async (trace) => state().verifications.get(trace)?.userId ?? null,
@@ -116,12 +104,12 @@ function verificationOps(state: State, tenant: string): VerificationOps {
         state().verifications.set(v.trace, v);
         state().history.push(historyRow(v, trigger));
       }
-      return enqueue(state(), tenant, outbox);
+      return enqueue(state(), outbox);
     },
     updateVerification: async (next, trigger, outbox) => {
       state().verifications.set(next.trace, next);
       state().history.push(historyRow(next, trigger));
-      if (outbox) enqueue(state(), tenant, outbox);
+      if (outbox) enqueue(state(), outbox);
     },
     lockLatestResubmittable: async (userId, kind) =>
       newest((v) => v.userId === userId && v.api === "v5" && v.parentTrace === null && v.type === kind.type && v.subType === kind.subType)[0],
@@ -145,23 +133,16 @@ function verificationOps(state: State, tenant: string): VerificationOps {
 
 /** The history of verifications, and the last webhook body of one. */
 function historyOps(state: State): Pick<StoreOps, "historyOf" | "historiesOf" | "latestWebhookBody"> {
+  const historyOf = (trace: string) =>
+    state()
+      .history.filter((row) => row.trace === trace)
+      .map(({ trace: _trace, ...entry }): HistoryRow => entry);
   return {
-    historyOf: async (trace) =>
-      state()
-        .history.filter((h) => h.trace === trace)
-        .map(({ trace: _t, ...row }) => ({ ...row })),
-    historiesOf: async (traces) =>
-      new Map(
-        traces.map((t) => [
-          t,
-          state()
-            .history.filter((h) => h.trace === t)
-            .map(({ trace: _t, ...row }) => ({ ...row })),
-        ]),
-      ),
+    historyOf: async (trace) => historyOf(trace),
+    historiesOf: async (traces) => new Map(traces.map((trace) => [trace, historyOf(trace)])),
     latestWebhookBody: async (trace) =>
       state()
-        .outbox.filter((o) => o.trace === trace)
+        .outbox.filter((row) => row.trace === trace)
         .at(-1)?.body,
   };
 }
@@ -206,8 +187,8 @@ function clockOps(state: State): Pick<StoreOps, "saveClockOffset" | "loadClockOf
   };
 }
 
-function ops(state: State, tenant: string): StoreOps {
-  return { ...verificationOps(state, tenant), ...historyOps(state), ...formOps(state), ...clockOps(state) };
+function ops(state: State): StoreOps {
+  return { ...verificationOps(state), ...historyOps(state), ...formOps(state), ...clockOps(state) };
 }
 
 /** A store in memory, with its state readable (`state()`) and emptied (`reset()`). */
@@ -216,14 +197,14 @@ export interface MemoryStore extends ServiceStore {
   reset(): void;
 }
 
-export function memoryStore(tenant = "default"): MemoryStore {
+export function memoryStore(): MemoryStore {
   let current = emptyState();
   // Transactions run one at a time, as row locks would order them: each on its own copy.
   let queue: Promise<unknown> = Promise.resolve();
   const transaction = <T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> => {
     const run = queue.then(async () => {
       const copy = copyState(current);
-      const result = await fn(ops(() => copy, tenant));
+      const result = await fn(ops(() => copy));
       current = copy;
       return result;
     });
@@ -232,7 +213,7 @@ export function memoryStore(tenant = "default"): MemoryStore {
   };
   // An operation on its own is a transaction of one: it waits for those before it.
   const single = Object.fromEntries(
-    Object.keys(ops(() => current, tenant)).map((name) => [
+    Object.keys(ops(() => current)).map((name) => [
       name,
       (...args: unknown[]) => transaction((tx) => (tx[name as keyof StoreOps] as (...a: unknown[]) => Promise<unknown>)(...args)),
     ]),

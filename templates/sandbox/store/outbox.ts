@@ -3,17 +3,107 @@
 // Each is one SQL statement over `Sql`, so a test can run two claims on two connections at once.
 import type { Db, Row, Sql } from "./sql.js";
 
-/** The outbox columns a delivery reads: a claim's rows, and a hand-over's. */
-export interface QueuedRow extends Row {
-  readonly id: unknown;
+/** The outbox columns a delivery reads (a claim's rows, and a hand-over's): typed here, at the store's boundary. */
+export interface QueuedRow {
+  readonly id: number;
   /** The account whose webhook this is (its signing secret signs it). */
-  readonly tenant: unknown;
-  readonly delivery_id: unknown;
-  readonly url: unknown;
-  readonly body: unknown;
-  readonly signature_version: unknown;
-  readonly tries: unknown;
+  readonly tenant: string;
+  readonly deliveryId: string;
+  readonly url: string;
+  readonly body: string;
+  readonly signatureVersion: string;
+  readonly tries: number;
 }
+
+/** A claim's row (bigint columns arrive as text from a Postgres server) as a QueuedRow. */
+export function toQueuedRow(r: Row): QueuedRow {
+  return {
+    id: Number(r.id),
+    tenant: String(r.tenant),
+    deliveryId: String(r.delivery_id),
+    url: String(r.url),
+    body: String(r.body),
+    signatureVersion: String(r.signature_version),
+    tries: Number(r.tries),
+  };
+}
+
+/** An outbox row as the control API and the page read it. */
+export interface OutboxRow {
+  readonly id: number;
+  readonly deliveryId: string;
+  readonly trace: string;
+  /** null: the verification had no receiver. */
+  readonly url: string | null;
+  readonly format: string;
+  readonly signatureVersion: string;
+  readonly body: string;
+  readonly timestamp: number;
+  readonly state: string;
+  readonly tries: number;
+  readonly lastStatus: number | null;
+  readonly lastError: string | null;
+  /** The row this one re-sends (the portal's re-send), or null for a first delivery. */
+  readonly resendOf: number | null;
+  readonly createdAt: number;
+  readonly deliveredAt: number | null;
+}
+
+const numberOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A `SELECT *` row of the outbox as an OutboxRow. */
+export function toOutboxRow(r: Row): OutboxRow {
+  return {
+    id: Number(r.id),
+    deliveryId: String(r.delivery_id),
+    trace: String(r.trace),
+    url: textOrNull(r.url),
+    format: String(r.format),
+    signatureVersion: String(r.signature_version),
+    body: String(r.body),
+    timestamp: Number(r.timestamp),
+    state: String(r.state),
+    tries: Number(r.tries),
+    lastStatus: numberOrNull(r.last_status),
+    lastError: textOrNull(r.last_error),
+    resendOf: numberOrNull(r.resend_of),
+    createdAt: Number(r.created_at),
+    deliveredAt: numberOrNull(r.delivered_at),
+  };
+}
+
+/** One delivery attempt of an outbox row. */
+export interface AttemptRow {
+  readonly outboxId: number;
+  readonly at: number;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+const toAttemptRow = (r: Row): AttemptRow => ({
+  outboxId: Number(r.outbox_id),
+  at: Number(r.at),
+  statusCode: numberOrNull(r.status_code),
+  error: textOrNull(r.error),
+  durationMs: Number(r.duration_ms),
+});
+
+/** What a write's outbox statement returns of each row (OUTBOX_INSERT's RETURNING); the rest is the writer's own. */
+export interface WrittenOutboxRow {
+  readonly id: number;
+  readonly deliveryId: string;
+  readonly url: string | null;
+  readonly state: string;
+}
+
+export const toWrittenOutboxRow = (r: Row): WrittenOutboxRow => ({
+  id: Number(r.id),
+  deliveryId: String(r.delivery_id),
+  url: textOrNull(r.url),
+  state: String(r.state),
+});
 
 /** One delivery's answer and the row's next state. `nextAt` is the retry time, or the delivery time when delivered. */
 export interface Outcome {
@@ -47,8 +137,8 @@ export const due = (limit: number, extra: string) => `SELECT o.${COLUMNS.split("
  * An exclusive store (PGlite) has one dispatcher, whose passes never overlap: a plain SELECT that skips
  * the rows it has in flight, and no lease to write and clear.
  */
-export function selectDue(sql: Sql, now: number, limit: number, inFlight: readonly number[]): Promise<QueuedRow[]> {
-  return sql.query<QueuedRow>(due(limit, " AND o.id <> ALL($2::bigint[])"), [now, inFlight]);
+export async function selectDue(sql: Sql, now: number, limit: number, inFlight: readonly number[]): Promise<QueuedRow[]> {
+  return (await sql.query(due(limit, " AND o.id <> ALL($2::bigint[])"), [now, inFlight])).map(toQueuedRow);
 }
 
 /**
@@ -56,12 +146,13 @@ export function selectDue(sql: Sql, now: number, limit: number, inFlight: readon
  * same time as another skips the rows the other holds instead of waiting for it and then taking them
  * too (test/sandbox/postgres.test.ts holds one claim open in a transaction to check this).
  */
-export function claimDue(sql: Sql, now: number, limit: number, owner: string, leaseUntil: number): Promise<QueuedRow[]> {
-  return sql.query<QueuedRow>(
+export async function claimDue(sql: Sql, now: number, limit: number, owner: string, leaseUntil: number): Promise<QueuedRow[]> {
+  const rows = await sql.query(
     `UPDATE outbox SET lease_owner = $2, lease_until = $3 WHERE id IN (SELECT id FROM (${due(limit, "")} FOR UPDATE OF o SKIP LOCKED) c)
      RETURNING ${COLUMNS}`,
     [now, owner, leaseUntil],
   );
+  return rows.map(toQueuedRow);
 }
 
 /**
@@ -96,26 +187,27 @@ export async function releaseLeases(sql: Sql): Promise<void> {
 // ---- reading the outbox for the control API, the page and the metrics; the portal's re-send -------------
 
 /** One trace's outbox rows, oldest first. */
-export function outboxRowsOfTrace(sql: Sql, tenant: string, trace: string): Promise<Row[]> {
-  return sql.query("SELECT * FROM outbox WHERE tenant = $1 AND trace = $2 ORDER BY id", [tenant, trace]);
+export async function outboxRowsOfTrace(sql: Sql, tenant: string, trace: string): Promise<OutboxRow[]> {
+  return (await sql.query("SELECT * FROM outbox WHERE tenant = $1 AND trace = $2 ORDER BY id", [tenant, trace])).map(toOutboxRow);
 }
 
 /** The newest `limit` outbox rows, newest first. */
-export function latestOutboxRows(sql: Sql, tenant: string, limit: number): Promise<Row[]> {
-  return sql.query(`SELECT * FROM outbox WHERE tenant = $1 ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [tenant]);
+export async function latestOutboxRows(sql: Sql, tenant: string, limit: number): Promise<OutboxRow[]> {
+  return (await sql.query(`SELECT * FROM outbox WHERE tenant = $1 ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [tenant])).map(toOutboxRow);
 }
 
 /** The newest `limit` outbox rows of these traces, newest first. */
-export function outboxRowsOfTraces(sql: Sql, tenant: string, traces: readonly string[], limit: number): Promise<Row[]> {
-  return sql.query(`SELECT * FROM outbox WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [
+export async function outboxRowsOfTraces(sql: Sql, tenant: string, traces: readonly string[], limit: number): Promise<OutboxRow[]> {
+  const rows = await sql.query(`SELECT * FROM outbox WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [
     tenant,
     traces,
   ]);
+  return rows.map(toOutboxRow);
 }
 
 /** The delivery attempts of these outbox rows, in the order they were made. */
-export function attemptsOf(sql: Sql, outboxIds: readonly number[]): Promise<Row[]> {
-  return sql.query("SELECT * FROM delivery_attempts WHERE outbox_id = ANY($1::bigint[]) ORDER BY id", [outboxIds]);
+export async function attemptsOf(sql: Sql, outboxIds: readonly number[]): Promise<AttemptRow[]> {
+  return (await sql.query("SELECT * FROM delivery_attempts WHERE outbox_id = ANY($1::bigint[]) ORDER BY id", [outboxIds])).map(toAttemptRow);
 }
 
 /**

@@ -1,7 +1,9 @@
 // Paged reads of the outbox and the verifications: a filter and a key position, one index range scan of
 // at most `limit + 1` rows (the extra row tells the caller another page follows; indexes of migration 6,
 // each leading with the tenant: a page holds the caller's rows only).
+import { toOutboxRow, type OutboxRow } from "./outbox.js";
 import type { Row, Sql } from "./sql.js";
+import { toVerification, type Verification } from "./verifications.js";
 
 /** Where a page starts and how long it is: rows after `after` on the key (exclusive), in key order. */
 export interface PageRange {
@@ -17,21 +19,29 @@ function where(parts: readonly [string, unknown][]): { sql: string; params: unkn
 }
 
 function pageRows(sql: Sql, table: string, key: string, range: PageRange, filters: [string, unknown][]): Promise<Row[]> {
-  const w = where([...filters, [`${key} ${range.ascending ? ">" : "<"} ?`, range.after]]);
+  const conditions = where([...filters, [`${key} ${range.ascending ? ">" : "<"} ?`, range.after]]);
   return sql.query(
-    `SELECT * FROM ${table} ${w.sql} ORDER BY ${key} ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`,
-    w.params,
+    `SELECT * FROM ${table} ${conditions.sql} ORDER BY ${key} ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`,
+    conditions.params,
   );
 }
 
 /** Outbox rows by id, filtered by trace, delivery state and the verification's userId. */
-export function outboxPageRows(sql: Sql, tenant: string, filter: { trace?: string; state?: string; userId?: string }, range: PageRange): Promise<Row[]> {
-  if (filter.userId !== undefined) return outboxRowsOfUser(sql, tenant, filter.userId, filter, range);
-  return pageRows(sql, "outbox", "id", range, [
-    ["tenant = ?", tenant],
-    ["trace = ?", filter.trace],
-    ["state = ?", filter.state],
-  ]);
+export async function outboxPageRows(
+  sql: Sql,
+  tenant: string,
+  filter: { trace?: string; state?: string; userId?: string },
+  range: PageRange,
+): Promise<OutboxRow[]> {
+  const rows =
+    filter.userId !== undefined
+      ? await outboxRowsOfUser(sql, tenant, filter.userId, filter, range)
+      : await pageRows(sql, "outbox", "id", range, [
+          ["tenant = ?", tenant],
+          ["trace = ?", filter.trace],
+          ["state = ?", filter.state],
+        ]);
+  return rows.map(toOutboxRow);
 }
 
 /**
@@ -58,17 +68,24 @@ function outboxRowsOfUser(sql: Sql, tenant: string, userId: string, filter: { tr
   );
 }
 
+/** A verification of a page, and its position (`seq`: the order verifications were stored in). */
+export interface VerificationPageRow {
+  readonly seq: number;
+  readonly verification: Verification;
+}
+
 /** Verification rows by seq, filtered by trace, userId and verification status. */
-export function verificationPageRows(
+export async function verificationPageRows(
   sql: Sql,
   tenant: string,
   filter: { trace?: string; userId?: string; verificationStatus?: string },
   range: PageRange,
-): Promise<Row[]> {
-  return pageRows(sql, "verifications", "seq", range, [
+): Promise<VerificationPageRow[]> {
+  const rows = await pageRows(sql, "verifications", "seq", range, [
     ["tenant = ?", tenant],
     ["trace = ?", filter.trace],
     ["user_id = ?", filter.userId],
     ["verification_status = ?", filter.verificationStatus],
   ]);
+  return rows.map((row) => ({ seq: Number(row.seq), verification: toVerification(row) }));
 }

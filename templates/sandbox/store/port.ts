@@ -2,8 +2,8 @@
 // folder for one tenant (sqlStore), or the verifications kept in memory (memory.ts: the mock handlers of
 // verispec/msw, which run the same behaviour without a database). No SQL and no Node built-in here.
 import type { HostedFormRow } from "./forms.js";
-import type { Row } from "./sql.js";
-import type { Api, ResubmittableKind, Verification } from "./verifications.js";
+import type { WrittenOutboxRow } from "./outbox.js";
+import type { Api, HistoryRow, ResubmittableKind, Verification } from "./verifications.js";
 
 /** One webhook row to store: [deliveryId, trace, url (null: no receiver), format, body, timestamp]. */
 export type OutboxRowInput = readonly [string, string, string | null, string, string, number];
@@ -17,8 +17,8 @@ export interface OutboxWrite {
 /** The reads and writes of one tenant, inside a transaction or on their own. */
 export interface StoreOps {
   userIdOf(trace: string): Promise<string | null>;
-  /** New verifications, their history rows and their webhooks; the outbox rows written (id, tenant, delivery_id, url, signature_version, tries, state). */
-  insertVerifications(items: readonly { v: Verification; trigger: string }[], outbox: OutboxWrite): Promise<Row[]>;
+  /** New verifications, their history rows and their webhooks; the outbox rows written. */
+  insertVerifications(items: readonly { v: Verification; trigger: string }[], outbox: OutboxWrite): Promise<WrittenOutboxRow[]>;
   updateVerification(next: Verification, trigger: string, outbox: OutboxWrite | undefined): Promise<void>;
   lockLatestResubmittable(userId: string, kind: ResubmittableKind): Promise<Verification | undefined>;
   childrenOf(trace: string): Promise<Verification[]>;
@@ -27,9 +27,9 @@ export interface StoreOps {
   claimDueVerifications(now: number, status: string, limit: number): Promise<Verification[]>;
   olderTraceOf(key: { trace?: string; userId?: string }): Promise<string | undefined>;
   latestVerifications(limit: number): Promise<Verification[]>;
-  historyOf(trace: string): Promise<Row[]>;
+  historyOf(trace: string): Promise<HistoryRow[]>;
   /** The histories of several verifications in one read (a page of /_sandbox/state). */
-  historiesOf(traces: readonly string[]): Promise<Map<string, Row[]>>;
+  historiesOf(traces: readonly string[]): Promise<Map<string, HistoryRow[]>>;
   latestWebhookBody(trace: string): Promise<string | undefined>;
   insertForm(id: string, request: Record<string, unknown>, now: number): Promise<void>;
   /** The form's row: request (JSON text), created_at, opens_since_save, attempts, trace. */

@@ -19,13 +19,12 @@ import {
   userIdOf,
 } from "./verifications.js";
 
-const batch = (o: OutboxWrite): OutboxBatch => outboxBatch(o.rows, o.signatureVersion, Date.now());
+const batch = (write: OutboxWrite): OutboxBatch => outboxBatch(write.rows, write.signatureVersion, Date.now());
 
 function sqlOps(sql: Sql, tenant: string): StoreOps {
   return {
     userIdOf: (trace) => userIdOf(sql, tenant, trace),
-    insertVerifications: async (items, outbox) =>
-      (await insertVerifications(sql, tenant, items, batch(outbox))).map((r) => ({ ...r, tenant, signature_version: outbox.signatureVersion, tries: 0 })),
+    insertVerifications: (items, outbox) => insertVerifications(sql, tenant, items, batch(outbox)),
     updateVerification: (next, trigger, outbox) => updateVerification(sql, tenant, next, trigger, outbox ? batch(outbox) : undefined),
     lockLatestResubmittable: (userId, kind) => lockLatestResubmittable(sql, tenant, userId, kind),
     childrenOf: (trace) => childrenOf(sql, tenant, trace),

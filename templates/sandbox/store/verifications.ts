@@ -3,7 +3,7 @@
 // Every statement names its tenant (the account, migration 6) in its WHERE clause: another account's row
 // is never read, so it answers exactly as a row that does not exist.
 import type { Row, Sql } from "./sql.js";
-import { OUTBOX_INSERT, type OutboxBatch } from "./outbox.js";
+import { OUTBOX_INSERT, toWrittenOutboxRow, type OutboxBatch, type WrittenOutboxRow } from "./outbox.js";
 
 export type Api = "v5" | "older";
 
@@ -64,14 +64,19 @@ const DUE_CONDITION = "tenant = $3 AND due_at IS NOT NULL AND due_at <= $1 AND v
 
 /** The userId of a verification (a stakeholder's parent), or null. */
 export async function userIdOf(sql: Sql, tenant: string, trace: string): Promise<string | null> {
-  const p = await sql.query("SELECT user_id FROM verifications WHERE tenant = $1 AND trace = $2", [tenant, trace]);
-  return (p[0]?.user_id as string | null) ?? null;
+  const rows = await sql.query("SELECT user_id FROM verifications WHERE tenant = $1 AND trace = $2", [tenant, trace]);
+  return (rows[0]?.user_id as string | null) ?? null;
 }
 
 /** New verifications, their history rows and their webhooks in the outbox: one statement. The outbox rows written. */
-export function insertVerifications(sql: Sql, tenant: string, items: readonly { v: Verification; trigger: string }[], outbox: OutboxBatch): Promise<Row[]> {
-  const col = (f: (v: Verification) => unknown) => items.map(({ v }) => f(v));
-  return sql.query(
+export async function insertVerifications(
+  sql: Sql,
+  tenant: string,
+  items: readonly { v: Verification; trigger: string }[],
+  outbox: OutboxBatch,
+): Promise<WrittenOutboxRow[]> {
+  const column = (field: (v: Verification) => unknown) => items.map(({ v }) => field(v));
+  const written = await sql.query(
     `WITH v AS (
        INSERT INTO verifications (tenant, trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
          verification_status, submission_status, attempt, max_attempts, outcome, due_at, form_id, created_at, updated_at)
@@ -81,31 +86,32 @@ export function insertVerifications(sql: Sql, tenant: string, items: readonly { 
        SELECT $22::text, * FROM unnest($1::text[], $12::text[], $13::text[], $14::int[], $21::text[], $20::bigint[]))
      ${OUTBOX_INSERT(22)}`,
     [
-      col((v) => v.trace),
-      col((v) => v.api),
-      col((v) => v.userId),
-      col((v) => v.submissionId),
-      col((v) => v.parentTrace),
-      col((v) => (v.roles ? json(v.roles) : null)),
-      col((v) => v.type),
-      col((v) => v.subType),
-      col((v) => v.name),
-      col((v) => v.country),
-      col((v) => json(v.request)),
-      col((v) => v.verificationStatus),
-      col((v) => v.submissionStatus),
-      col((v) => v.attempt),
-      col((v) => v.maxAttempts),
-      col((v) => v.outcome),
-      col((v) => v.dueAt),
-      col((v) => v.formId),
-      col((v) => v.createdAt),
-      col((v) => v.updatedAt),
+      column((v) => v.trace),
+      column((v) => v.api),
+      column((v) => v.userId),
+      column((v) => v.submissionId),
+      column((v) => v.parentTrace),
+      column((v) => (v.roles ? json(v.roles) : null)),
+      column((v) => v.type),
+      column((v) => v.subType),
+      column((v) => v.name),
+      column((v) => v.country),
+      column((v) => json(v.request)),
+      column((v) => v.verificationStatus),
+      column((v) => v.submissionStatus),
+      column((v) => v.attempt),
+      column((v) => v.maxAttempts),
+      column((v) => v.outcome),
+      column((v) => v.dueAt),
+      column((v) => v.formId),
+      column((v) => v.createdAt),
+      column((v) => v.updatedAt),
       items.map((i) => i.trigger),
       tenant,
       ...(outbox ?? []),
     ],
   );
+  return written.map(toWrittenOutboxRow);
 }
 
 /** A change of a verification, its history row and its webhook in the outbox (none without `outbox`): one statement. */
@@ -194,16 +200,36 @@ export async function latestVerifications(sql: Sql, tenant: string, limit: numbe
 
 const HISTORY_COLUMNS = "verification_status, submission_status, attempt, trigger, at";
 
+/** One entry of a verification's history. Its keys are the control API's (its history entries are these rows as they are). */
+export interface HistoryRow {
+  readonly verification_status: string;
+  readonly submission_status: string;
+  readonly attempt: number;
+  readonly trigger: string;
+  readonly at: number;
+}
+
+/** A history row (SQL or in memory) as a HistoryRow: these five keys only, in this order. */
+export function toHistoryRow(r: Row): HistoryRow {
+  return {
+    verification_status: String(r.verification_status),
+    submission_status: String(r.submission_status),
+    attempt: Number(r.attempt),
+    trigger: String(r.trigger),
+    at: Number(r.at),
+  };
+}
+
 /** A verification's history, oldest first. */
-export function historyOf(sql: Sql, tenant: string, trace: string): Promise<Row[]> {
-  return sql.query(`SELECT ${HISTORY_COLUMNS} FROM history WHERE tenant = $1 AND trace = $2 ORDER BY id`, [tenant, trace]);
+export async function historyOf(sql: Sql, tenant: string, trace: string): Promise<HistoryRow[]> {
+  return (await sql.query(`SELECT ${HISTORY_COLUMNS} FROM history WHERE tenant = $1 AND trace = $2 ORDER BY id`, [tenant, trace])).map(toHistoryRow);
 }
 
 /** The histories of these verifications (a page's), oldest first each, in one statement: by trace, empty for a trace without any. */
-export async function historiesOf(sql: Sql, tenant: string, traces: readonly string[]): Promise<Map<string, Row[]>> {
-  const out = new Map<string, Row[]>(traces.map((t) => [t, []]));
-  if (!traces.length) return out;
+export async function historiesOf(sql: Sql, tenant: string, traces: readonly string[]): Promise<Map<string, HistoryRow[]>> {
+  const histories = new Map<string, HistoryRow[]>(traces.map((trace) => [trace, []]));
+  if (!traces.length) return histories;
   const rows = await sql.query(`SELECT trace, ${HISTORY_COLUMNS} FROM history WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id`, [tenant, traces]);
-  for (const { trace, ...row } of rows) out.get(String(trace))?.push(row);
-  return out;
+  for (const row of rows) histories.get(String(row.trace))?.push(toHistoryRow(row));
+  return histories;
 }
