@@ -5,6 +5,7 @@ import type { SandboxBinding, SandboxSpec } from "./binding.js";
 import type { Browse } from "./browse.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxService } from "./service.js";
+import type { ControlReads } from "./service/reads.js";
 import type { Db } from "./store/index.js";
 
 export interface Credentials {
@@ -21,6 +22,8 @@ export interface Account {
   readonly name: string;
   readonly credentials: Credentials;
   readonly service: SandboxService;
+  /** What the control API and the page read of the account's rows (its pages, its deliveries) and its re-send. */
+  readonly reads: ControlReads;
   readonly clock: SandboxClock;
 }
 

@@ -7,8 +7,7 @@ import type { Account, Exchange, HttpKit, ServerOptions } from "./exchange.js";
 import { hostedForm } from "./form.js";
 import { sandboxPage } from "./page.js";
 import { ownRoute, specRoute, type Route } from "./routes.js";
-import type { SandboxService } from "./service.js";
-import { ControlReads, tenantOfForm } from "./service/reads.js";
+import { tenantOfForm } from "./service/reads.js";
 
 /** Verifications on one page of /_sandbox (and deliveries when unfiltered). */
 const PAGE_ROWS = 100;
@@ -147,8 +146,8 @@ export class SandboxHandlers {
   readonly state: Handler = async (x) => {
     // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.
     const b = this.http.browseOf(x.url, PAGE_ROWS);
-    const { service, clock } = this.account(x);
-    const { verifications, nextCursor, deliveries } = await readsOf(service).statePage(b, PAGE_ROWS, (v) => service.detail(v));
+    const { service, reads, clock } = this.account(x);
+    const { verifications, nextCursor, deliveries } = await reads.statePage(b, PAGE_ROWS, (v) => service.detail(v));
     this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor, deliveries });
   };
 
@@ -184,31 +183,22 @@ export class SandboxHandlers {
   };
 
   readonly deliveries: Handler = async (x) => {
-    const p = await readsOf(this.account(x).service).deliveries(this.http.browseOf(x.url));
-    this.json(x, 200, { deliveries: p.items, nextCursor: p.nextCursor });
+    const page = await this.account(x).reads.deliveries(this.http.browseOf(x.url));
+    this.json(x, 200, { deliveries: page.items, nextCursor: page.nextCursor });
   };
 
   readonly resend: Handler = async (x) => {
     const deliveryId = x.captures[0]!;
     this.http.params({ deliveryId });
-    const { service } = this.account(x);
-    const n = await readsOf(service).resend(deliveryId);
-    if (n < 0) throw service.notFound("delivery");
+    const { service, reads } = this.account(x);
+    const resent = await reads.resend(deliveryId);
+    if (resent < 0) throw service.notFound("delivery");
     this.o.wakeProcessing();
-    this.json(x, 200, { resent: n });
+    this.json(x, 200, { resent });
   };
 
   readonly verifications: Handler = async (x) => {
     const { service } = this.account(x);
     this.json(x, 200, { verifications: (await service.list()).map((v) => service.detail(v)) });
   };
-}
-
-/** Each account's control reads (service/reads.ts), made once. */
-const controlReads = new WeakMap<SandboxService, ControlReads>();
-
-function readsOf(service: SandboxService): ControlReads {
-  let reads = controlReads.get(service);
-  if (!reads) controlReads.set(service, (reads = new ControlReads(service.core)));
-  return reads;
 }

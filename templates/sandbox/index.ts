@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { choice, type SandboxBinding } from "./binding.js";
 import { SandboxClock } from "./clock.js";
 import { Dispatcher } from "./dispatcher.js";
-import { type SandboxLogger } from "./logging.js";
+import type { SandboxLogger } from "./logging.js";
 import { createMetrics, loadPromClient, type SandboxMetrics } from "./metrics.js";
 import { createOps, OPS_PATHS } from "./ops.js";
 import { DEFAULT_RETAIN_DAYS, sweep } from "./retention.js";
@@ -16,6 +16,7 @@ import { routeNamer } from "./routes.js";
 import type { Account } from "./exchange.js";
 import { createHandler } from "./server.js";
 import { SandboxService } from "./service.js";
+import { ControlReads } from "./service/reads.js";
 import { closeWhenOpen, DEFAULT_TENANT, describeDb, openStore, type Db } from "./store/index.js";
 import { type SandboxOptions, StartError, type TenantOptions, tenantsOf } from "./options.js";
 import { processAll, shutdown } from "./stop.js";
@@ -90,7 +91,7 @@ async function openAccounts(o: SandboxOptions, db: Db, tenants: readonly TenantO
       signingSecret: t.signingSecret,
       tenant: t.name,
     });
-    return { name: t.name, credentials: t.credentials, service, clock };
+    return { name: t.name, credentials: t.credentials, service, reads: new ControlReads(service.core), clock };
   });
   for (const a of accounts) await restoreClock(o, a);
   return accounts;

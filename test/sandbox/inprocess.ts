@@ -12,6 +12,7 @@ import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { SandboxService } from "../../templates/sandbox/service.js";
+import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import { DEFAULT_TENANT, openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
 import { pgliteInMemory, readTemplate, templateName, writeTemplate } from "../../templates/sandbox/store/template.js";
@@ -87,7 +88,7 @@ export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> 
   const handler = createHandler({
     binding,
     db,
-    accounts: [{ name: DEFAULT_TENANT, service, clock, credentials: CREDENTIALS }],
+    accounts: [{ name: DEFAULT_TENANT, service, reads: new ControlReads(service.core), clock, credentials: CREDENTIALS }],
     maxBodyBytes: o.maxBodyBytes ?? 10_485_760,
     requestedActionsPath: o.requestedActionsPath ?? "/requestedActions",
     baseUrl: () => address,

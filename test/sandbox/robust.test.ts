@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { withoutCredentials } from "../../templates/sandbox/service.js";
+import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import { DEFAULT_TENANT, type Db } from "../../templates/sandbox/store/index.js";
 import { migrate } from "../../templates/sandbox/store/migrations.js";
 import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer, olderBody as older } from "./helpers.js";
@@ -330,7 +331,7 @@ describe("the process guard (item 4)", () => {
     const handler = createHandler({
       binding,
       db,
-      accounts: [{ name: DEFAULT_TENANT, service: h.service, clock: h.clock, credentials: CREDENTIALS }],
+      accounts: [{ name: DEFAULT_TENANT, service: h.service, reads: new ControlReads(h.service.core), clock: h.clock, credentials: CREDENTIALS }],
       maxBodyBytes: 1_000_000,
       requestedActionsPath: "/requestedActions",
       baseUrl: () => url,

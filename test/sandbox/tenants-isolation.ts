@@ -9,6 +9,7 @@ import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { startSandbox, type RunningSandbox } from "../../templates/sandbox/index.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { SandboxService } from "../../templates/sandbox/service.js";
+import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import { basic, olderIndividual, request, startReceiver, until, v5Individual, type Answer } from "./helpers.js";
 import { binding } from "./inprocess.js";
 
@@ -368,7 +369,7 @@ export function isolationSuite(dbOf: () => string): void {
     const handler = createHandler({
       binding,
       db: sandbox.db,
-      accounts: [{ name: "x", credentials: TENANT_A.credentials, service, clock }],
+      accounts: [{ name: "x", credentials: TENANT_A.credentials, service, reads: new ControlReads(service.core), clock }],
       maxBodyBytes: 1,
       requestedActionsPath: "/requestedActions",
       baseUrl: () => url,
