@@ -2,6 +2,7 @@
 // of verispec/msw. One tenant; a transaction works on a copy of the state, kept when it resolves and
 // dropped when it throws (as a database rolls back). Each operation answers as its statement does.
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
+import { advancedOffset, offsetOps, type ClockOps } from "./clock.js";
 import { toHostedForm } from "./forms.js";
 import type { WrittenOutboxRow } from "./outbox.js";
 import type { Api, HistoryRow, Verification } from "./verifications.js";
@@ -173,18 +174,17 @@ function formOps(state: State): Pick<StoreOps, "insertForm" | "lockForm" | "coun
   };
 }
 
-/** The sandbox clock's offset: saved, read, and moved forward up to a limit. */
-function clockOps(state: State): Pick<StoreOps, "saveClockOffset" | "loadClockOffset" | "advanceClockOffset"> {
-  return {
-    saveClockOffset: async (offset) => void (state().clockOffset = offset),
-    loadClockOffset: async () => state().clockOffset,
-    advanceClockOffset: async (ms, max) => {
-      const next = state().clockOffset + ms;
-      if (next > max) return undefined;
-      state().clockOffset = next;
+/** The sandbox clock's offset, a field of the state: the clock's operations are store/clock.ts's. */
+function clockOps(state: State): ClockOps {
+  return offsetOps({
+    read: async () => state().clockOffset,
+    write: async (offset) => void (state().clockOffset = offset),
+    addAtMost: async (ms, max) => {
+      const next = advancedOffset(state().clockOffset, ms, max);
+      if (next !== undefined) state().clockOffset = next;
       return next;
     },
-  };
+  });
 }
 
 function ops(state: State): StoreOps {

@@ -1,5 +1,5 @@
 // The ServiceStore of a database: each operation is this folder's statement for the tenant.
-import { advanceClockOffset, clockOps, loadClockOffset, saveClockOffset } from "./clock.js";
+import { clockOps, offsetOps, sqlOffsetCell } from "./clock.js";
 import { countFormOpening, insertForm, lockForm, saveFormAttempt } from "./forms.js";
 import { latestWebhookBody, outboxBatch, type OutboxBatch } from "./outbox.js";
 import type { OutboxWrite, ServiceStore, StoreOps } from "./port.js";
@@ -40,9 +40,7 @@ function sqlOps(sql: Sql, tenant: string): StoreOps {
     lockForm: (id) => lockForm(sql, tenant, id),
     countFormOpening: (id) => countFormOpening(sql, tenant, id),
     saveFormAttempt: (id, trace, request) => saveFormAttempt(sql, tenant, id, trace, request),
-    saveClockOffset: (offset) => saveClockOffset(sql, tenant, offset),
-    loadClockOffset: () => loadClockOffset(sql, tenant),
-    advanceClockOffset: (ms, max) => advanceClockOffset(sql, tenant, ms, max),
+    ...offsetOps(sqlOffsetCell(sql, tenant)),
   };
 }
 
