@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "0dbb4e00d0414d90";
+  readonly specHash: "0308c46088b9f497";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -292,6 +292,11 @@ export declare const sandboxSpec: {
     readonly submission_conflict: {
       readonly httpStatus: 475;
     };
+  };
+  readonly errorRoles: {
+    readonly validation: "validation_error";
+    readonly attemptsExhausted: "too_many_attempts";
+    readonly resubmissionInFlight: "submission_conflict";
   };
   readonly endpoints: {
     readonly verify: {

@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "0dbb4e00d0414d90",
+  "specHash": "0308c46088b9f497",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -292,6 +292,11 @@ export const sandboxSpec = {
     "submission_conflict": {
       "httpStatus": 475
     }
+  },
+  "errorRoles": {
+    "validation": "validation_error",
+    "attemptsExhausted": "too_many_attempts",
+    "resubmissionInFlight": "submission_conflict"
   },
   "endpoints": {
     "verify": {

@@ -230,6 +230,8 @@ export interface Transition {
 export interface ErrorType {
   readonly type: string;
   readonly source: string;
+  /** What the error is answered for (errors.yaml `role`: validation, attemptsExhausted, resubmissionInFlight); the runtime looks the code up by it. */
+  readonly role?: string;
   readonly httpStatus: number;
   readonly message?: string;
   readonly condition: string;

@@ -31,6 +31,8 @@ export interface SandboxSpec {
   /** The submission status that refuses every resubmission (statuses.yaml `locksResubmission`). */
   readonly lockingSubmissionStatus: string;
   readonly errors: Readonly<Record<string, { readonly httpStatus: number; readonly message?: string }>>;
+  /** The error type (code) of each role (errors.yaml `role`): the sandbox names an error by what it answers, never by its code. */
+  readonly errorRoles: Readonly<Record<string, string>>;
   readonly endpoints: Readonly<Record<string, { readonly method: string; readonly path: string | null; readonly auth: string; readonly request?: string }>>;
   readonly metadataVersion: string;
   readonly webhookVersion: string;
@@ -71,7 +73,7 @@ export interface SandboxBinding {
 }
 
 /**
- * What the sandbox reads of the spec by name: transition ids of statuses.yaml and choices of sandbox.yaml.
+ * What the sandbox reads of the spec by name: transition ids of statuses.yaml, error roles of errors.yaml and choices of sandbox.yaml.
  * `verispec check` requires each (VS433), so a spec without one fails there, not when the sandbox runs.
  */
 export const SANDBOX_NEEDS = {
@@ -81,6 +83,10 @@ export const SANDBOX_NEEDS = {
     retry: "starts a new attempt after a rejection with it (condition and effects)",
     lock: "refuses a resubmission past the cap with it (condition, effects, error)",
     followUp: "answers the follow-up request (requested actions) from its `from` status",
+  },
+  errorRoles: {
+    validation: "answers a request that fails its schema with it",
+    resubmissionInFlight: "refuses a resubmission while another of the same verification is in flight with it",
   },
   choices: {
     authFailure: ["httpStatus", "code", "message"],
@@ -102,7 +108,18 @@ export const SANDBOX_NEEDS = {
     results: ["neutral", "hits"],
     requestedActions: ["document"],
   },
-} as const satisfies { transitions: Record<string, string>; choices: Record<string, readonly string[]> };
+} as const satisfies { transitions: Record<string, string>; errorRoles: Record<string, string>; choices: Record<string, readonly string[]> };
+
+/** A role of an error the sandbox answers (errors.yaml `role`). */
+export type ErrorRole = keyof typeof SANDBOX_NEEDS.errorRoles;
+
+/** The error of `role`: its type (the code answered), status and message (errors.yaml). */
+export function errorByRole(spec: SandboxSpec, role: ErrorRole): { readonly type: string; readonly httpStatus: number; readonly message?: string } {
+  const type = spec.errorRoles[role];
+  const error = type === undefined ? undefined : spec.errors[type];
+  if (type === undefined || !error) throw new Error(`sandbox binding: no error of role ${role} (regenerate with 'verispec generate')`);
+  return { type, ...error };
+}
 
 /** A choice's field, typed by the caller; a missing one is a binding out of date with the runtime. */
 export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
