@@ -127,6 +127,11 @@ export function sandboxSpec(model: Model) {
     // Which verifications a v5 create with the same userId resubmits (statuses.yaml conditions.resubmittable).
     resubmittable: { condition: "resubmittable", fields: resubmittableKind(model) },
     individualType: individualType(model),
+    // The `type` of a requested document in the older payload's requestedActions (webhooks.yaml v4.RequestedDocument).
+    requestedDocumentType: need(
+      model.shapes["v4.RequestedDocument"]?.properties?.["type"]?.const as string | undefined,
+      "webhooks.yaml v4.RequestedDocument type const",
+    ),
     // The media type of every body (the service's specification, section 4; endpoints.yaml bodies).
     bodyMediaType: model.bodyMediaType,
     createdMessage: need(

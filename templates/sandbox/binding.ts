@@ -48,6 +48,8 @@ export interface SandboxSpec {
   readonly resubmittable: { readonly condition: string; readonly fields: { readonly type: string; readonly subType: string } };
   /** The entity `type` of an individual (statuses.yaml condition isEntity). */
   readonly individualType: string;
+  /** The `type` of a requested document (webhooks.yaml v4.RequestedDocument `type` const). */
+  readonly requestedDocumentType: string;
   /** The media type of every body (section 4, endpoints.yaml `bodies`). */
   readonly bodyMediaType: string;
 }
@@ -106,7 +108,7 @@ export const SANDBOX_NEEDS = {
     hostedForm: ["labels", "messages", "refusals"],
     controlApi: ["maxClockOffsetMs", "maxAttempts", "messages", "conflict"],
     results: ["neutral", "hits"],
-    requestedActions: ["document"],
+    requestedActions: ["document", "ids"],
   },
 } as const satisfies { transitions: Record<string, string>; errorRoles: Record<string, string>; choices: Record<string, readonly string[]> };
 
@@ -132,6 +134,11 @@ export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
 export function choiceMessage(spec: SandboxSpec, name: string, key: string, values: Readonly<Record<string, string | number>> = {}): string {
   const template = choice<Readonly<Record<string, string>>>(spec, name, "messages")[key];
   if (template === undefined) throw new Error(`sandbox binding: choices.${name}.messages.${key} is missing (regenerate with 'verispec generate')`);
+  return filled(template, values);
+}
+
+/** A template of the binding with each `{name}` replaced by `values[name]` (an unknown name stays as written). */
+export function filled(template: string, values: Readonly<Record<string, string | number>>): string {
   return template.replace(/\{([A-Za-z]+)\}/g, (whole, v: string) => (values[v] === undefined ? whole : String(values[v])));
 }
 

@@ -37,6 +37,8 @@ const RUNTIME_FACTS = [
   { fact: "the control API's conflict status and code", home: "sandbox.yaml choices.controlApi.conflict", literal: "ServiceError(409" },
   { fact: "the hosted form's refusal statuses and codes", home: "sandbox.yaml choices.hostedForm.refusals", literal: '"form_expired"' },
   { fact: "the bodies' media type", home: "endpoints.yaml bodies.mediaType", literal: "application/json" },
+  { fact: "the requested document's id (a sandbox choice)", home: "sandbox.yaml choices.requestedActions.ids.document", literal: "-document-1" },
+  { fact: "the requested individual's id (a sandbox choice)", home: "sandbox.yaml choices.requestedActions.ids.individual", literal: "-individual-1" },
   { fact: "the validation error's code", home: "errors.yaml errorTypes (role validation)", literal: "validation_error" },
   { fact: "the code of a resubmission past the cap", home: "errors.yaml errorTypes (role attemptsExhausted)", literal: "too_many_attempts" },
   { fact: "the code of a resubmission in flight", home: "errors.yaml errorTypes (role resubmissionInFlight)", literal: "submission_conflict" },
@@ -145,6 +147,30 @@ describe("the sandbox follows the binding", () => {
       verificationStatus: "pending",
       requestedActions: [expect.objectContaining({ type: "document" }), expect.objectContaining({ type: "individual", role: "director" })],
     });
+  });
+
+  it("the requested items' ids and the requested document's type changed: the follow-up's requestedActions carry them", async () => {
+    const spec = edited([
+      ["statuses.yaml", '  - id: followUp\n    source: "3"\n    from: info', '  - id: followUp\n    source: "3"\n    from: pending'],
+      [
+        "sandbox.yaml",
+        'ids: { document: "{trace}-document-1", individual: "{trace}-individual-1" }',
+        'ids: { document: "doc-{trace}", individual: "{trace}/person/1" }',
+      ],
+      ["webhooks.yaml", "type: { required: true, type: string, const: document }", "type: { required: true, type: string, const: file }"],
+    ]);
+    const service = await serviceOf(spec);
+    const { text } = await service.verifyOlder({
+      type: "company",
+      fields: { name: "Acme", country: "AUS" },
+      stakeholders: [{ type: "individual", role: "director", fields: { firstName: "A", lastName: "B" } }],
+    });
+    const { trace, requestedActions } = JSON.parse(text) as { trace: string; requestedActions: unknown[] };
+    expect(trace).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestedActions).toEqual([
+      expect.objectContaining({ type: "file", id: `doc-${trace}` }),
+      expect.objectContaining({ type: "individual", id: `${trace}/person/1` }),
+    ]);
   });
 
   it("a conflict text and the conflict's status and code changed: the control API answers them", async () => {
