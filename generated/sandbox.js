@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "c68e7bc5c4dda523",
+  "specHash": "6a2c7baa5f8fe469",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",

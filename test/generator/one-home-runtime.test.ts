@@ -11,7 +11,7 @@ import { loadServedSpec } from "../../generator/cli/commands/sandbox-binding.js"
 import { clientFiles, errorClassTable } from "../../generator/emit/client.js";
 import { buildOpenApi } from "../../generator/emit/openapi.js";
 import { sandboxSpec } from "../../generator/emit/sandbox.js";
-import { webhookRules } from "../../generator/emit/webhooks.js";
+import { emitWebhooks, webhookRules } from "../../generator/emit/webhooks.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { toError } from "../../templates/client/core.js";
 import * as clientErrors from "../../templates/client/errors.js";
@@ -19,6 +19,7 @@ import type { SpecConstants } from "../../templates/client/types.js";
 import { createMockHandlers } from "../../templates/msw/handlers.js";
 import type { SandboxBinding } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
+import { processed } from "../../templates/sandbox/results.js";
 import { startSandbox } from "../../templates/sandbox/index.js";
 import { SandboxService, type ServiceError } from "../../templates/sandbox/service.js";
 import { memoryStore } from "../../templates/sandbox/store/memory.js";
@@ -39,6 +40,9 @@ const RUNTIME_FACTS = [
   { fact: "the bodies' media type", home: "endpoints.yaml bodies.mediaType", literal: "application/json" },
   { fact: "the requested document's id (a sandbox choice)", home: "sandbox.yaml choices.requestedActions.ids.document", literal: "-document-1" },
   { fact: "the requested individual's id (a sandbox choice)", home: "sandbox.yaml choices.requestedActions.ids.individual", literal: "-individual-1" },
+  { fact: "the outcome names (status unions typed by hand)", home: "statuses.yaml outcomes", literal: '"retry_possible"' },
+  { fact: "the outcome of a rejection that cannot be retried", home: "statuses.yaml attempts.rejectionOutcomes.final", literal: '"final_rejection"' },
+  { fact: "the outcome of a status awaiting processing", home: "statuses.yaml outcomes (the complete row's from)", literal: '"processing"' },
   { fact: "the validation error's code", home: "errors.yaml errorTypes (role validation)", literal: "validation_error" },
   { fact: "the code of a resubmission past the cap", home: "errors.yaml errorTypes (role attemptsExhausted)", literal: "too_many_attempts" },
   { fact: "the code of a resubmission in flight", home: "errors.yaml errorTypes (role resubmissionInFlight)", literal: "submission_conflict" },
@@ -105,6 +109,48 @@ describe("the webhook runtime follows webhooks.yaml signatures", () => {
     await expect(kit.verifyWebhook({ rawBody: body, headers: {}, secret: "k", now })).rejects.toThrow(
       "no X-Acme-Signature or X-Svc-Signature-SHA/-KECCAK header",
     );
+  });
+});
+
+/** The spec with the outcomes `retry_possible` and `processing` renamed (statuses.yaml and the format's outcome list). */
+function renamedOutcomes(): string {
+  const spec = edited([]);
+  const rename = (text: string) => text.replace(/\bretry_possible\b/g, "may_retry").replace(/(outcome: |enum: \[|^ {2})processing\b/gm, "$1in_progress");
+  for (const file of ["statuses.yaml", "meta/spec.schema.yaml"]) scratch!.write(file, rename(readFileSync(join(spec, file), "utf8")));
+  return spec;
+}
+
+describe("the life cycle's outcomes follow statuses.yaml", () => {
+  it("outcomes renamed: interpretWebhook answers the new names, the generated types list them, the sandbox tells processed from awaiting by them", async () => {
+    const spec = renamedOutcomes();
+    const model = modelFromSpec(spec);
+    const kit = kitOf(spec);
+    const rejected = { verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" };
+    expect(kit.interpretWebhook(rejected).outcome).toBe("may_retry");
+    expect(kit.interpretWebhook({ ...rejected, attempt: 5 }).outcome).toBe("final_rejection");
+    expect(kit.interpretWebhook({ verificationStatus: "pending" }).outcome).toBe("in_progress");
+    const dts = emitWebhooks(model).find((f) => f.path === "webhooks.d.ts")!.contents;
+    expect(dts).toMatch(/export type WebhookOutcome = "in_progress" \| "verified" \| "may_retry" \| "final_rejection" \|/);
+    const { binding } = await loadServedSpec(spec);
+    expect([processed(binding, "new"), processed(binding, "pending"), processed(binding, "verified"), processed(binding, "rejected")]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it("the rejection's outcomes swapped in attempts.rejectionOutcomes: interpretWebhook reads them from there", () => {
+    const kit = kitOf(
+      edited([
+        [
+          "statuses.yaml",
+          "rejectionOutcomes: { retry: retry_possible, final: final_rejection }",
+          "rejectionOutcomes: { retry: final_rejection, final: retry_possible }",
+        ],
+      ]),
+    );
+    expect(kit.interpretWebhook({ verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
   });
 });
 
