@@ -37,6 +37,7 @@ const BENCH_RULES: WebhookRules = {
   transitions: [],
   conditions: {},
   retryCondition: "canRetry",
+  rejectionOutcomes: { retry: "retry_possible", final: "final_rejection" },
 };
 
 /** A v5 payload (seed: 6.2) padded with tags to about 2 kB. */

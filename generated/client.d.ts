@@ -53,7 +53,7 @@ export declare const operations: {
     readonly responseSchema: "v5.VerificationGetResponse";
   };
 };
-/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4) and the error type of each HTTP status (the service's specification, section 7). */
+/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4), the error type of each HTTP status (the service's specification, section 7) and the class the client throws for each error type (errors.yaml `role`; any other is an HttpError). */
 export declare const specConstants: SpecConstants;
 
 /** Per-call options. */

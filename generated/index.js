@@ -7,4 +7,4 @@ export * from "./runtime/client/errors.js";
 /** The spec's own version (spec/versions.yaml `specVersion`; null when the spec sets none). */
 export const specVersion = "1.0.0";
 /** The content hash of the spec files this was generated from: `verispec check`, the sandbox's start line and `verispec conform` print the same. */
-export const specHash = "0dbb4e00d0414d90";
+export const specHash = "6a2c7baa5f8fe469";

@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "0dbb4e00d0414d90";
+  readonly specHash: "6a2c7baa5f8fe469";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -195,9 +195,14 @@ export declare const sandboxSpec: {
       };
     };
     readonly requestedActions: {
-      readonly choice: "An older verification in `info` asks for one document (`{ type: document, id: <trace>-document-1, extractType }`) and, when stakeholders were sent, one individual of the first role sent (`{ type: individual, role, id: <trace>-individual-1, fields: {} }`); the follow-up request answers them.";
+      readonly answers: "The format of a requested item's `id` (the follow-up request echoes it, 4.4): not shown.";
+      readonly choice: "An older verification in `info` asks for one document (`{ type: document, id: <trace>-document-1, extractType }`) and, when stakeholders were sent, one individual of the first role sent (`{ type: individual, role, id: <trace>-individual-1, fields: {} }`); the follow-up request answers them. Each id is the verification's trace and the item's kind and number (`ids`: `{trace}` is replaced), so it is unique and says what it asks for.";
       readonly document: {
         readonly extractType: "companyExtract";
+      };
+      readonly ids: {
+        readonly document: "{trace}-document-1";
+        readonly individual: "{trace}-individual-1";
       };
     };
     readonly reducedPrefill: {
@@ -292,6 +297,11 @@ export declare const sandboxSpec: {
     readonly submission_conflict: {
       readonly httpStatus: 475;
     };
+  };
+  readonly errorRoles: {
+    readonly validation: "validation_error";
+    readonly attemptsExhausted: "too_many_attempts";
+    readonly resubmissionInFlight: "submission_conflict";
   };
   readonly endpoints: {
     readonly verify: {
@@ -623,6 +633,7 @@ export declare const sandboxSpec: {
     };
   };
   readonly individualType: "individual";
+  readonly requestedDocumentType: "document";
   readonly bodyMediaType: "application/json";
   readonly createdMessage: "Verification created successfully";
 };

@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "0dbb4e00d0414d90",
+  "specHash": "6a2c7baa5f8fe469",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -195,9 +195,14 @@ export const sandboxSpec = {
       }
     },
     "requestedActions": {
-      "choice": "An older verification in `info` asks for one document (`{ type: document, id: <trace>-document-1, extractType }`) and, when stakeholders were sent, one individual of the first role sent (`{ type: individual, role, id: <trace>-individual-1, fields: {} }`); the follow-up request answers them.",
+      "answers": "The format of a requested item's `id` (the follow-up request echoes it, 4.4): not shown.",
+      "choice": "An older verification in `info` asks for one document (`{ type: document, id: <trace>-document-1, extractType }`) and, when stakeholders were sent, one individual of the first role sent (`{ type: individual, role, id: <trace>-individual-1, fields: {} }`); the follow-up request answers them. Each id is the verification's trace and the item's kind and number (`ids`: `{trace}` is replaced), so it is unique and says what it asks for.",
       "document": {
         "extractType": "companyExtract"
+      },
+      "ids": {
+        "document": "{trace}-document-1",
+        "individual": "{trace}-individual-1"
       }
     },
     "reducedPrefill": {
@@ -292,6 +297,11 @@ export const sandboxSpec = {
     "submission_conflict": {
       "httpStatus": 475
     }
+  },
+  "errorRoles": {
+    "validation": "validation_error",
+    "attemptsExhausted": "too_many_attempts",
+    "resubmissionInFlight": "submission_conflict"
   },
   "endpoints": {
     "verify": {
@@ -623,6 +633,7 @@ export const sandboxSpec = {
     }
   },
   "individualType": "individual",
+  "requestedDocumentType": "document",
   "bodyMediaType": "application/json",
   "createdMessage": "Verification created successfully"
 };

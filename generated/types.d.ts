@@ -221,6 +221,8 @@ export declare namespace v4 {
    *
    * Schema: `schemas/v4.RequestedAction.json`.
    *
+   * Not shown in the service's specification: The format of a requested item's `id` (the follow-up request echoes it, 4.4): not shown.
+   *
    * @see The service's specification, section 6.3
    */
   export type RequestedAction = v4.RequestedIndividual | v4.RequestedDocument;

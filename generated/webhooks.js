@@ -207,7 +207,11 @@ export const webhookRules = {
       }
     }
   ],
-  "retryCondition": "canRetry"
+  "retryCondition": "canRetry",
+  "rejectionOutcomes": {
+    "retry": "retry_possible",
+    "final": "final_rejection"
+  }
 };
 // Each format's validator is loaded on its first delivery: a receiver of one format never loads the other,
 // and importing this module stays cheap (a CLI run verifies one delivery).

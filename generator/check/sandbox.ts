@@ -1,4 +1,4 @@
-// Check: sandbox.yaml: the test values pick real statuses; every transition id and choice the sandbox reads
+// Check: sandbox.yaml: the test values pick real statuses; every transition id, error role and choice the sandbox reads
 // by name (SANDBOX_NEEDS of templates/sandbox/binding.ts) is there (VS433). (A choice's `answers` quotes the "not shown" it
 // fills; a spec version that drops that gap stays valid, so the quote is documentation, not a reference.)
 import { nameList } from "../diagnostics.js";
@@ -21,6 +21,11 @@ export function checkSandbox(c: Checks): void {
   const ids = new Set((rawAt(statusesRoot).transitions as Raw[]).map((t) => t.id));
   for (const [id, why] of Object.entries(SANDBOX_NEEDS.transitions)) {
     if (!ids.has(id)) c.report("VS433", at(statusesRoot, "transitions"), { what: "transition", name: id, why }, true);
+  }
+  const errorsRoot = c.root("errors.yaml");
+  const roles = new Set(Object.values(rawAt(errorsRoot).errorTypes as Record<string, Raw>).map((e) => e.role));
+  for (const [role, why] of Object.entries(SANDBOX_NEEDS.errorRoles)) {
+    if (!roles.has(role)) c.report("VS433", at(errorsRoot, "errorTypes"), { what: "error role", name: role, why }, true);
   }
   for (const [name, keys] of Object.entries(SANDBOX_NEEDS.choices)) {
     const choice = sb.choices?.[name] as Raw | undefined;

@@ -16,6 +16,11 @@ export function checkStatuses(c: Checks): void {
     if (st.outcome !== "by_attempts" && !(st.outcome in s.outcomes))
       c.report("VS307", at(root, "verificationStatuses", value, "outcome"), { value: JSON.stringify(st.outcome), choices: nameList(Object.keys(s.outcomes)) });
   }
+  for (const key of ["retry", "final"] as const) {
+    const outcome = (s.attempts?.rejectionOutcomes as Record<string, string> | undefined)?.[key];
+    if (outcome !== undefined && !(outcome in s.outcomes))
+      c.report("VS307", at(root, "attempts", "rejectionOutcomes", key), { value: JSON.stringify(outcome), choices: nameList(Object.keys(s.outcomes)) });
+  }
   const ok = (v: string | null) => v === null || v === "any" || names.includes(v);
   (s.transitions as { from: string | null; to: string[] }[]).forEach((t, i) => {
     if (!ok(t.from)) c.report("VS306", at(root, "transitions", i, "from"), { value: JSON.stringify(t.from), allowed: 'null, "any" or ', choices });

@@ -126,6 +126,24 @@ const FROM_ENV_DOC = `/**
  * TypeError of one line naming it (never a value).
  */`;
 
+/** The client's class of each error role (errors.yaml `role`); an error type of another role, or none, is an HttpError. */
+const CLASS_OF_ROLE: Readonly<Record<string, string>> = {
+  validation: "ValidationError",
+  attemptsExhausted: "TooManyAttemptsError",
+  resubmissionInFlight: "SubmissionConflictError",
+};
+
+/** [error type, class name] of every error type whose role has a class of its own, in the spec's order. */
+export function errorClassTable(model: Model): [type: string, className: string][] {
+  return model.errorTypes.flatMap((e) => (e.role && Object.hasOwn(CLASS_OF_ROLE, e.role) ? [[e.type, CLASS_OF_ROLE[e.role]!] as [string, string]] : []));
+}
+
+/** The spec constants as JavaScript: JSON, and the error class table as a Map (an unknown type such as "constructor" finds nothing). */
+function specConstantsJs(model: Model, constants: object): string {
+  const rows = errorClassTable(model).map(([type, cls]) => `    [${JSON.stringify(type)}, ${cls}]`);
+  return JSON.stringify(constants, null, 2).replace(/\n}$/, `,\n  "errorClasses": new Map([\n${rows.join(",\n")}\n  ])\n}`);
+}
+
 /** generated/client.js and client.d.ts: the operation table and constants from the spec, bound to the hand-written core. */
 export function clientFiles(model: Model): OutputFile[] {
   const table = operationTable(model);
@@ -141,7 +159,7 @@ export function clientFiles(model: Model): OutputFile[] {
       js: [
         "// The typed client: the operation table and constants come from spec/ (the service's specification, sections 4, 5, 7, 9); the logic",
         "// (credentials, errors, timeouts, retries, validation) is the hand-written core in runtime/client/.",
-        `import { createClientCore } from "./runtime/client/index.js";`,
+        `import { createClientCore, ${[...new Set(errorClassTable(model).map(([, cls]) => cls))].sort().join(", ")} } from "./runtime/client/index.js";`,
         `import { credentialsFrom, processEnvironment } from "./runtime/client/env.js";`,
       ],
       dts: [
@@ -159,9 +177,9 @@ export function clientFiles(model: Model): OutputFile[] {
       },
       {
         doc: [
-          "/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4) and the error type of each HTTP status (the service's specification, section 7). */",
+          "/** Spec facts the core needs: `metadata_version` (the service's specification, sections 2.1, 9), the bodies' media type (section 4), the error type of each HTTP status (the service's specification, section 7) and the class the client throws for each error type (errors.yaml `role`; any other is an HttpError). */",
         ],
-        js: `export const specConstants = ${JSON.stringify(constants, null, 2)};`,
+        js: `export const specConstants = ${specConstantsJs(model, constants)};`,
         dts: "export declare const specConstants: SpecConstants;",
       },
       {

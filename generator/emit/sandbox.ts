@@ -74,6 +74,17 @@ function individualType(model: Model): string {
   return expr.notEquals;
 }
 
+/** The error type of each role (errors.yaml `role`); a role is one error's. */
+export function errorRoles(model: Model): Record<string, string> {
+  const roles: Record<string, string> = {};
+  for (const e of model.errorTypes) {
+    if (!e.role) continue;
+    if (roles[e.role] !== undefined) throw new Error(`sandbox emitter: errors.yaml role ${e.role} is both ${roles[e.role]}'s and ${e.type}'s`);
+    roles[e.role] = e.type;
+  }
+  return roles;
+}
+
 /** The spec facts the sandbox reads, as one plain JSON value. */
 export function sandboxSpec(model: Model) {
   const limit = (name: string, key: string) => need(model.limits[name]?.numbers[key], `limits.yaml ${name}.${key}`);
@@ -97,6 +108,8 @@ export function sandboxSpec(model: Model) {
     // The submission status after which no resubmission is accepted (statuses.yaml locksResubmission).
     lockingSubmissionStatus: need(model.submissionStatuses.find((s) => s.locksResubmission)?.value, "a submission status with locksResubmission"),
     errors: Object.fromEntries(model.errorTypes.map((e) => [e.type, { httpStatus: e.httpStatus, ...(e.message ? { message: e.message } : {}) }])),
+    // The error type of each role (errors.yaml role): the runtime names an error by what it answers.
+    errorRoles: errorRoles(model),
     endpoints: Object.fromEntries(
       model.endpoints.map((e) => [
         e.operationId,
@@ -114,6 +127,11 @@ export function sandboxSpec(model: Model) {
     // Which verifications a v5 create with the same userId resubmits (statuses.yaml conditions.resubmittable).
     resubmittable: { condition: "resubmittable", fields: resubmittableKind(model) },
     individualType: individualType(model),
+    // The `type` of a requested document in the older payload's requestedActions (webhooks.yaml v4.RequestedDocument).
+    requestedDocumentType: need(
+      model.shapes["v4.RequestedDocument"]?.properties?.["type"]?.const as string | undefined,
+      "webhooks.yaml v4.RequestedDocument type const",
+    ),
     // The media type of every body (the service's specification, section 4; endpoints.yaml bodies).
     bodyMediaType: model.bodyMediaType,
     createdMessage: need(

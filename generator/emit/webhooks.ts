@@ -24,6 +24,13 @@ export function signatureScheme(model: Model) {
   };
 }
 
+/** The outcomes a `by_attempts` status reads as (statuses.yaml attempts.rejectionOutcomes). */
+function rejectionOutcomes(model: Model): { retry: string; final: string } {
+  const outcomes = model.attempts.rejectionOutcomes;
+  if (!outcomes) throw new Error("statuses.yaml: attempts.rejectionOutcomes (retry, final) is needed to read a status decided by attempts");
+  return { retry: outcomes.retry, final: outcomes.final };
+}
+
 export function webhookRules(model: Model) {
   return {
     toleranceMs: model.webhookToleranceMs,
@@ -52,6 +59,7 @@ export function webhookRules(model: Model) {
       ...(t.error ? { error: t.error } : {}),
     })),
     retryCondition: model.attempts.retryCondition,
+    rejectionOutcomes: rejectionOutcomes(model),
   };
 }
 
@@ -88,7 +96,8 @@ const KIT_FUNCTIONS: readonly (readonly [string, string])[] = [
 export function emitWebhooks(model: Model): OutputFile[] {
   const rules = JSON.stringify(webhookRules(model), null, 2);
   const schemas = payloadSchemas(model);
-  const kitType = `WebhookKit<${schemas.v5}, ${schemas.v4}>`;
+  const kitType = `WebhookKit<${schemas.v5}, ${schemas.v4}, WebhookOutcome>`;
+  const outcomes = Object.keys(model.outcomes).map((o) => JSON.stringify(o));
   const kit = `// Each format's validator is loaded on its first delivery: a receiver of one format never loads the other,
 // and importing this module stays cheap (a CLI run verifies one delivery).
 const payloadValidators = {};
@@ -115,7 +124,7 @@ const kit = createWebhookKit({
       ],
       dts: [
         "// Webhook verification bound to the spec (the service's specification, sections 3, 6, 8). The logic is in runtime/webhooks/.",
-        `import type { WebhookKit, WebhookRules } from "./runtime/webhooks/index.js";`,
+        `import type { WebhookInterpretation as Interpretation, WebhookKit, WebhookRules } from "./runtime/webhooks/index.js";`,
         `import type { v4, v5 } from "./types.js";`,
       ],
     },
@@ -125,7 +134,17 @@ const kit = createWebhookKit({
         js: `export const webhookRules = ${rules};`,
         dts: "export declare const webhookRules: WebhookRules;",
       },
-      { js: kit, dts: `/** A verified payload, typed by its format. */\nexport type WebhookPayload = ${schemas.v5} | ${schemas.v4};` },
+      {
+        js: kit,
+        dts: [
+          "/** A verified payload, typed by its format. */",
+          `export type WebhookPayload = ${schemas.v5} | ${schemas.v4};`,
+          "/** How a receiver reads a status (the service's specification, section 6.2): the outcomes of statuses.yaml. */",
+          `export type WebhookOutcome = ${outcomes.join(" | ")};`,
+          "/** What a verified payload's status means for the receiver, its outcome one of the spec's. */",
+          "export type WebhookInterpretation = Interpretation<WebhookOutcome>;",
+        ].join("\n"),
+      },
       ...KIT_FUNCTIONS.map(([name, doc]) => ({
         doc: [doc],
         js: `export const ${name} = kit.${name};`,

@@ -38,6 +38,7 @@ export function buildErrorTypes(ctx: ModelContext): ErrorType[] {
   return Object.entries(errors.errorTypes as Record<string, Raw>).map(([type, e]) => ({
     type,
     source: e.source,
+    ...(e.role ? { role: e.role as string } : {}),
     httpStatus: e.httpStatus,
     message: e.message,
     condition: e.condition,

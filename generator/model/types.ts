@@ -230,6 +230,8 @@ export interface Transition {
 export interface ErrorType {
   readonly type: string;
   readonly source: string;
+  /** What the error is answered for (errors.yaml `role`: validation, attemptsExhausted, resubmissionInFlight); the runtime looks the code up by it. */
+  readonly role?: string;
   readonly httpStatus: number;
   readonly message?: string;
   readonly condition: string;
@@ -333,6 +335,8 @@ export interface Model {
     readonly observedDefaultCap: number;
     /** The named condition under which a rejection can be retried. */
     readonly retryCondition: string;
+    /** The outcomes a `by_attempts` status reads as: `retry` while the retry condition holds, else `final` (section 6.2). */
+    readonly rejectionOutcomes?: { readonly retry: string; readonly final: string };
     readonly rules: readonly string[];
   };
   readonly sandbox: SandboxSpec;

@@ -5,29 +5,23 @@ import {
   ResponseFormatError,
   ResponseTooLargeError,
   ResponseValidationError,
-  SubmissionConflictError,
   TimeoutError,
-  TooManyAttemptsError,
   ValidationError,
   VerispecError,
 } from "./errors.js";
 import type { CallInput, ClientCore, ClientOptions, OperationSpec, SpecConstants, Validate } from "./types.js";
 import { backoffMs, base64Utf8, buildPath, parseBody, redactor } from "./util.js";
 
-// Error type (the service's specification, section 7) -> class; the status -> type mapping comes from the spec via SpecConstants.
-// A Map, not an object: an unknown type such as "constructor" must not hit Object.prototype.
-const BY_TYPE = new Map<unknown, typeof VerispecError>([
-  ["validation_error", ValidationError],
-  ["too_many_attempts", TooManyAttemptsError],
-  ["submission_conflict", SubmissionConflictError],
-]);
-
-/** Maps a non-2xx reply (body already redacted) to its error class; the envelope's type wins over the status. */
+/**
+ * Maps a non-2xx reply (body already redacted) to its error class; the envelope's type wins over the status. The error
+ * type -> class table and the status -> type mapping come from the spec (errors.yaml) via SpecConstants.
+ */
 export function toError(status: number, body: unknown, constants: SpecConstants): VerispecError {
   // Object(x): the value itself for objects, an empty wrapper for text, null or undefined.
   const env = Object(body);
   const err = Object(env.error);
-  const Cls = BY_TYPE.get(err.type) ?? BY_TYPE.get(env.type) ?? BY_TYPE.get(constants.errorTypesByStatus[status]) ?? HttpError;
+  const by = constants.errorClasses;
+  const Cls = (by.get(err.type) ?? by.get(env.type) ?? by.get(constants.errorTypesByStatus[status]) ?? HttpError) as typeof VerispecError;
   return new Cls(`HTTP ${status}` + (env.message ? ": " + env.message : ""), {
     status,
     trace: env.trace,

@@ -29,7 +29,7 @@ export class VerispecError extends Error {
 }
 
 /**
- * validation_error (the service's specification, section 7, HTTP 422). `details` are the service's `{message, code, path}` items.
+ * The service's validation error (the service's specification, section 7; errors.yaml role `validation`). `details` are the service's `{message, code, path}` items.
  * Raised locally by `validate: true` with the same details, the `schemaId` and no `status` (nothing was sent).
  */
 export class ValidationError extends VerispecError {
@@ -40,14 +40,17 @@ export class ValidationError extends VerispecError {
   }
 }
 
-/** too_many_attempts (the service's specification, section 7, HTTP 474): attempt cap exhausted, data not re-verified. */
+/** The error of a resubmission past the attempt cap (the service's specification, section 7; errors.yaml role `attemptsExhausted`): data not re-verified. */
 export class TooManyAttemptsError extends VerispecError {
   static {
     this.prototype.name = "TooManyAttemptsError";
   }
 }
 
-/** submission_conflict (the service's specification, section 7, HTTP 475): wait for the first resubmission's outcome, then retry. */
+/**
+ * The error of a resubmission while another is in flight (the service's specification, section 7; errors.yaml role
+ * `resubmissionInFlight`): wait for the first resubmission's outcome, then retry.
+ */
 export class SubmissionConflictError extends VerispecError {
   static {
     this.prototype.name = "SubmissionConflictError";

@@ -22,8 +22,13 @@ export interface SpecConstants {
   readonly olderVersion: string;
   /** The media type of every body (the service's specification, section 4: `application/json`). */
   readonly mediaType: string;
-  /** HTTP status -> error type, e.g. {422:"validation_error",474:"too_many_attempts",475:"submission_conflict"} (the service's specification, section 7). */
+  /** HTTP status -> error type (the service's specification, section 7; errors.yaml). */
   readonly errorTypesByStatus: Readonly<Record<number, string>>;
+  /**
+   * Error type -> the class the client throws (errors.yaml `role`); any other type is an HttpError. A Map, not an
+   * object: an unknown type such as "constructor" must not hit Object.prototype.
+   */
+  readonly errorClasses: ReadonlyMap<unknown, new (message: string, init?: object) => Error>;
 }
 
 /** One validation issue, the shape of the service's `error.details` items (the service's specification, section 7). */

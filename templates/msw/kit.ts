@@ -4,7 +4,7 @@
 import { HttpResponse } from "msw";
 import type { ValidationIssue } from "../validators/types.js";
 import { envelope, type EnvelopeFields, type Refusal, refusalAnswer } from "../sandbox/answers.js";
-import { choice, validateWith, type SandboxBinding } from "../sandbox/binding.js";
+import { choice, errorByRole, validateWith, type SandboxBinding } from "../sandbox/binding.js";
 import { jsonDepth, nulPaths } from "../sandbox/bodies.js";
 import type { SandboxClock } from "../sandbox/clock.js";
 import { HttpError } from "../sandbox/exchange.js";
@@ -95,8 +95,8 @@ function checks(binding: SandboxBinding) {
   const nulIssues = (paths: readonly (readonly (string | number)[])[]): ValidationIssue[] =>
     paths.map((path) => ({ message: nul.message, code: nul.code, path }));
   const invalid = (issues: readonly ValidationIssue[]) => {
-    const e = spec.errors.validation_error!;
-    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
+    const e = errorByRole(spec, "validation");
+    return new ServiceError(e.httpStatus, e.type, e.message ?? e.type, issues);
   };
   return {
     validate(schemaId: string, body: unknown): void {

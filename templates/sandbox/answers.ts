@@ -2,7 +2,7 @@
 // envelope (the service's specification, section 2.11) and each interface's error body (section 7; the older
 // one of spec/sandbox.yaml olderErrorShape). Pure: text and headers in, text and headers out.
 import type { ValidationIssue } from "../validators/types.js";
-import { choice, type SandboxSpec } from "./binding.js";
+import { choice, errorByRole, type SandboxSpec } from "./binding.js";
 
 /** Which shape a route answers in: the v5 envelope, the older endpoints' error shape, or an HTML page (the hosted form). */
 export type AnswerShape = "v5" | "older" | "page";
@@ -64,7 +64,7 @@ export function refusalAnswer(
   const headers: Record<string, string> =
     status === choice<number>(spec, "authFailure", "httpStatus") && o.basic ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
   if (shape === "older") return { body: JSON.stringify({ status: "error", statusCode: status, type, message, details }), headers };
-  const validation = "validation_error";
+  const validation = errorByRole(spec, "validation").type;
   const known = Object.hasOwn(spec.errors, type);
   const error = type === validation ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };
   const top = type === validation ? (spec.errors[type]!.message ?? message) : message;

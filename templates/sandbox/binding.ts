@@ -31,6 +31,8 @@ export interface SandboxSpec {
   /** The submission status that refuses every resubmission (statuses.yaml `locksResubmission`). */
   readonly lockingSubmissionStatus: string;
   readonly errors: Readonly<Record<string, { readonly httpStatus: number; readonly message?: string }>>;
+  /** The error type (code) of each role (errors.yaml `role`): the sandbox names an error by what it answers, never by its code. */
+  readonly errorRoles: Readonly<Record<string, string>>;
   readonly endpoints: Readonly<Record<string, { readonly method: string; readonly path: string | null; readonly auth: string; readonly request?: string }>>;
   readonly metadataVersion: string;
   readonly webhookVersion: string;
@@ -46,6 +48,8 @@ export interface SandboxSpec {
   readonly resubmittable: { readonly condition: string; readonly fields: { readonly type: string; readonly subType: string } };
   /** The entity `type` of an individual (statuses.yaml condition isEntity). */
   readonly individualType: string;
+  /** The `type` of a requested document (webhooks.yaml v4.RequestedDocument `type` const). */
+  readonly requestedDocumentType: string;
   /** The media type of every body (section 4, endpoints.yaml `bodies`). */
   readonly bodyMediaType: string;
 }
@@ -71,7 +75,7 @@ export interface SandboxBinding {
 }
 
 /**
- * What the sandbox reads of the spec by name: transition ids of statuses.yaml and choices of sandbox.yaml.
+ * What the sandbox reads of the spec by name: transition ids of statuses.yaml, error roles of errors.yaml and choices of sandbox.yaml.
  * `verispec check` requires each (VS433), so a spec without one fails there, not when the sandbox runs.
  */
 export const SANDBOX_NEEDS = {
@@ -81,6 +85,10 @@ export const SANDBOX_NEEDS = {
     retry: "starts a new attempt after a rejection with it (condition and effects)",
     lock: "refuses a resubmission past the cap with it (condition, effects, error)",
     followUp: "answers the follow-up request (requested actions) from its `from` status",
+  },
+  errorRoles: {
+    validation: "answers a request that fails its schema with it",
+    resubmissionInFlight: "refuses a resubmission while another of the same verification is in flight with it",
   },
   choices: {
     authFailure: ["httpStatus", "code", "message"],
@@ -100,9 +108,20 @@ export const SANDBOX_NEEDS = {
     hostedForm: ["labels", "messages", "refusals"],
     controlApi: ["maxClockOffsetMs", "maxAttempts", "messages", "conflict"],
     results: ["neutral", "hits"],
-    requestedActions: ["document"],
+    requestedActions: ["document", "ids"],
   },
-} as const satisfies { transitions: Record<string, string>; choices: Record<string, readonly string[]> };
+} as const satisfies { transitions: Record<string, string>; errorRoles: Record<string, string>; choices: Record<string, readonly string[]> };
+
+/** A role of an error the sandbox answers (errors.yaml `role`). */
+export type ErrorRole = keyof typeof SANDBOX_NEEDS.errorRoles;
+
+/** The error of `role`: its type (the code answered), status and message (errors.yaml). */
+export function errorByRole(spec: SandboxSpec, role: ErrorRole): { readonly type: string; readonly httpStatus: number; readonly message?: string } {
+  const type = spec.errorRoles[role];
+  const error = type === undefined ? undefined : spec.errors[type];
+  if (type === undefined || !error) throw new Error(`sandbox binding: no error of role ${role} (regenerate with 'verispec generate')`);
+  return { type, ...error };
+}
 
 /** A choice's field, typed by the caller; a missing one is a binding out of date with the runtime. */
 export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
@@ -115,6 +134,11 @@ export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
 export function choiceMessage(spec: SandboxSpec, name: string, key: string, values: Readonly<Record<string, string | number>> = {}): string {
   const template = choice<Readonly<Record<string, string>>>(spec, name, "messages")[key];
   if (template === undefined) throw new Error(`sandbox binding: choices.${name}.messages.${key} is missing (regenerate with 'verispec generate')`);
+  return filled(template, values);
+}
+
+/** A template of the binding with each `{name}` replaced by `values[name]` (an unknown name stays as written). */
+export function filled(template: string, values: Readonly<Record<string, string | number>>): string {
   return template.replace(/\{([A-Za-z]+)\}/g, (whole, v: string) => (values[v] === undefined ? whole : String(values[v])));
 }
 

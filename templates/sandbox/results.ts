@@ -4,7 +4,7 @@
 // @noble/hashes (a dependency already, for webhook signatures): the same SHA-256 on every runtime (verispec/msw runs this in a browser).
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { choice, type SandboxBinding, type SandboxSpec } from "./binding.js";
+import { choice, type SandboxBinding, type SandboxSpec, transitionRow } from "./binding.js";
 
 type Json = Record<string, unknown>;
 
@@ -26,9 +26,13 @@ export function resultsFor(spec: SandboxSpec, name: string): Results {
   return hit ? { ...neutral, ...values } : neutral;
 }
 
-/** True once processing has completed (the status's outcome is not `processing`): results are calculated then. */
+/**
+ * True once processing has completed: the status's outcome is not that of the status awaiting processing (the
+ * complete row's `from`; `processing`, which `new` shares). Results are calculated then.
+ */
 export function processed(b: SandboxBinding, verificationStatus: string): boolean {
-  return b.rules.statuses[verificationStatus]?.outcome !== "processing";
+  const awaiting = b.rules.statuses[transitionRow(b.rules, "complete").from ?? ""]?.outcome;
+  return b.rules.statuses[verificationStatus]?.outcome !== awaiting;
 }
 
 /** The v5 `screening` object (the service's specification, section 6.2), screened at the change's time. */

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ValidationIssue } from "../validators/types.js";
 import { type AnswerShape, type EnvelopeFields, envelope, type Refusal, refusalAnswer } from "./answers.js";
 import { nulPaths } from "./bodies.js";
-import { choice, choiceMessage, type SandboxSpec, validateWith } from "./binding.js";
+import { choice, choiceMessage, errorByRole, type SandboxSpec, validateWith } from "./binding.js";
 import { CursorRefused, parseBrowse, type Browse } from "./browse.js";
 import { pageSecurityHeaders } from "./csp.js";
 import { HttpError, type Account, type ControlMessage, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
@@ -79,8 +79,8 @@ class SandboxHttp implements HttpKit {
   }
 
   private invalid(issues: readonly ValidationIssue[]): ServiceError {
-    const e = this.spec.errors.validation_error!;
-    return new ServiceError(e.httpStatus, "validation_error", e.message ?? "Validation error", issues);
+    const e = errorByRole(this.spec, "validation");
+    return new ServiceError(e.httpStatus, e.type, e.message ?? e.type, issues);
   }
 
   /** The NUL refusal (spec/sandbox.yaml nulCharacter) of text at these paths. */

@@ -3,7 +3,7 @@
  * The rules (tolerance, and the life cycle's statuses and transitions from ../lifecycle/) are data from the spec, given to `createWebhookKit`.
  */
 import { MemoryReplayStore, type ReplayStore } from "./replay.js";
-import { canTransition } from "../lifecycle/index.js";
+import { canTransition, type WebhookOutcome } from "../lifecycle/index.js";
 import { interpretWebhook, type WebhookInterpretation, type WebhookRules } from "./interpret.js";
 import { signWebhookWith, type SignWebhookInput } from "./signature.js";
 import { verifyWebhookWith, type ValidatePayload, type VerifiedWebhook, type VerifyWebhookInput } from "./verify.js";
@@ -17,7 +17,8 @@ export interface WebhookKitConfig {
   readonly replayStore?: ReplayStore;
 }
 
-export interface WebhookKit<V5 = unknown, V4 = unknown> {
+/** `V5`, `V4`: the payload types of each format; `O`: the spec's outcomes (generated/webhooks.d.ts passes their names). */
+export interface WebhookKit<V5 = unknown, V4 = unknown, O extends WebhookOutcome = WebhookOutcome> {
   /** Verifies a delivery; see `verify.ts` for the order of checks. Throws `WebhookVerificationError`. */
   verifyWebhook(input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>>;
   /**
@@ -28,12 +29,12 @@ export interface WebhookKit<V5 = unknown, V4 = unknown> {
   /** Headers a sender attaches (tests, local tools). */
   signWebhook(input: SignWebhookInput): Record<string, string>;
   /** What a verified payload's status means for the receiver (the service's specification, sections 3, 6.2). */
-  interpretWebhook(payload: V5 | V4): WebhookInterpretation;
+  interpretWebhook(payload: V5 | V4): WebhookInterpretation<O>;
   /** Whether the specification's transition table allows `from` → `to`; `from` null is "no prior state". */
   canTransition(from: string | null, to: string, fields?: Readonly<Record<string, unknown>>): boolean;
 }
 
-export function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitConfig): WebhookKit<V5, V4> {
+export function createWebhookKit<V5 = unknown, V4 = unknown, O extends WebhookOutcome = WebhookOutcome>(config: WebhookKitConfig): WebhookKit<V5, V4, O> {
   const { rules, validatePayload } = config;
   const context = {
     scheme: rules.signatures,
@@ -46,7 +47,7 @@ export function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitC
     verifyWebhook,
     verifyWebhookRequest: (request, options) => verifyWebhookRequestWith(verifyWebhook, request, options),
     signWebhook: (input) => signWebhookWith(rules.signatures, input),
-    interpretWebhook: (payload) => interpretWebhook(rules, payload),
+    interpretWebhook: (payload) => interpretWebhook(rules, payload) as WebhookInterpretation<O>,
     canTransition: (from, to, fields) => canTransition(rules, from, to, fields),
   };
 }

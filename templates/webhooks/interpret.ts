@@ -13,8 +13,9 @@ export interface WebhookRules extends LifecycleRules {
   readonly signatures: SignatureScheme;
 }
 
-export interface WebhookInterpretation {
-  readonly outcome: WebhookOutcome;
+/** `O`: the spec's outcomes (generated/webhooks.d.ts narrows it to their names). */
+export interface WebhookInterpretation<O extends WebhookOutcome = WebhookOutcome> {
+  readonly outcome: O;
   /** What the receiver should do. For a status decided by attempts this is the outcome's text, else the status's. */
   readonly guidance: string;
   /** The payload's `verificationStatus`. */
@@ -38,7 +39,8 @@ export function interpretWebhook(rules: LifecycleRules, payload: unknown): Webho
   }
   const entry = rules.statuses[status]!;
   const outcome = statusOutcome(rules, status, fields);
-  return { outcome, guidance: entry.outcome === "by_attempts" ? rules.outcomes[outcome] : entry.guidance, status, meaning: entry.meaning };
+  // An outcome of rejectionOutcomes is one of `outcomes` (verispec check, VS307).
+  return { outcome, guidance: entry.outcome === "by_attempts" ? rules.outcomes[outcome]! : entry.guidance, status, meaning: entry.meaning };
 }
 
 function describeValue(value: unknown): string {

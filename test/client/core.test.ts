@@ -28,6 +28,11 @@ const constants: SpecConstants = {
   olderVersion: "4",
   mediaType: "application/json",
   errorTypesByStatus: { 422: "validation_error", 474: "too_many_attempts", 475: "submission_conflict" },
+  errorClasses: new Map<unknown, typeof VerispecError>([
+    ["validation_error", ValidationError],
+    ["too_many_attempts", TooManyAttemptsError],
+    ["submission_conflict", SubmissionConflictError],
+  ]),
 };
 
 const ops = {
@@ -272,6 +277,14 @@ describe("error mapping (seed: 7)", () => {
     const unmapped = await caught(client({}, { ...constants, errorTypesByStatus: {} }).call(ops.idForm, { body: {} }));
     expect(unmapped).toBeInstanceOf(HttpError);
     expect(unmapped).not.toBeInstanceOf(TooManyAttemptsError);
+  });
+
+  it("the type -> class lookup comes from SpecConstants too: a renamed type finds its class, the old name none", async () => {
+    const renamed = { ...constants, errorClasses: new Map<unknown, typeof VerispecError>([["in_flight", SubmissionConflictError]]) };
+    server.reply({ status: 400, body: { error: { type: "in_flight" } } });
+    expect(await caught(client({}, renamed).call(ops.idForm, { body: {} }))).toBeInstanceOf(SubmissionConflictError);
+    server.reply({ status: 400, body: { error: { type: "submission_conflict" } } });
+    expect(await caught(client({}, renamed).call(ops.idForm, { body: {} }))).toBeInstanceOf(HttpError);
   });
 
   it("the envelope's error type wins, also in the short form { type, message, help }", async () => {

@@ -55,7 +55,7 @@ async function serve(): Promise<{ url: string; seen: Seen[]; handle: (h: Handle)
 
 const UID = "svc-uid-1";
 const SECRET = "top-secret-key-123";
-const constants: SpecConstants = { olderVersion: "4", mediaType: "application/json", errorTypesByStatus: { 422: "validation_error" } };
+const constants: SpecConstants = { olderVersion: "4", mediaType: "application/json", errorTypesByStatus: { 422: "validation_error" }, errorClasses: new Map() };
 const ops = {
   verify: { name: "verify", method: "POST", path: "/verify", auth: "body", responseSchema: "v4.VerifyResponse" },
   create: { name: "v5.createVerification", method: "POST", path: "/v5/verifications", auth: "basic", responseSchema: "v5.Envelope" },

@@ -48,7 +48,8 @@ describe("redactor", () => {
 });
 
 describe("toError", () => {
-  const constants = { olderVersion: "4", mediaType: "application/json", errorTypesByStatus: { 422: "validation_error" } };
+  const errorClasses = new Map<unknown, typeof VerispecError>([["validation_error", ValidationError]]);
+  const constants = { olderVersion: "4", mediaType: "application/json", errorTypesByStatus: { 422: "validation_error" }, errorClasses };
   it("ignores types that are not error types, including Object.prototype keys", () => {
     const err = toError(400, { error: { type: "constructor" }, type: "toString" }, constants);
     expect(err).toBeInstanceOf(HttpError);

@@ -5,13 +5,22 @@
 // scans templates/ for the literal of each.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { getResponse } from "msw";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadServedSpec } from "../../generator/cli/commands/sandbox-binding.js";
+import { clientFiles, errorClassTable } from "../../generator/emit/client.js";
 import { buildOpenApi } from "../../generator/emit/openapi.js";
 import { sandboxSpec } from "../../generator/emit/sandbox.js";
-import { webhookRules } from "../../generator/emit/webhooks.js";
+import { emitWebhooks, webhookRules } from "../../generator/emit/webhooks.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
+import { toError } from "../../templates/client/core.js";
+import * as clientErrors from "../../templates/client/errors.js";
+import type { SpecConstants } from "../../templates/client/types.js";
+import { createMockHandlers } from "../../templates/msw/handlers.js";
+import type { SandboxBinding } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
+import { processed } from "../../templates/sandbox/results.js";
+import { startSandbox } from "../../templates/sandbox/index.js";
 import { SandboxService, type ServiceError } from "../../templates/sandbox/service.js";
 import { memoryStore } from "../../templates/sandbox/store/memory.js";
 import { createWebhookKit } from "../../templates/webhooks/index.js";
@@ -29,6 +38,15 @@ const RUNTIME_FACTS = [
   { fact: "the control API's conflict status and code", home: "sandbox.yaml choices.controlApi.conflict", literal: "ServiceError(409" },
   { fact: "the hosted form's refusal statuses and codes", home: "sandbox.yaml choices.hostedForm.refusals", literal: '"form_expired"' },
   { fact: "the bodies' media type", home: "endpoints.yaml bodies.mediaType", literal: "application/json" },
+  { fact: "the requested document's id (a sandbox choice)", home: "sandbox.yaml choices.requestedActions.ids.document", literal: "-document-1" },
+  { fact: "the requested individual's id (a sandbox choice)", home: "sandbox.yaml choices.requestedActions.ids.individual", literal: "-individual-1" },
+  { fact: "the outcome names (status unions typed by hand)", home: "statuses.yaml outcomes", literal: '"retry_possible"' },
+  { fact: "the outcome of a rejection that cannot be retried", home: "statuses.yaml attempts.rejectionOutcomes.final", literal: '"final_rejection"' },
+  { fact: "the outcome of a status awaiting processing", home: "statuses.yaml outcomes (the complete row's from)", literal: '"processing"' },
+  { fact: "the validation error's code", home: "errors.yaml errorTypes (role validation)", literal: "validation_error" },
+  { fact: "the code of a resubmission past the cap", home: "errors.yaml errorTypes (role attemptsExhausted)", literal: "too_many_attempts" },
+  { fact: "the code of a resubmission in flight", home: "errors.yaml errorTypes (role resubmissionInFlight)", literal: "submission_conflict" },
+  { fact: "the validation error's message", home: "errors.yaml errorTypes.validation_error.message", literal: '"Validation error"' },
 ] as const;
 
 /**
@@ -94,6 +112,48 @@ describe("the webhook runtime follows webhooks.yaml signatures", () => {
   });
 });
 
+/** The spec with the outcomes `retry_possible` and `processing` renamed (statuses.yaml and the format's outcome list). */
+function renamedOutcomes(): string {
+  const spec = edited([]);
+  const rename = (text: string) => text.replace(/\bretry_possible\b/g, "may_retry").replace(/(outcome: |enum: \[|^ {2})processing\b/gm, "$1in_progress");
+  for (const file of ["statuses.yaml", "meta/spec.schema.yaml"]) scratch!.write(file, rename(readFileSync(join(spec, file), "utf8")));
+  return spec;
+}
+
+describe("the life cycle's outcomes follow statuses.yaml", () => {
+  it("outcomes renamed: interpretWebhook answers the new names, the generated types list them, the sandbox tells processed from awaiting by them", async () => {
+    const spec = renamedOutcomes();
+    const model = modelFromSpec(spec);
+    const kit = kitOf(spec);
+    const rejected = { verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" };
+    expect(kit.interpretWebhook(rejected).outcome).toBe("may_retry");
+    expect(kit.interpretWebhook({ ...rejected, attempt: 5 }).outcome).toBe("final_rejection");
+    expect(kit.interpretWebhook({ verificationStatus: "pending" }).outcome).toBe("in_progress");
+    const dts = emitWebhooks(model).find((f) => f.path === "webhooks.d.ts")!.contents;
+    expect(dts).toMatch(/export type WebhookOutcome = "in_progress" \| "verified" \| "may_retry" \| "final_rejection" \|/);
+    const { binding } = await loadServedSpec(spec);
+    expect([processed(binding, "new"), processed(binding, "pending"), processed(binding, "verified"), processed(binding, "rejected")]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it("the rejection's outcomes swapped in attempts.rejectionOutcomes: interpretWebhook reads them from there", () => {
+    const kit = kitOf(
+      edited([
+        [
+          "statuses.yaml",
+          "rejectionOutcomes: { retry: retry_possible, final: final_rejection }",
+          "rejectionOutcomes: { retry: final_rejection, final: retry_possible }",
+        ],
+      ]),
+    );
+    expect(kit.interpretWebhook({ verificationStatus: "rejected", attempt: 1, maxAttempts: 5, submissionStatus: "submitted" }).outcome).toBe("final_rejection");
+  });
+});
+
 /** A sandbox service over the binding built from `spec`, in memory, processing by hand. */
 async function serviceOf(spec: string): Promise<SandboxService> {
   const { binding } = await loadServedSpec(spec);
@@ -135,6 +195,30 @@ describe("the sandbox follows the binding", () => {
     });
   });
 
+  it("the requested items' ids and the requested document's type changed: the follow-up's requestedActions carry them", async () => {
+    const spec = edited([
+      ["statuses.yaml", '  - id: followUp\n    source: "3"\n    from: info', '  - id: followUp\n    source: "3"\n    from: pending'],
+      [
+        "sandbox.yaml",
+        'ids: { document: "{trace}-document-1", individual: "{trace}-individual-1" }',
+        'ids: { document: "doc-{trace}", individual: "{trace}/person/1" }',
+      ],
+      ["webhooks.yaml", "type: { required: true, type: string, const: document }", "type: { required: true, type: string, const: file }"],
+    ]);
+    const service = await serviceOf(spec);
+    const { text } = await service.verifyOlder({
+      type: "company",
+      fields: { name: "Acme", country: "AUS" },
+      stakeholders: [{ type: "individual", role: "director", fields: { firstName: "A", lastName: "B" } }],
+    });
+    const { trace, requestedActions } = JSON.parse(text) as { trace: string; requestedActions: unknown[] };
+    expect(trace).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestedActions).toEqual([
+      expect.objectContaining({ type: "file", id: `doc-${trace}` }),
+      expect.objectContaining({ type: "individual", id: `${trace}/person/1` }),
+    ]);
+  });
+
   it("a conflict text and the conflict's status and code changed: the control API answers them", async () => {
     const service = await serviceOf(
       edited([
@@ -154,6 +238,93 @@ describe("the sandbox follows the binding", () => {
     const create = openapi.paths!["/v5/verifications"]!.post!;
     expect(Object.keys((create.requestBody as { content: object }).content)).toEqual(["application/vnd.svc+json"]);
     expect(sandboxSpec(model).bodyMediaType).toBe("application/vnd.svc+json");
+  });
+});
+
+/** The generated client's constants for `spec`, with its error class table resolved to the runtime's classes (as client.js binds them). */
+function clientConstants(spec: string): SpecConstants {
+  const model = modelFromSpec(spec);
+  const classes = clientErrors as unknown as Record<string, typeof clientErrors.VerispecError>;
+  return {
+    olderVersion: model.versions.metadataVersion,
+    mediaType: model.bodyMediaType,
+    errorTypesByStatus: Object.fromEntries(model.errorTypes.map((e) => [e.httpStatus, e.type])),
+    errorClasses: new Map(errorClassTable(model).map(([type, cls]) => [type, classes[cls]!])),
+  };
+}
+
+const renamedConflict = (): string =>
+  edited([
+    ["errors.yaml", "  submission_conflict:", "  resubmission_in_flight:"],
+    ["endpoints.yaml", "too_many_attempts, submission_conflict]", "too_many_attempts, resubmission_in_flight]"],
+    ["sandbox.yaml", '      submission_conflict: "Submission conflict:', '      resubmission_in_flight: "Submission conflict:'],
+  ]);
+
+const renamedValidation = (): string =>
+  edited([
+    ["errors.yaml", "  validation_error:", "  invalid_request:"],
+    ["endpoints.yaml", "[validation_error, too_many_attempts", "[invalid_request, too_many_attempts"],
+    ["v5.yaml", "type: validation_error", "type: invalid_request"],
+  ]);
+
+describe("the error codes follow errors.yaml, looked up by their role", () => {
+  it("the code of a resubmission in flight renamed: the sandbox refuses with it and the client throws SubmissionConflictError for it", async () => {
+    const spec = renamedConflict();
+    const service = await serviceOf(spec);
+    const create = () => service.createV5({ type: "individual", subType: "data", userId: "u-1", name: "A Person", country: "AUS" });
+    const first = await create();
+    await expect(create()).rejects.toMatchObject({
+      httpStatus: 475,
+      type: "resubmission_in_flight",
+      trace: first.trace,
+      message: expect.stringMatching(/^Submission conflict/),
+    });
+    const constants = clientConstants(spec);
+    expect(toError(400, { error: { type: "resubmission_in_flight" } }, constants)).toBeInstanceOf(clientErrors.SubmissionConflictError);
+    expect(toError(475, {}, constants)).toBeInstanceOf(clientErrors.SubmissionConflictError);
+    expect(toError(400, { error: { type: "submission_conflict" } }, constants)).toBeInstanceOf(clientErrors.HttpError);
+    const js = clientFiles(modelFromSpec(spec)).find((f) => f.path === "client.js")!.contents;
+    expect(js).toContain('["resubmission_in_flight", SubmissionConflictError]');
+  });
+
+  it("the validation error's code renamed: the sandbox's HTTP layer and the msw handlers answer 422 with it, in the validation shape; the client throws ValidationError", async () => {
+    const spec = renamedValidation();
+    const { binding } = await loadServedSpec(spec);
+    const body = JSON.stringify({ type: "individual" });
+    const expected = { statusCode: 422, message: "Validation error", error: { type: "invalid_request", details: expect.arrayContaining([expect.anything()]) } };
+
+    const mock = createMockHandlers(binding as SandboxBinding, { processingMs: "manual" });
+    const headers = { Authorization: `Basic ${btoa(`${mock.serviceUid}:${mock.secret}`)}`, "Content-Type": "application/json" };
+    const mocked = await getResponse(mock.handlers, new Request("https://api.example.com/v5/verifications", { method: "POST", headers, body }));
+    expect(mocked?.status).toBe(422);
+    expect(await mocked!.json()).toMatchObject(expected);
+
+    const credentials = { serviceUid: "uid-1", secret: "secret-1" };
+    const running = await startSandbox({
+      binding: binding as SandboxBinding,
+      host: "127.0.0.1",
+      port: 0,
+      db: "memory",
+      cwd: ROOT,
+      processingMs: "manual",
+      requestedActionsPath: "/requestedActions",
+      maxBodyBytes: 1 << 20,
+      credentials,
+      signingSecret: "s",
+      deliveryTimeoutMs: 1000,
+      retryDelaysMs: [],
+      log: () => {},
+      metrics: false,
+    });
+    try {
+      const auth = `Basic ${btoa(`${credentials.serviceUid}:${credentials.secret}`)}`;
+      const served = await fetch(`${running.url}/v5/verifications`, { method: "POST", headers: { ...headers, Authorization: auth }, body });
+      expect(served.status).toBe(422);
+      expect(await served.json()).toMatchObject(expected);
+    } finally {
+      await running.close();
+    }
+    expect(toError(422, { error: { type: "invalid_request", details: [] } }, clientConstants(spec))).toBeInstanceOf(clientErrors.ValidationError);
   });
 });
 

@@ -95,6 +95,7 @@ export const fixtureRules: WebhookRules = {
     isStakeholder: { field: "parentTrace", present: true },
   },
   retryCondition: "canRetry",
+  rejectionOutcomes: { retry: "retry_possible", final: "final_rejection" },
 };
 
 /** Signs as the service does, with the fixture's scheme (the kit's signWebhook, without a kit). */

@@ -17,17 +17,20 @@ export declare class VerispecError extends Error {
     toJSON(): object;
 }
 /**
- * validation_error (the service's specification, section 7, HTTP 422). `details` are the service's `{message, code, path}` items.
+ * The service's validation error (the service's specification, section 7; errors.yaml role `validation`). `details` are the service's `{message, code, path}` items.
  * Raised locally by `validate: true` with the same details, the `schemaId` and no `status` (nothing was sent).
  */
 export declare class ValidationError extends VerispecError {
     readonly details: ServiceIssue[];
     readonly schemaId?: string;
 }
-/** too_many_attempts (the service's specification, section 7, HTTP 474): attempt cap exhausted, data not re-verified. */
+/** The error of a resubmission past the attempt cap (the service's specification, section 7; errors.yaml role `attemptsExhausted`): data not re-verified. */
 export declare class TooManyAttemptsError extends VerispecError {
 }
-/** submission_conflict (the service's specification, section 7, HTTP 475): wait for the first resubmission's outcome, then retry. */
+/**
+ * The error of a resubmission while another is in flight (the service's specification, section 7; errors.yaml role
+ * `resubmissionInFlight`): wait for the first resubmission's outcome, then retry.
+ */
 export declare class SubmissionConflictError extends VerispecError {
 }
 /** Any other non-2xx response. */

@@ -19,6 +19,11 @@ export interface LifecycleRules {
     readonly transitions: readonly TransitionRule[];
     /** the named condition under which a `rejected` verification can still be retried (the service's specification, sections 3 and 6.2) */
     readonly retryCondition: string;
+    /** the outcomes a status decided by attempts reads as: `retry` while the retry condition holds, else `final` (statuses.yaml attempts.rejectionOutcomes) */
+    readonly rejectionOutcomes: {
+        readonly retry: WebhookOutcome;
+        readonly final: WebhookOutcome;
+    };
 }
 /** The fields the outcome of a status is read from; both payload formats carry them (sections 6.2, 6.3). */
 export interface StatusFields {
@@ -31,6 +36,6 @@ export interface StatusFields {
  * A rejection can be retried only when the spec's retry condition holds (the service's specification, sections 3 and 6.2: `attempt` below
  * `maxAttempts` and the submission not locked; "attempt alone does not show that a retry is possible").
  */
-export declare function rejectionOutcome(rules: LifecycleRules, fields: StatusFields): "retry_possible" | "final_rejection";
+export declare function rejectionOutcome(rules: LifecycleRules, fields: StatusFields): WebhookOutcome;
 /** The outcome of a known status for these fields: its own, or for a status decided by attempts the retry condition's. */
 export declare function statusOutcome(rules: LifecycleRules, status: VerificationStatus, fields: StatusFields): WebhookOutcome;

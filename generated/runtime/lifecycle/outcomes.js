@@ -10,7 +10,8 @@ import { evaluateCondition } from "./conditions.js";
  * `maxAttempts` and the submission not locked; "attempt alone does not show that a retry is possible").
  */
 export function rejectionOutcome(rules, fields) {
-    return evaluateCondition(rules, { ref: rules.retryCondition }, fields) ? "retry_possible" : "final_rejection";
+    const { retry, final } = rules.rejectionOutcomes;
+    return evaluateCondition(rules, { ref: rules.retryCondition }, fields) ? retry : final;
 }
 /** The outcome of a known status for these fields: its own, or for a status decided by attempts the retry condition's. */
 export function statusOutcome(rules, status, fields) {

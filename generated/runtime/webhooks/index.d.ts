@@ -4,6 +4,7 @@
  * The rules (tolerance, and the life cycle's statuses and transitions from ../lifecycle/) are data from the spec, given to `createWebhookKit`.
  */
 import { type ReplayStore } from "./replay.js";
+import { type WebhookOutcome } from "../lifecycle/index.js";
 import { type WebhookInterpretation, type WebhookRules } from "./interpret.js";
 import { type SignWebhookInput } from "./signature.js";
 import { type ValidatePayload, type VerifiedWebhook, type VerifyWebhookInput } from "./verify.js";
@@ -15,7 +16,8 @@ export interface WebhookKitConfig {
     /** Used when a `verifyWebhook` call passes no `replayStore`; default: a new `MemoryReplayStore`. */
     readonly replayStore?: ReplayStore;
 }
-export interface WebhookKit<V5 = unknown, V4 = unknown> {
+/** `V5`, `V4`: the payload types of each format; `O`: the spec's outcomes (generated/webhooks.d.ts passes their names). */
+export interface WebhookKit<V5 = unknown, V4 = unknown, O extends WebhookOutcome = WebhookOutcome> {
     /** Verifies a delivery; see `verify.ts` for the order of checks. Throws `WebhookVerificationError`. */
     verifyWebhook(input: VerifyWebhookInput): Promise<VerifiedWebhook<V5, V4>>;
     /**
@@ -26,11 +28,11 @@ export interface WebhookKit<V5 = unknown, V4 = unknown> {
     /** Headers a sender attaches (tests, local tools). */
     signWebhook(input: SignWebhookInput): Record<string, string>;
     /** What a verified payload's status means for the receiver (the service's specification, sections 3, 6.2). */
-    interpretWebhook(payload: V5 | V4): WebhookInterpretation;
+    interpretWebhook(payload: V5 | V4): WebhookInterpretation<O>;
     /** Whether the specification's transition table allows `from` → `to`; `from` null is "no prior state". */
     canTransition(from: string | null, to: string, fields?: Readonly<Record<string, unknown>>): boolean;
 }
-export declare function createWebhookKit<V5 = unknown, V4 = unknown>(config: WebhookKitConfig): WebhookKit<V5, V4>;
+export declare function createWebhookKit<V5 = unknown, V4 = unknown, O extends WebhookOutcome = WebhookOutcome>(config: WebhookKitConfig): WebhookKit<V5, V4, O>;
 export { isWebhookVerificationError, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError } from "./errors.js";
 export type { WebhookPayloadIssue, WebhookVerificationReason } from "./errors.js";
 export type { HeaderGetter, WebhookHeaders } from "./headers.js";

@@ -12,8 +12,9 @@ export interface WebhookRules extends LifecycleRules {
     /** The signature headers' names and digest prefixes (section 6.4, spec/webhooks.yaml signatures). */
     readonly signatures: SignatureScheme;
 }
-export interface WebhookInterpretation {
-    readonly outcome: WebhookOutcome;
+/** `O`: the spec's outcomes (generated/webhooks.d.ts narrows it to their names). */
+export interface WebhookInterpretation<O extends WebhookOutcome = WebhookOutcome> {
+    readonly outcome: O;
     /** What the receiver should do. For a status decided by attempts this is the outcome's text, else the status's. */
     readonly guidance: string;
     /** The payload's `verificationStatus`. */

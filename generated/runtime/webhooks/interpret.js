@@ -20,6 +20,7 @@ export function interpretWebhook(rules, payload) {
     }
     const entry = rules.statuses[status];
     const outcome = statusOutcome(rules, status, fields);
+    // An outcome of rejectionOutcomes is one of `outcomes` (verispec check, VS307).
     return { outcome, guidance: entry.outcome === "by_attempts" ? rules.outcomes[outcome] : entry.guidance, status, meaning: entry.meaning };
 }
 function describeValue(value) {

@@ -1,7 +1,7 @@
 // The webhook payloads of a state change (the service's specification, sections 6.2, 6.3) and the older
 // payload's body signature (6.4 body variant): built from a verification, checked against the payload
 // schema of the binding, signed with the binding's signer and the scheme's header names.
-import { choice, validateWith } from "../binding.js";
+import { choice, filled, validateWith } from "../binding.js";
 import { olderResults, v5Results } from "../results.js";
 import type { Api, Verification } from "../store/verifications.js";
 import { type Body, obj, olderPersonName, olderStakeholderSubmissionId, olderStakeholderTrace, type ServiceCore, str } from "./core.js";
@@ -117,10 +117,11 @@ export class Payloads {
   /** What an entity awaiting the follow-up is asked for (spec/sandbox.yaml choices.requestedActions): a document, and an individual of the first role sent. */
   private requestedActions(v: Verification, stakeholders: readonly unknown[]): Body[] {
     const ask = choice<{ extractType: string }>(this.c.b.spec, "requestedActions", "document");
+    const ids = choice<{ document: string; individual: string }>(this.c.b.spec, "requestedActions", "ids");
     const role = stakeholders.map((s) => str(obj(s).role)).find((r) => r);
     return [
-      { type: "document", id: `${v.trace}-document-1`, extractType: ask.extractType },
-      ...(role ? [{ type: this.c.individual, role, id: `${v.trace}-individual-1`, fields: {} }] : []),
+      { type: this.c.b.spec.requestedDocumentType, id: filled(ids.document, { trace: v.trace }), extractType: ask.extractType },
+      ...(role ? [{ type: this.c.individual, role, id: filled(ids.individual, { trace: v.trace }), fields: {} }] : []),
     ];
   }
 }

@@ -1,6 +1,7 @@
 // The v5 interface's behaviour (the service's specification, sections 2.10, 2.11, 3, 7): create, the
 // resubmission of a verification of the resubmittable kind (retry, lock, or 475 while pending), and the detail.
 import { evaluateCondition } from "../../lifecycle/index.js";
+import { errorByRole } from "../binding.js";
 import { resultsFor } from "../results.js";
 import type { StoreOps } from "../store/port.js";
 import type { Verification } from "../store/verifications.js";
@@ -102,7 +103,7 @@ export class V5Operations {
   private async resubmit(tx: StoreOps, v: Verification, body: Body): Promise<Created | undefined> {
     const { c, w } = this;
     const awaitingProcessing = c.row("complete").from;
-    if (v.verificationStatus === awaitingProcessing) throw c.refusal("submission_conflict", v.trace);
+    if (v.verificationStatus === awaitingProcessing) throw c.refusal(errorByRole(c.b.spec, "resubmissionInFlight").type, v.trace);
     const retry = c.row("retry");
     const lock = c.row("lock");
     // A locked submission accepts no resubmission (statuses.yaml locksResubmission): the lock's error, nothing changes.
