@@ -132,7 +132,9 @@ function highWaterMb(pid: number): number {
 
 async function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
   const limit = process.env.BENCH_MAX_BODY === undefined ? [] : ["--max-body", String(LIMIT)];
-  const child = spawn(process.execPath, ["bin/verispec.js", "sandbox", "--port", "0", "--db", "memory", "--processing-ms", "manual", ...limit], {
+  // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the sandbox's threads (bench/lib/cpu-profile.ts reads them).
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, "bin/verispec.js", "sandbox", "--port", "0", "--db", "memory", "--processing-ms", "manual", ...limit], {
     cwd: ROOT,
     env: { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: "bench-uid", VERISPEC_SANDBOX_SECRET: "bench-secret", VERISPEC_SIGNING_SECRET: "bench-signing-key" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -219,7 +221,9 @@ export default async function run(): Promise<void> {
     );
     let worstMb = 0;
     let worstMs = 0;
-    for (const [name, path, type, make] of cases(LIMIT)) {
+    // BENCH_CASES=<regex>: only the bodies whose name matches.
+    const only = new RegExp(process.env.BENCH_CASES ?? "");
+    for (const [name, path, type, make] of cases(LIMIT).filter(([name]) => only.test(name))) {
       let body: string | undefined = make();
       const other = otherClient(url, trace);
       await new Promise((r) => setTimeout(r, 300));
