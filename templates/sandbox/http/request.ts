@@ -3,7 +3,6 @@
 // they arrive, and percent-escapes decoded strictly. Every refusal's text is the binding's (spec/sandbox.yaml).
 import type { IncomingMessage } from "node:http";
 import type { ValidationIssue } from "../../validators/types.js";
-import { jsonDepth } from "../bodies.js";
 import { ShapeScanner, type ShapeProblem } from "../body-shape.js";
 import { choice, type SandboxSpec } from "../binding.js";
 import { HttpError } from "../exchange.js";
@@ -59,7 +58,12 @@ export async function readJson(req: IncomingMessage, rules: BodyRules): Promise<
   if (mediaType(req) !== rules.mediaType) throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
   // Measured chunk by chunk as it arrives (body-shape.ts): a hostile shape is refused before the rest is read or anything is parsed.
   const scanner = new ShapeScanner({ ...rules.arrays, maxDepth: rules.maxDepth });
-  const raw = (await readBody(req, rules, (chunk) => refuseShape(scanner.feed(chunk), rules))).toString("utf8");
+  const bytes = await readBody(req, rules, (chunk) => refuseShape(scanner.feed(chunk), rules));
+  // Its nesting was measured as it arrived (the scanner refuses past maxDepth): no second pass over the text.
+  const big = bytes.length > BIG_BODY;
+  if (big) await anotherTurn();
+  const raw = bytes.toString("utf8");
+  if (big) await anotherTurn();
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -67,9 +71,15 @@ export async function readJson(req: IncomingMessage, rules: BodyRules): Promise<
     // Not V8's message: it quotes body text, and the older endpoints' bodies carry the secret key.
     throw new HttpError(400, "bad_request", rules.messages.notJson);
   }
-  if (jsonDepth(raw) > rules.maxDepth) throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
+  if (big) await anotherTurn();
   return value as Record<string, unknown>;
 }
+
+/** A body this big is decoded, parsed and handed on in separate turns of the event loop. */
+export const BIG_BODY = 64 * 1024;
+
+/** Lets the event loop serve other clients' requests (their sockets, their statements' answers) before going on. */
+export const anotherTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A body with an array over the bound (422 at its path), too many values or too deep (400), refused before it is parsed. */
 function refuseShape(problem: ShapeProblem | undefined, rules: BodyRules): void {

@@ -8,6 +8,7 @@ import { Worker } from "node:worker_threads";
 import type { Reply, Request, WorkerData } from "./pglite-protocol.js";
 import type { Db, Row, Sql } from "./sql.js";
 import { PGLITE_SETTINGS } from "./pglite-open.js";
+import { stagingQuery } from "./pglite-staging.js";
 import { templatePath } from "./template.js";
 
 /** The code of a DatabaseError raised when the database cannot be opened. */
@@ -77,10 +78,13 @@ export async function openPglite(dir: string | undefined): Promise<Db> {
     throw new DatabaseError(`PGlite cannot open ${dir ?? "a database in memory"}: ${e.message}`, e.code ?? OPEN_FAILED);
   }
 
-  const sql = (tx?: number): Sql => ({
-    query: <T extends Row>(text: string, params?: readonly unknown[]) =>
-      call<T[]>({ op: "query", text, params: params ? [...params] : [], ...(tx === undefined ? {} : { tx }) }),
-  });
+  const plain =
+    (tx?: number) =>
+    <T extends Row>(text: string, params?: readonly unknown[]) =>
+      call<T[]>({ op: "query", text, params: params ? [...params] : [], ...(tx === undefined ? {} : { tx }) });
+  // Outside a transaction, a big text parameter goes in parts, between other requests' statements (pglite-staging.ts).
+  const staged = stagingQuery(plain());
+  const sql = (tx?: number): Sql => ({ query: tx === undefined ? staged : plain(tx) });
   return {
     kind: "pglite",
     exclusive: true,

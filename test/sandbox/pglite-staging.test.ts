@@ -1,0 +1,133 @@
+// Big text parameters sent to the embedded database in parts (templates/sandbox/store/pglite-staging.ts,
+// issue 39 item 1): the parts join back to the exact text (surrogate pairs never split), the statement's
+// references are rewritten and nothing else, what a create stores is byte-identical to the text sent, and
+// another statement sent while a big text is staged is answered before the big statement ends.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { batches, needsStaging, PART, partsOf, rewrite, STAGE_ABOVE, stagedRows } from "../../templates/sandbox/store/pglite-staging.js";
+import { openStore, type Db } from "../../templates/sandbox/store/index.js";
+import { sqlStore } from "../../templates/sandbox/store/service-store.js";
+import type { Verification } from "../../templates/sandbox/store/verifications.js";
+
+describe("parts of a text", () => {
+  it("join back to the text, each at most PART code units, never splitting a surrogate pair", () => {
+    // An emoji (two code units) straddling every part boundary when the text is cut at PART.
+    const text = `${"a".repeat(PART - 1)}😀${"b".repeat(PART - 2)}😀😀${"é".repeat(100)}`;
+    const parts = partsOf(text);
+    expect(parts.join("")).toBe(text);
+    expect(parts.length).toBe(3);
+    for (const p of parts) {
+      expect(p.length).toBeLessThanOrEqual(PART);
+      // No lone half of a pair at either end: the part encodes to UTF-8 and back unchanged.
+      expect(Buffer.from(p, "utf8").toString("utf8")).toBe(p);
+    }
+    expect(partsOf("")).toEqual([""]);
+    expect(partsOf("😀", 1)).toEqual(["😀"]); // a part of one pair stays whole
+  });
+
+  it("only a text longer than STAGE_ABOVE, or a text[] holding one, is staged", () => {
+    const big = "x".repeat(STAGE_ABOVE + 1);
+    expect(needsStaging("x".repeat(STAGE_ABOVE))).toBe(false);
+    expect(needsStaging(big)).toBe(true);
+    expect(needsStaging([null, "a", big])).toBe(true);
+    expect(needsStaging([1, big])).toBe(false);
+    expect(needsStaging(["a", "b"])).toBe(false);
+    expect(needsStaging(42)).toBe(false);
+  });
+
+  it("an array's null element is one row with a null part; batches carry at most PART characters", () => {
+    const rows = stagedRows("k", ["a", null, "y".repeat(PART * 2 + 1)]);
+    expect(rows.slice(0, 2)).toEqual([
+      ["k", 0, 0, "a"],
+      ["k", 1, 0, null],
+    ]);
+    expect(rows.filter((r) => r[1] === 2).map((r) => r[2])).toEqual([0, 1, 2]);
+    const grouped = batches(rows);
+    expect(grouped.flat()).toEqual(rows);
+    for (const b of grouped) expect(b.reduce((n, r) => n + (r[3]?.length ?? 0), 0)).toBeLessThanOrEqual(PART);
+    expect(grouped.map((b) => b.length)).toEqual([2, 1, 1, 1]);
+  });
+
+  it("the rewrite replaces the staged parameters' references only ($2, not $20)", () => {
+    const sql = rewrite("SELECT $2::text[], $20, $2, $1", new Map([[2, true]]));
+    expect(sql).not.toMatch(/\$2(?!\d)(?!::text GROUP)/);
+    expect(sql).toContain("$20");
+    expect(sql).toContain("$1");
+    expect(sql.match(/array_agg/g)).toHaveLength(2);
+    expect(rewrite("VALUES ($1)", new Map([[1, false]]))).toMatch(/^VALUES \(\(SELECT v FROM \(SELECT i, string_agg/);
+  });
+});
+
+describe("a big text stored through the embedded database", { timeout: 120_000 }, () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openStore("memory", process.cwd());
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  const verification = (trace: string, request: Record<string, unknown>): Verification => ({
+    trace,
+    api: "v5",
+    userId: null,
+    submissionId: `${trace}-s`,
+    parentTrace: null,
+    roles: null,
+    type: "individual",
+    subType: "data",
+    name: "Pat Example",
+    country: "AUS",
+    request,
+    verificationStatus: "pending",
+    submissionStatus: "submitted",
+    attempt: 1,
+    maxAttempts: null,
+    outcome: "approved",
+    dueAt: null,
+    formId: null,
+    createdAt: 1,
+    updatedAt: 1,
+  });
+
+  it("a create's request and webhook body are read back byte-identical; a statement sent meanwhile is answered first", async () => {
+    const store = sqlStore(db, "staging-test");
+    // Over a MiB, with non-ASCII text, escapes and emoji across the part boundaries.
+    const inputRisk = `${"r".repeat(PART - 1)}😀é\\"\n${"z".repeat(STAGE_ABOVE * 15)}😀`;
+    const request = { type: "individual", inputRisk };
+    const body = JSON.stringify({ trace: "t-big", inputRisk });
+    const order: string[] = [];
+    const write = store
+      .insertVerifications([{ v: verification("t-big", request), trigger: "create" }], {
+        rows: [
+          ["d-big", "t-big", null, "v5", body, 1],
+          ["d-big-2", "t-big", "http://127.0.0.1:9/hook", "v5", "small", 1],
+        ],
+        signatureVersion: "2",
+      })
+      .then((rows) => (order.push("big"), rows));
+    const small = db.query("SELECT 1 AS one").then((rows) => (order.push("small"), rows));
+    const [rows] = await Promise.all([write, small]);
+    expect(order).toEqual(["small", "big"]);
+    expect(rows.map((r) => r.delivery_id)).toEqual(["d-big", "d-big-2"]);
+    const [stored] = await db.query<{ request: string }>("SELECT request FROM verifications WHERE trace = 't-big'");
+    expect(stored!.request).toBe(JSON.stringify(request));
+    const bodies = await db.query<{ delivery_id: string; body: string }>("SELECT delivery_id, body FROM outbox WHERE trace = 't-big' ORDER BY id");
+    expect(bodies).toEqual([
+      { delivery_id: "d-big", body },
+      { delivery_id: "d-big-2", body: "small" },
+    ]);
+    // Every part is gone once nothing is staged.
+    expect(await db.query("SELECT count(*)::int AS n FROM pg_temp.verispec_staged")).toEqual([{ n: 0 }]);
+  });
+
+  it("a staged statement that fails answers the database's error and leaves no part behind", async () => {
+    const store = sqlStore(db, "staging-test");
+    const big = { inputRisk: "q".repeat(STAGE_ABOVE * 2) };
+    const insert = () => store.insertVerifications([{ v: verification("t-twice", big), trigger: "create" }], { rows: [], signatureVersion: "2" });
+    await insert();
+    await expect(insert()).rejects.toMatchObject({ code: "23505" });
+    expect(await db.query("SELECT count(*)::int AS n FROM pg_temp.verispec_staged")).toEqual([{ n: 0 }]);
+    const [stored] = await db.query<{ request: string }>("SELECT request FROM verifications WHERE trace = 't-twice'");
+    expect(stored!.request).toBe(JSON.stringify(big));
+  });
+});
