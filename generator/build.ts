@@ -1,7 +1,7 @@
 // `npm run build` (run by `prepack`, and by the test setup when dist/ is stale): compiles generator/ and
 // templates/ to dist/ with tsc (tsconfig.build.json), copies generated/'s modules (JavaScript and
-// declarations already), bundles their runtime for the compiled CLI, and records a hash of its inputs in dist/.inputs
-// so that a test run can tell a stale dist/.
+// declarations already; the compiled CLI reads the validators' runtime bundle from that copy), and records a
+// hash of its inputs in dist/.inputs so that a test run can tell a stale dist/.
 // Development only: it runs from the sources with tsx and is not part of the package.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -13,8 +13,6 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { parse } from "yaml";
 import { META_AJV_OPTIONS, metaSchemaHash, metaSchemaParts, type MetaSchema } from "./check/meta-schema.js";
-import { RUNTIME_EXPORTS } from "./emit/validators/index.js";
-import { bundlePath, templateBundle } from "./emit/template-js.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { filesUnder } from "./walk.js";
 
@@ -66,8 +64,6 @@ export function build(root = PACKAGE_ROOT): void {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
   copyGeneratedModules(root, dist);
-  // The compiled CLI has no bundler: it reads the validators' runtime bundle from here (template-js.ts).
-  writeFileSync(join(dist, bundlePath("validators")), templateBundle(root, "validators", RUNTIME_EXPORTS));
   writeFileSync(join(dist, "generator", "check", "meta-schema.compiled.cjs"), compiledMetaSchema(root));
   writePgliteTemplate(dist);
   writeFileSync(STAMP, `${inputsHash(root)}\n`);

@@ -19,6 +19,16 @@ import { BANNER, type OutputFile } from "./output.js";
 /** Template folders shipped as the runtime; each is real, type-checked TypeScript with its own tests. */
 export const RUNTIME_FOLDERS = ["client", "lifecycle", "webhooks", "validators"] as const;
 
+/**
+ * Folders whose code ships once, elsewhere, as one bundled module: only their declarations are written
+ * here. The validators' code is generated/validators/runtime.js (emit/validators/index.ts, runtimeBundle),
+ * the one module every validator imports; a second, per-file copy here would be code no entry runs.
+ */
+export const DECLARATIONS_ONLY: ReadonlySet<string> = new Set(["validators"]);
+
+/** Whether a runtime file (`runtime/<folder>/<file>`) is written: all of it, or a declaration of a bundled folder. */
+const shipped = (path: string) => path.endsWith(".d.ts") || !DECLARATIONS_ONLY.has(path.split("/")[1]!);
+
 const isModule = (f: string) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts");
 const withBanner = (text: string) => `// ${BANNER}\n${text.replace(/\r\n/g, "\n").replace(/\n*$/, "\n")}`;
 
@@ -47,7 +57,8 @@ function compileTemplates(root: string): OutputFile[] {
   const out: OutputFile[] = [];
   const program = ts.createProgram(roots, options);
   const result = program.emit(undefined, (fileName, text) => {
-    out.push({ path: `runtime/${relative(outDir, fileName).split(sep).join("/")}`, contents: withBanner(text) });
+    const path = `runtime/${relative(outDir, fileName).split(sep).join("/")}`;
+    if (shipped(path)) out.push({ path, contents: withBanner(text) });
   });
   if (result.emitSkipped) throw new Error("templates/: the runtime did not compile");
   return out;
@@ -63,6 +74,7 @@ function shippedRuntime(): OutputFile[] {
 function sourcesKey(root: string): string {
   const hash = createHash("sha256").update(createRequire(import.meta.url)("typescript/package.json").version as string);
   hash.update(readFileSync(join(root, "tsconfig.json"))).update(readFileSync(join(root, "tsconfig.build.json")));
+  hash.update(`declarations only: ${[...DECLARATIONS_ONLY].join(",")}\0`); // what is kept of the output
   for (const folder of RUNTIME_FOLDERS)
     for (const f of filesUnder(join(root, "templates", folder)).filter(isModule))
       hash

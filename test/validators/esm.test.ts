@@ -46,6 +46,26 @@ describe("generated/validators", () => {
       expect(specifiers.has("./runtime.js"), id).toBe(true);
     }
   });
+  it("ships the runtime's code once: runtime.js, typed by the declarations of generated/runtime/validators/, which holds no code", () => {
+    const runtime = readdirSync(join(GENERATED, "runtime", "validators"));
+    expect(runtime).toContain("validator.d.ts");
+    expect(runtime.filter((f) => !f.endsWith(".d.ts"))).toEqual([]);
+    // runtime.d.ts declares every export of runtime.js, each from a declaration file that exists.
+    const exported = [...readFileSync(join(GENERATED, "validators", "runtime.js"), "utf8").matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) =>
+      m[1]!.split(",").map(
+        (s) =>
+          s
+            .trim()
+            .split(/\s+as\s+/)
+            .pop()!,
+      ),
+    );
+    const declared = [
+      ...readFileSync(join(GENERATED, "validators", "runtime.d.ts"), "utf8").matchAll(/^export \{ (\w+) \} from "\.\.\/runtime\/validators\/([\w-]+)\.js";$/gm),
+    ];
+    expect(declared.map((m) => m[1]).sort()).toEqual(exported.filter(Boolean).sort());
+    for (const m of declared) expect(runtime).toContain(`${m[2]}.d.ts`);
+  });
   it("exports one function per schema id and per entity kind, and schemaIds", () => {
     // Against the published JSON Schemas (another emitter's output), not the function that made the list.
     const published = readdirSync(join(GENERATED, "schemas"))

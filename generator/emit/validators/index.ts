@@ -10,10 +10,14 @@
 // top-level declaration is side-effect free, so a bundler keeps only what an import reaches);
 // `<id>.js` holds what one schema id reaches of that code (validators/reach.ts) and wraps it; `index.js`
 // has them all, `validate(id, data)` and `schemaIds`; `runtime.js` is the runtime they all import, one
-// module (runtimeBundle).
+// module (runtimeBundle), and the only copy of its code: generated/runtime/validators/ holds its
+// declarations alone (emit/runtime.ts, DECLARATIONS_ONLY).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ErrorTable, MessageTemplates } from "../../../templates/validators/types.js";
 import type { EmitContext } from "../../context.js";
 import type { Model } from "../../model/types.js";
+import { COMPILED, OWN_GENERATED } from "../../package-root.js";
 import { rawName, validatorName } from "../names.js";
 import { BANNER, sortedObject, type OutputFile } from "../output.js";
 import { moduleFiles } from "../print.js";
@@ -41,12 +45,22 @@ export const RUNTIME_EXPORTS: Readonly<Record<string, string>> = {
   abnChecksum: "abn.ts",
 };
 
-/** The runtime every generated validator module imports: RUNTIME_EXPORTS as one module (template-js.ts). */
-export function runtimeBundle(root: string): OutputFile {
-  return {
-    path: `validators/${RUNTIME_MODULE.slice(2)}`,
-    contents: `// ${BANNER} (templates/validators/ as one module: ${Object.keys(RUNTIME_EXPORTS).join(", ")} and what they reach)\n${templateBundle(root, "validators", RUNTIME_EXPORTS).trimEnd()}\n`,
-  };
+const RUNTIME_PATH = `validators/${RUNTIME_MODULE.slice(2)}`;
+
+/**
+ * The runtime every generated validator module imports: RUNTIME_EXPORTS as one module (template-js.ts),
+ * typed by re-exporting the declarations of their template files. Compiled (dist/), esbuild is absent:
+ * the package's own copy, which the sources wrote (the golden check keeps the two equal).
+ */
+export function runtimeBundle(root: string): OutputFile[] {
+  const js = COMPILED
+    ? readFileSync(join(OWN_GENERATED, RUNTIME_PATH), "utf8").replace(/\r\n/g, "\n")
+    : `// ${BANNER} (templates/validators/ as one module: ${Object.keys(RUNTIME_EXPORTS).join(", ")} and what they reach)\n${templateBundle(root, "validators", RUNTIME_EXPORTS).trimEnd()}\n`;
+  const dts = Object.entries(RUNTIME_EXPORTS).map(([name, file]) => `export { ${name} } from "../runtime/validators/${file.replace(/\.ts$/, ".js")}";`);
+  return [
+    { path: RUNTIME_PATH, contents: js },
+    { path: RUNTIME_PATH.replace(/\.js$/, ".d.ts"), contents: `${header}\n${dts.join("\n")}\n` },
+  ];
 }
 
 // ---- The modules ----------------------------------------------------------------------------------------
@@ -210,6 +224,6 @@ export function emitValidators(model: Model, ctx: EmitContext): OutputFile[] {
     ...errorsModule(errorTable(doc, model), messageTemplates(model), sortedObject(Object.entries(keys.shapes))),
     ...ids.flatMap((id) => idModule(id, reach, roots)),
     ...indexModule(ids, roots),
-    runtimeBundle(ctx.root),
+    ...runtimeBundle(ctx.root),
   ];
 }
