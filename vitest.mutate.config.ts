@@ -51,6 +51,8 @@ const INCLUDE = [
   "test/sandbox/index-units.test.ts",
   "test/sandbox/template.test.ts",
   "test/sandbox/template-units.test.ts",
+  // Big text parameters staged in parts (store/pglite-staging.ts).
+  "test/sandbox/pglite-staging.test.ts",
 ];
 
 export default defineConfig({

@@ -6,7 +6,8 @@
 // answered. Goal: at most 64 MB over the high-water mark, the other client answered within 100 ms. The
 // sandbox runs as users run it (bin/verispec.js, compiled), `--db memory`, with its default body limit
 // (spec/sandbox.yaml requestSize), each body made to fill that limit; `BENCH_MAX_BODY=<bytes>` starts it
-// with `--max-body <bytes>` and fills that instead. Figures: docs/security.md.
+// with `--max-body <bytes>` and fills that instead; `BENCH_DB=<dir>` runs it on a PGlite directory. Figures:
+// docs/security.md.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -25,6 +26,8 @@ const individual = (extra: string) => `{"type":"individual","subType":"data","co
 const DEFAULT_LIMIT = (parse(readFileSync(new URL("../spec/sandbox.yaml", import.meta.url), "utf8")) as { choices: { requestSize: { maxBodyBytes: number } } })
   .choices.requestSize.maxBodyBytes;
 const LIMIT = Number(process.env.BENCH_MAX_BODY ?? DEFAULT_LIMIT);
+/** BENCH_PROCESSING_MS=<ms>: processing on (each stored verification changes status, and is stored again, after it). */
+const PROCESSING = process.env.BENCH_PROCESSING_MS;
 const mib = (bytes: number) => `${(bytes / MB).toFixed(bytes % MB === 0 ? 0 : 1)} MiB`;
 /** Room for the JSON around a filled value. */
 const ROOM = 400;
@@ -134,11 +137,15 @@ async function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
   const limit = process.env.BENCH_MAX_BODY === undefined ? [] : ["--max-body", String(LIMIT)];
   // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the sandbox's threads (bench/lib/cpu-profile.ts reads them).
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, "bin/verispec.js", "sandbox", "--port", "0", "--db", "memory", "--processing-ms", "manual", ...limit], {
-    cwd: ROOT,
-    env: { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: "bench-uid", VERISPEC_SANDBOX_SECRET: "bench-secret", VERISPEC_SIGNING_SECRET: "bench-signing-key" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...prof, "bin/verispec.js", "sandbox", "--port", "0", "--db", process.env.BENCH_DB ?? "memory", "--processing-ms", PROCESSING ?? "manual", ...limit],
+    {
+      cwd: ROOT,
+      env: { ...process.env, VERISPEC_SANDBOX_SERVICE_UID: "bench-uid", VERISPEC_SANDBOX_SECRET: "bench-secret", VERISPEC_SIGNING_SECRET: "bench-signing-key" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     const check = (c: Buffer) => {
@@ -208,7 +215,7 @@ export default async function run(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
     const base = highWaterMb(child.pid!);
     console.log(
-      `sandbox (bin/verispec.js, --db memory, body limit ${LIMIT.toLocaleString("en-US")} bytes): high-water mark after start and warm-up ${base.toFixed(0)} MB\n`,
+      `sandbox (bin/verispec.js, --db ${process.env.BENCH_DB ?? "memory"}, body limit ${LIMIT.toLocaleString("en-US")} bytes): high-water mark after start and warm-up ${base.toFixed(0)} MB\n`,
     );
     // BENCH_REPEAT=<n> (default 3): each body sent n times, one after the other; its row pools the other client's
     // answers over the n and shows the largest peak and the slowest answer (one sample on a loaded machine is noise).
@@ -241,7 +248,8 @@ export default async function run(): Promise<void> {
         writeFileSync(`/proc/${child.pid!}/clear_refs`, "5");
         answer = await send(url, "POST", path, body, type);
         body = undefined;
-        await new Promise((r) => setTimeout(r, 50));
+        // With processing on, the other client keeps asking until the stored verification has been processed too.
+        await new Promise((r) => setTimeout(r, PROCESSING === undefined ? 50 : Number(PROCESSING) + 1500));
         latencies.push(...(await other.stop()));
         peak = Math.max(peak, highWaterMb(child.pid!));
         slowest = Math.max(slowest, answer.ms);

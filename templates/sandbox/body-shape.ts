@@ -19,15 +19,17 @@ interface Frame {
   readonly array: boolean;
   /** An array's items so far (0 until its first value starts). */
   items: number;
-  /** An object's current key. */
-  key: string | number;
+  /** An object's current key: its bytes between the quotes (decoded only when a path names it). */
+  key: string | Uint8Array;
   /** An object waits for a key (after `{` and `,`). */
   expectKey: boolean;
 }
 
 /** The key a JSON string's bytes (between its quotes) spell; a malformed one (the parse refuses the body later) is its raw text. */
-function keyText(bytes: Buffer): string {
-  const raw = bytes.toString("utf8");
+function keyText(bytes: Uint8Array | string): string {
+  if (typeof bytes === "string") return bytes;
+  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+  if (!raw.includes("\\")) return raw;
   try {
     return JSON.parse(`"${raw}"`) as string;
   } catch {
@@ -58,7 +60,7 @@ export class ShapeScanner {
         else if (c === 92) this.escaped = true;
         else if (c === 34) {
           this.inString = false;
-          if (this.key) this.endKey(Buffer.from(chunk.subarray(keyFrom, i)));
+          if (this.key) this.endKey(chunk.subarray(keyFrom, i));
         }
         continue;
       }
@@ -92,14 +94,15 @@ export class ShapeScanner {
     if (this.top?.array && this.top.items === 0) this.top.items = 1;
   }
 
-  private endKey(last: Buffer): void {
-    this.top!.key = keyText(Buffer.concat([...this.key!, last]));
+  /** The key just read: kept as its bytes (a view of the chunk, no copy when the key lies within one chunk). */
+  private endKey(last: Uint8Array): void {
+    this.top!.key = this.key!.length ? Buffer.concat([...this.key!, last]) : last;
     this.key = undefined;
   }
 
   /** The path of the innermost container: each enclosing one's current key or index. */
   private path(): (string | number)[] {
-    return this.frames.slice(0, -1).map((f) => (f.array ? f.items - 1 : f.key));
+    return this.frames.slice(0, -1).map((f) => (f.array ? f.items - 1 : keyText(f.key)));
   }
 }
 

@@ -120,6 +120,21 @@ describe("a big text stored through the embedded database", { timeout: 120_000 }
     expect(await db.query("SELECT count(*)::int AS n FROM pg_temp.verispec_staged")).toEqual([{ n: 0 }]);
   });
 
+  it("two staged statements at once (two accounts' creates) each store their own text; no part is left", async () => {
+    const one = { inputRisk: `1${"a".repeat(STAGE_ABOVE * 3)}` };
+    const two = { inputRisk: `2${"b".repeat(STAGE_ABOVE * 2)}😀` };
+    await Promise.all([
+      sqlStore(db, "staging-a").insertVerifications([{ v: verification("t-a", one), trigger: "create" }], { rows: [], signatureVersion: "2" }),
+      sqlStore(db, "staging-b").insertVerifications([{ v: verification("t-b", two), trigger: "create" }], { rows: [], signatureVersion: "2" }),
+    ]);
+    const rows = await db.query<{ trace: string; request: string }>("SELECT trace, request FROM verifications WHERE trace IN ('t-a', 't-b') ORDER BY trace");
+    expect(rows).toEqual([
+      { trace: "t-a", request: JSON.stringify(one) },
+      { trace: "t-b", request: JSON.stringify(two) },
+    ]);
+    expect(await db.query("SELECT count(*)::int AS n FROM pg_temp.verispec_staged")).toEqual([{ n: 0 }]);
+  });
+
   it("a staged statement that fails answers the database's error and leaves no part behind", async () => {
     const store = sqlStore(db, "staging-test");
     const big = { inputRisk: "q".repeat(STAGE_ABOVE * 2) };

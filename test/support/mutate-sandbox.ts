@@ -45,7 +45,7 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
     "store/sql",
     "store/verifications",
   ],
-  start: ["index", "options", "stop", "store/index", "store/migrations", "store/pglite", "store/pglite-open", "store/template"],
+  start: ["index", "options", "stop", "store/index", "store/migrations", "store/pglite", "store/pglite-open", "store/pglite-staging", "store/template"],
 };
 
 type Status = "Killed" | "Timeout" | "Survived" | "NoCoverage" | "Ignored" | "CompileError" | "RuntimeError" | "Pending";
