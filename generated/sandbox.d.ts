@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "6a2c7baa5f8fe469";
+  readonly specHash: "96c68c72e4bfed0d";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -33,6 +33,7 @@ export declare const sandboxSpec: {
     readonly olderErrorShape: {
       readonly answers: "The body of errors from the older endpoints is JSON; its exact shape: not shown.";
       readonly choice: "Errors of the older endpoints are `{ status: \"error\", statusCode, type, message, details }`: `type` is an error type of the specification (`validation_error`, ...) or a sandbox code (`unauthorized`, `not_found`, `bad_request`, ...); `details` is the validation issues (`{ message, code, path }`) or an empty array.";
+      readonly status: "error";
     };
     readonly v5OtherErrors: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -633,6 +634,11 @@ export declare const sandboxSpec: {
     };
   };
   readonly individualType: "individual";
+  readonly envelopeStatus: {
+    readonly success: "success";
+    readonly error: "error";
+  };
+  readonly formCreatedStatus: "success";
   readonly requestedDocumentType: "document";
   readonly bodyMediaType: "application/json";
   readonly createdMessage: "Verification created successfully";

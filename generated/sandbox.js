@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "6a2c7baa5f8fe469",
+  "specHash": "96c68c72e4bfed0d",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -32,7 +32,8 @@ export const sandboxSpec = {
     },
     "olderErrorShape": {
       "answers": "The body of errors from the older endpoints is JSON; its exact shape: not shown.",
-      "choice": "Errors of the older endpoints are `{ status: \"error\", statusCode, type, message, details }`: `type` is an error type of the specification (`validation_error`, ...) or a sandbox code (`unauthorized`, `not_found`, `bad_request`, ...); `details` is the validation issues (`{ message, code, path }`) or an empty array."
+      "choice": "Errors of the older endpoints are `{ status: \"error\", statusCode, type, message, details }`: `type` is an error type of the specification (`validation_error`, ...) or a sandbox code (`unauthorized`, `not_found`, `bad_request`, ...); `details` is the validation issues (`{ message, code, path }`) or an empty array.",
+      "status": "error"
     },
     "v5OtherErrors": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -633,6 +634,11 @@ export const sandboxSpec = {
     }
   },
   "individualType": "individual",
+  "envelopeStatus": {
+    "success": "success",
+    "error": "error"
+  },
+  "formCreatedStatus": "success",
   "requestedDocumentType": "document",
   "bodyMediaType": "application/json",
   "createdMessage": "Verification created successfully"

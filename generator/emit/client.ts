@@ -97,13 +97,17 @@ function methodLines(model: Model): { iface: string[]; impl: string[] } {
   return { iface, impl };
 }
 
-const CLIENT_DOC = `/**
+/** createClient's JSDoc: the HTTP status of each typed error is the spec's (errors.yaml, by role). */
+function clientDoc(model: Model): string {
+  const status = (role: string) => model.errorTypes.find((e) => e.role === role)?.httpStatus ?? "not in this spec";
+  return `/**
  * Creates the client. \`baseUrl\` is the environment's address (test or production; not shown in
- * the service's specification). Errors are typed: ValidationError (422, or \`validate: true\` before sending),
- * TooManyAttemptsError (474), SubmissionConflictError (475: wait for the first outcome, do not
+ * the service's specification). Errors are typed: ValidationError (${status("validation")}, or \`validate: true\` before sending),
+ * TooManyAttemptsError (${status("attemptsExhausted")}), SubmissionConflictError (${status("resubmissionInFlight")}: wait for the first outcome, do not
  * resend), HttpError (any other non-2xx), TimeoutError, NetworkError, ResponseValidationError
  * (\`validateResponses: true\`), all \`instanceof VerispecError\`.
  */`;
+}
 
 const REQUEST_OPTIONS = `/** Per-call options. */
 export interface RequestOptions {
@@ -191,14 +195,14 @@ export function clientFiles(model: Model): OutputFile[] {
 // \`validate\` or \`validateResponses\`, so they stay out of the client bundle.
 const loadValidate = () => import("./validators/index.js").then((m) => m.validate);
 
-${CLIENT_DOC}
+${clientDoc(model)}
 export function createClient(options) {
   const core = createClientCore(options, specConstants, loadValidate);
   return {
 ${impl.join("\n")}
   };
 }`,
-        dts: `\n${CLIENT_DOC}\nexport declare function createClient(options: ClientOptions): VerispecClient;`,
+        dts: `\n${clientDoc(model)}\nexport declare function createClient(options: ClientOptions): VerispecClient;`,
       },
       {
         js: `\n${FROM_ENV_DOC}\nexport function createClientFromEnv(options) {\n  const { env, ...rest } = options;\n  return createClient({ ...rest, ...credentialsFrom(env ?? processEnvironment()) });\n}`,

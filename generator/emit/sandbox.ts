@@ -66,6 +66,11 @@ function resubmittableKind(model: Model): { type: string; subType: string } {
   return { type: equal("type"), subType: equal("subType") };
 }
 
+/** The `const` of a shape's property (a string): a value the sandbox writes as the spec fixes it. */
+function constOf(model: Model, shape: string, property: string): string {
+  return need(model.shapes[shape]?.properties?.[property]?.const as string | undefined, `${shape} ${property} const`);
+}
+
 /** The entity type of an individual: the value statuses.yaml condition `isEntity` excludes. */
 function individualType(model: Model): string {
   const { expr } = need(model.conditions["isEntity"], "statuses.yaml condition isEntity");
@@ -128,6 +133,8 @@ export function sandboxSpec(model: Model) {
     resubmittable: { condition: "resubmittable", fields: resubmittableKind(model) },
     individualType: individualType(model),
     // The `type` of a requested document in the older payload's requestedActions (webhooks.yaml v4.RequestedDocument).
+    envelopeStatus: { success: constOf(model, "v5.SuccessEnvelope", "status"), error: constOf(model, "v5.ErrorEnvelope", "status") },
+    formCreatedStatus: constOf(model, "v4.IdFormResponse", "status"),
     requestedDocumentType: need(
       model.shapes["v4.RequestedDocument"]?.properties?.["type"]?.const as string | undefined,
       "webhooks.yaml v4.RequestedDocument type const",

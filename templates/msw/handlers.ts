@@ -175,7 +175,7 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
         source: choice<string>(spec, "formSource", "source"),
         serviceLink: `${new URL(c.request.url).origin}/_form/${id}`,
         verificationUuid: id,
-        status: "success",
+        status: spec.formCreatedStatus,
       });
     }),
     route("getVerificationStatus", async (c) => {

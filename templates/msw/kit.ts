@@ -77,7 +77,7 @@ function bodyReader(spec: SandboxBinding["spec"]) {
 function answers(spec: SandboxBinding["spec"], clock: SandboxClock, newId: () => string) {
   const send = (status: number, body: string, headers: Record<string, string> = {}) =>
     new HttpResponse(body, { status, headers: { "Content-Type": `${spec.bodyMediaType}; charset=utf-8`, "Cache-Control": "no-store", ...headers } });
-  const context = (sentUid: string | undefined) => ({ now: clock.now(), serviceUid: sentUid, newTrace: newId });
+  const context = (sentUid: string | undefined) => ({ now: clock.now(), serviceUid: sentUid, newTrace: newId, statuses: spec.envelopeStatus });
   const envelopeOf = (sentUid: string | undefined, path: string, statusCode: number, fields: EnvelopeFields) =>
     envelope(context(sentUid), path, statusCode, fields);
   /** A refusal in the route's shape (v5: its basic routes; the control API: the older shape), with the challenge on a basic route. */

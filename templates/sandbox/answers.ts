@@ -22,6 +22,8 @@ export interface EnvelopeContext {
   readonly serviceUid: string | undefined;
   /** A new trace for an envelope that names none. */
   readonly newTrace: () => string;
+  /** The envelope's `status` of a success and of an error (the binding's envelopeStatus). */
+  readonly statuses: SandboxSpec["envelopeStatus"];
 }
 
 /** The v5 envelope around an answer. */
@@ -35,7 +37,7 @@ export function envelope(ctx: EnvelopeContext, path: string, statusCode: number,
     statusCode,
     message: fields.message,
     help: null,
-    status: statusCode < 400 ? "success" : "error",
+    status: statusCode < 400 ? ctx.statuses.success : ctx.statuses.error,
     data: fields.data ?? null,
     error: fields.error ?? null,
   };
@@ -57,17 +59,21 @@ export function refusalAnswer(
   spec: SandboxSpec,
   shape: "v5" | "older",
   refusal: Refusal,
-  o: { readonly path: string; readonly basic: boolean; readonly envelope: EnvelopeContext },
+  o: { readonly path: string; readonly basic: boolean; readonly envelope: Omit<EnvelopeContext, "statuses"> },
 ): { body: string; headers: Record<string, string> } {
   const { status, type, message } = refusal;
   const details = refusal.details ?? [];
   const headers: Record<string, string> =
     status === choice<number>(spec, "authFailure", "httpStatus") && o.basic ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
-  if (shape === "older") return { body: JSON.stringify({ status: "error", statusCode: status, type, message, details }), headers };
+  if (shape === "older") {
+    const older = { status: choice<string>(spec, "olderErrorShape", "status"), statusCode: status, type, message, details };
+    return { body: JSON.stringify(older), headers };
+  }
   const validation = errorByRole(spec, "validation").type;
   const known = Object.hasOwn(spec.errors, type);
   const error = type === validation ? { type, details } : known ? { type, message, help: null } : { code: type, message, help: null };
   const top = type === validation ? (spec.errors[type]!.message ?? message) : message;
   const extra = { ...(refusal.trace ? { trace: refusal.trace } : {}), ...(refusal.pathParams ? { pathParams: refusal.pathParams } : {}) };
-  return { body: JSON.stringify(envelope(o.envelope, o.path, status, { message: top, error, ...extra })), headers };
+  const context = { ...o.envelope, statuses: spec.envelopeStatus };
+  return { body: JSON.stringify(envelope(context, o.path, status, { message: top, error, ...extra })), headers };
 }

@@ -50,6 +50,10 @@ export interface SandboxSpec {
   readonly individualType: string;
   /** The `type` of a requested document (webhooks.yaml v4.RequestedDocument `type` const). */
   readonly requestedDocumentType: string;
+  /** The v5 envelope's `status` of a success and of an error (v5.yaml v5.SuccessEnvelope, v5.ErrorEnvelope `status` const). */
+  readonly envelopeStatus: { readonly success: string; readonly error: string };
+  /** The `status` of the answer to the forms call (older.yaml v4.IdFormResponse `status` const). */
+  readonly formCreatedStatus: string;
   /** The media type of every body (section 4, endpoints.yaml `bodies`). */
   readonly bodyMediaType: string;
 }
@@ -109,6 +113,7 @@ export const SANDBOX_NEEDS = {
     controlApi: ["maxClockOffsetMs", "maxAttempts", "messages", "conflict"],
     results: ["neutral", "hits"],
     requestedActions: ["document", "ids"],
+    olderErrorShape: ["status"],
   },
 } as const satisfies { transitions: Record<string, string>; errorRoles: Record<string, string>; choices: Record<string, readonly string[]> };
 

@@ -5,7 +5,7 @@
 // field. The choices where the specification is silent are spec/sandbox.yaml hostedForm. Every value shown
 // is escaped. HTTP I/O stays in server.ts; state and webhooks in service.ts.
 import type { ValidationIssue } from "../validators/types.js";
-import { choice, type FormField, type SandboxBinding } from "./binding.js";
+import { choice, errorByRole, type FormField, type SandboxBinding } from "./binding.js";
 import { escapeHtml, messagePage, PAGE_STYLE } from "./page.js";
 import type { SandboxService } from "./service.js";
 
@@ -232,7 +232,10 @@ export function hostedForm(b: SandboxBinding, service: SandboxService, check: (s
         await service.openForm(id);
         const values = new Map(prefilled(stored.request, stored.reduced, texts.keep));
         for (const [name, value] of posted) values.set(name, value);
-        return { status: 422, html: formHtml(texts, formView(b, texts, id, stored.request, stored.reduced, values, issues)) };
+        return {
+          status: errorByRole(b.spec, "validation").httpStatus,
+          html: formHtml(texts, formView(b, texts, id, stored.request, stored.reduced, values, issues)),
+        };
       }
       const trace = await service.submitForm(id, request);
       return { status: 200, html: messagePage(texts.messages.submittedTitle, texts.messages.submitted.replace("{trace}", trace)) };

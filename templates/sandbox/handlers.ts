@@ -109,7 +109,7 @@ export class SandboxHandlers {
       source: choice<string>(this.http.spec, "formSource", "source"),
       serviceLink: `${this.o.baseUrl()}/_form/${id}`,
       verificationUuid: id,
-      status: "success",
+      status: this.http.spec.formCreatedStatus,
     });
   };
 

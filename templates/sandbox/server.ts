@@ -75,7 +75,7 @@ class SandboxHttp implements HttpKit {
   envelope(ctx: RequestContext, path: string, statusCode: number, fields: EnvelopeFields) {
     // The caller's account's clock; before credentials, a sole account's, else real time (no account's offset is shown to a stranger).
     const now = (ctx.account ?? this.sole)?.clock.now() ?? Date.now();
-    return envelope({ now, serviceUid: ctx.sentUid ?? "", newTrace: randomUUID }, path, statusCode, fields);
+    return envelope({ now, serviceUid: ctx.sentUid ?? "", newTrace: randomUUID, statuses: this.spec.envelopeStatus }, path, statusCode, fields);
   }
 
   private invalid(issues: readonly ValidationIssue[]): ServiceError {

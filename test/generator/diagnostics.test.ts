@@ -50,7 +50,7 @@ const cases: Case[] = [
     file: "errors.yaml",
     from: "httpStatus: 474",
     to: 'httpStatus: "474"',
-    message: 'spec/errors.yaml:10:17: error VS205: found "474"; expected a value of type integer',
+    message: 'spec/errors.yaml:15:17: error VS205: found "474"; expected a value of type integer',
   },
   {
     name: "a malformed section number",
@@ -188,7 +188,7 @@ const cases: Case[] = [
     file: "errors.yaml",
     from: "    abnChecksum:",
     to: "    abnChecksumm:",
-    message: "spec/errors.yaml:88:3: error VS422: found no `abnChecksum` here; expected `abnChecksum`: the message of the strict ABN mode",
+    message: "spec/errors.yaml:94:3: error VS422: found no `abnChecksum` here; expected `abnChecksum`: the message of the strict ABN mode",
   },
 ];
 

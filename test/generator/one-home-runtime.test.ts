@@ -43,6 +43,8 @@ const RUNTIME_FACTS = [
   { fact: "the outcome names (status unions typed by hand)", home: "statuses.yaml outcomes", literal: '"retry_possible"' },
   { fact: "the outcome of a rejection that cannot be retried", home: "statuses.yaml attempts.rejectionOutcomes.final", literal: '"final_rejection"' },
   { fact: "the outcome of a status awaiting processing", home: "statuses.yaml outcomes (the complete row's from)", literal: '"processing"' },
+  { fact: "the v5 envelope's success status", home: "v5.yaml v5.SuccessEnvelope status const", literal: '"success"' },
+  { fact: "the older error body's status (a sandbox choice)", home: "sandbox.yaml choices.olderErrorShape.status", literal: 'status: "error"' },
   { fact: "the validation error's code", home: "errors.yaml errorTypes (role validation)", literal: "validation_error" },
   { fact: "the code of a resubmission past the cap", home: "errors.yaml errorTypes (role attemptsExhausted)", literal: "too_many_attempts" },
   { fact: "the code of a resubmission in flight", home: "errors.yaml errorTypes (role resubmissionInFlight)", literal: "submission_conflict" },
@@ -52,10 +54,12 @@ const RUNTIME_FACTS = [
 /**
  * Files that may hold a literal, and why: the sandbox's operator endpoints (/healthz, /readyz, /metrics)
  * and the webhook receiver's own refusal are verispec's answers, not the service's, and answer JSON by
- * verispec's choice; a comment may name the value it stands for.
+ * verispec's choice; a comment may name the value it stands for. The sandbox's last-resort answer to an
+ * internal error whose envelope itself failed (server.ts) needs nothing of the binding, so that it cannot fail too.
  */
 const LITERAL_EXEMPT: Readonly<Record<string, readonly string[]>> = {
   "application/json": ["templates/sandbox/ops.ts", "templates/webhooks/request.ts"],
+  'status: "error"': ["templates/sandbox/ops.ts", "templates/sandbox/server.ts"],
 };
 
 let scratch: ScratchSpec | undefined;
@@ -266,6 +270,43 @@ const renamedValidation = (): string =>
     ["endpoints.yaml", "[validation_error, too_many_attempts", "[invalid_request, too_many_attempts"],
     ["v5.yaml", "type: validation_error", "type: invalid_request"],
   ]);
+
+/** The spec with the envelopes' `status` values renamed: v5 success ok, v5 error failed, the forms call's created, the older errors' refused. */
+function renamedEnvelopeStatuses(): string {
+  const spec = edited([["sandbox.yaml", "    status: error\n", "    status: refused\n"]]);
+  const rewrite = (file: string, edit: (text: string) => string) => scratch!.write(file, edit(readFileSync(join(spec, file), "utf8")));
+  rewrite("v5.yaml", (t) =>
+    t
+      .replace("enum: [success, error]", "enum: [ok, failed]")
+      .replace(/(const: |status: )success\b/g, "$1ok")
+      .replace(/(const: |status: )error\b/g, "$1failed"),
+  );
+  rewrite("older.yaml", (t) => t.replace(/(const: |status: )success\b/g, "$1created"));
+  return spec;
+}
+
+describe("the answers' status values follow the spec", () => {
+  it("renamed: the msw handlers answer a v5 success ok and a v5 error failed, the forms call created, an older error refused", async () => {
+    const { binding } = await loadServedSpec(renamedEnvelopeStatuses());
+    const mock = createMockHandlers(binding as SandboxBinding, { processingMs: "manual" });
+    const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+      const init = { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) };
+      const response = await getResponse(mock.handlers, new Request(`https://api.example.com${path}`, init));
+      return { status: response!.status, body: (await response!.json()) as Record<string, unknown> };
+    };
+    const basic = { Authorization: `Basic ${btoa(`${mock.serviceUid}:${mock.secret}`)}` };
+    const credentials = { metadata_version: "4", metadata_serviceUid: mock.serviceUid, metadata_secretKey: mock.secret };
+    const person = { type: "individual", subType: "data", name: "A Person", country: "AUS", website: "https://example.com" };
+    expect(await post("/v5/verifications", person, basic)).toMatchObject({
+      status: 200,
+      body: { status: "ok", error: null },
+    });
+    expect(await post("/v5/verifications", { type: "individual" }, basic)).toMatchObject({ status: 422, body: { status: "failed" } });
+    const form = await post("/idform", { ...credentials, serviceLink_dataAccessType: "idForm", type: "publicCompany", fields: { country: "AUS" } });
+    expect(form).toMatchObject({ status: 200, body: { status: "created" } });
+    expect(await post("/verify", { ...credentials, type: "individual" })).toMatchObject({ status: 422, body: { status: "refused", statusCode: 422 } });
+  });
+});
 
 describe("the error codes follow errors.yaml, looked up by their role", () => {
   it("the code of a resubmission in flight renamed: the sandbox refuses with it and the client throws SubmissionConflictError for it", async () => {
