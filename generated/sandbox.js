@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "96c68c72e4bfed0d",
+  "specHash": "1db71d1cb4f9b674",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -108,9 +108,23 @@ export const sandboxSpec = {
       "message": "Too big: expected array to have <={max} items",
       "tooManyValues": "The request body holds more than {max} values."
     },
+    "refusals": {
+      "choice": "A request refused before the service's rules apply to it (the specification shows no answer for these) is answered in the interface's error shape with the status and code of its kind: a body that is not JSON, not an object, too deep or of too many values, a malformed listing query or a control API value out of bounds is `badRequest`; a body over the size limit is `payloadTooLarge`; a body of another media type is `unsupportedMediaType`.",
+      "badRequest": {
+        "httpStatus": 400,
+        "code": "bad_request"
+      },
+      "payloadTooLarge": {
+        "httpStatus": 413,
+        "code": "payload_too_large"
+      },
+      "unsupportedMediaType": {
+        "httpStatus": 415,
+        "code": "unsupported_media_type"
+      }
+    },
     "requestUrl": {
-      "choice": "A path or query with a malformed percent-escape (`%` without two hex digits, or escapes that are not UTF-8) is answered 400 in the interface's error shape, before authentication.",
-      "code": "bad_request",
+      "choice": "A path or query with a malformed percent-escape (`%` without two hex digits, or escapes that are not UTF-8) is answered as `refusals.badRequest` in the interface's error shape, before authentication.",
       "message": "The request path or query has a malformed percent-escape."
     },
     "nulCharacter": {

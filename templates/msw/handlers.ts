@@ -7,7 +7,7 @@
 import { http, type HttpHandler } from "msw";
 import { choice, type SandboxBinding } from "../sandbox/binding.js";
 import { SandboxClock } from "../sandbox/clock.js";
-import { HttpError } from "../sandbox/exchange.js";
+import { refusedAs } from "../sandbox/exchange.js";
 import { pathPattern } from "../sandbox/routes.js";
 import { SandboxService, type Verification } from "../sandbox/service.js";
 import { memoryStore } from "../sandbox/store/memory.js";
@@ -200,11 +200,11 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
 function controlRoutes(binding: SandboxBinding, service: SandboxService, clock: SandboxClock, kit: Kit): MockRoute[] {
   const spec = binding.spec;
   const refuse = (message: "verificationStatus" | "maxAttempts" | "trigger" | "advanceMs", max?: number) =>
-    new HttpError(400, "bad_request", choice<Readonly<Record<string, string>>>(spec, "controlApi", "messages")[message]!.replace("{max}", String(max)));
+    refusedAs(spec, "badRequest", choice<Readonly<Record<string, string>>>(spec, "controlApi", "messages")[message]!.replace("{max}", String(max)));
   const object = async (request: Request) => {
     const body: unknown = await kit.readJson(request);
     if (typeof body !== "object" || body === null || Array.isArray(body))
-      throw new HttpError(400, "bad_request", choice<Record<string, string>>(spec, "requestBody", "messages").notObject!);
+      throw refusedAs(spec, "badRequest", choice<Record<string, string>>(spec, "requestBody", "messages").notObject!);
     return body as Record<string, unknown>;
   };
   return [

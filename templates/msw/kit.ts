@@ -7,7 +7,7 @@ import { envelope, type EnvelopeFields, type Refusal, refusalAnswer } from "../s
 import { choice, errorByRole, validateWith, type SandboxBinding } from "../sandbox/binding.js";
 import { jsonDepth, nulPaths } from "../sandbox/bodies.js";
 import type { SandboxClock } from "../sandbox/clock.js";
-import { HttpError } from "../sandbox/exchange.js";
+import { HttpError, refusedAs } from "../sandbox/exchange.js";
 import { ServiceError, type SandboxService } from "../sandbox/service.js";
 
 /** The user name of a Basic header (what an envelope's serviceUid echoes), and the pair; undefined when it is not one. */
@@ -52,22 +52,22 @@ function bodyReader(spec: SandboxBinding["spec"]) {
   const maxBytes = choice<number>(spec, "requestSize", "maxBodyBytes");
   const readJson = async (request: Request): Promise<Record<string, unknown>> => {
     const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type !== spec.bodyMediaType) throw new HttpError(415, "unsupported_media_type", rules.notJsonType);
+    if (type !== spec.bodyMediaType) throw refusedAs(spec, "unsupportedMediaType", rules.notJsonType);
     const raw = await request.text();
     if (new TextEncoder().encode(raw).length > maxBytes)
-      throw new HttpError(413, "payload_too_large", choice<string>(spec, "requestSize", "message").replace("{limit}", String(maxBytes)));
+      throw refusedAs(spec, "payloadTooLarge", choice<string>(spec, "requestSize", "message").replace("{limit}", String(maxBytes)));
     let value: unknown;
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new HttpError(400, "bad_request", rules.notJson);
+      throw refusedAs(spec, "badRequest", rules.notJson);
     }
-    if (jsonDepth(raw) > maxDepth) throw new HttpError(400, "bad_request", rules.tooDeep.replace("{max}", String(maxDepth)));
+    if (jsonDepth(raw) > maxDepth) throw refusedAs(spec, "badRequest", rules.tooDeep.replace("{max}", String(maxDepth)));
     return value as Record<string, unknown>;
   };
   const readObject = async (request: Request) => {
     const body: unknown = await readJson(request);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", rules.notObject);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw refusedAs(spec, "badRequest", rules.notObject);
     return body as Record<string, unknown>;
   };
   return { readJson, readObject };
@@ -137,7 +137,7 @@ export function httpKit(binding: SandboxBinding, clock: SandboxClock, newId: () 
   const decode = (raw: string) =>
     tryDecode(raw) ??
     (() => {
-      throw new HttpError(400, choice<string>(spec, "requestUrl", "code"), choice<string>(spec, "requestUrl", "message"));
+      throw refusedAs(spec, "badRequest", choice<string>(spec, "requestUrl", "message"));
     })();
   return {
     spec,

@@ -114,8 +114,12 @@ export const SANDBOX_NEEDS = {
     results: ["neutral", "hits"],
     requestedActions: ["document", "ids"],
     olderErrorShape: ["status"],
+    refusals: ["badRequest", "payloadTooLarge", "unsupportedMediaType"],
   },
 } as const satisfies { transitions: Record<string, string>; errorRoles: Record<string, string>; choices: Record<string, readonly string[]> };
+
+/** A kind of request the sandbox refuses before the service's rules apply (sandbox.yaml `refusals`). */
+export type RefusalKind = (typeof SANDBOX_NEEDS.choices.refusals)[number];
 
 /** A role of an error the sandbox answers (errors.yaml `role`). */
 export type ErrorRole = keyof typeof SANDBOX_NEEDS.errorRoles;

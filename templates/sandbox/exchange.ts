@@ -1,7 +1,7 @@
 // What the HTTP layer (server.ts) hands the handlers (handlers.ts): one request in hand, and the kit of
 // HTTP concerns they use (bodies, validation, answers). A leaf module, so neither imports the other.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { SandboxBinding, SandboxSpec } from "./binding.js";
+import { choice, type RefusalKind, type SandboxBinding, type SandboxSpec } from "./binding.js";
 import type { Browse } from "./browse.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxService } from "./service.js";
@@ -54,6 +54,12 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A request refused before the service's rules apply: the status and code of its kind (spec/sandbox.yaml refusals), with `message`. */
+export function refusedAs(spec: SandboxSpec, kind: RefusalKind, message: string): HttpError {
+  const { httpStatus, code } = choice<{ readonly httpStatus: number; readonly code: string }>(spec, "refusals", kind);
+  return new HttpError(httpStatus, code, message);
 }
 
 /** What one request carries through its handling: its id (for an internal error), the serviceUid its caller sent, and the account its credentials picked (once checked). */

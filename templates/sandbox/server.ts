@@ -10,7 +10,7 @@ import { nulPaths } from "./bodies.js";
 import { choice, choiceMessage, errorByRole, type SandboxSpec, validateWith } from "./binding.js";
 import { CursorRefused, parseBrowse, type Browse } from "./browse.js";
 import { pageSecurityHeaders } from "./csp.js";
-import { HttpError, type Account, type ControlMessage, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
+import { HttpError, refusedAs, type Account, type ControlMessage, type Exchange, type HttpKit, type RequestContext, type ServerOptions } from "./exchange.js";
 import { SandboxHandlers, type Handler } from "./handlers.js";
 import { accountChecker, basicCredentials } from "./http/credentials.js";
 import { closeIfUnread, traceInPath } from "./http/refused.js";
@@ -122,20 +122,20 @@ class SandboxHttp implements HttpKit {
 
   browseOf(url: URL, defaultLimit?: number): Browse {
     const b = parseBrowse(url.searchParams, defaultLimit);
-    if (typeof b === "string") throw new HttpError(400, "bad_request", b);
+    if (typeof b === "string") throw refusedAs(this.spec, "badRequest", b);
     this.params({ trace: b.trace, userId: b.userId, status: b.status });
     return b;
   }
 
   refuse(message: ControlMessage, max?: number): HttpError {
     const messages = choice<Readonly<Record<ControlMessage, string>>>(this.spec, "controlApi", "messages");
-    return new HttpError(400, "bad_request", messages[message].replace("{max}", String(max)));
+    return refusedAs(this.spec, "badRequest", messages[message].replace("{max}", String(max)));
   }
 
   // ---- the router: the matched route decides interface, shape and authentication ----
 
   private malformed(): HttpError {
-    return new HttpError(400, choice<string>(this.spec, "requestUrl", "code"), choice<string>(this.spec, "requestUrl", "message"));
+    return refusedAs(this.spec, "badRequest", choice<string>(this.spec, "requestUrl", "message"));
   }
 
   private decode(raw: string): string {
@@ -280,7 +280,7 @@ class SandboxHttp implements HttpKit {
       } catch (err) {
         if (res.headersSent) return void res.destroy();
         if (err instanceof ServiceError || err instanceof HttpError) return this.refused(ctx, req, res, at, err);
-        if (err instanceof CursorRefused) return this.refused(ctx, req, res, at, new HttpError(400, "bad_request", err.message));
+        if (err instanceof CursorRefused) return this.refused(ctx, req, res, at, refusedAs(this.spec, "badRequest", err.message));
         return this.internal(ctx, req, res, at, err);
       }
     } catch (err) {

@@ -48,6 +48,9 @@ const RUNTIME_FACTS = [
   { fact: "the validation error's code", home: "errors.yaml errorTypes (role validation)", literal: "validation_error" },
   { fact: "the code of a resubmission past the cap", home: "errors.yaml errorTypes (role attemptsExhausted)", literal: "too_many_attempts" },
   { fact: "the code of a resubmission in flight", home: "errors.yaml errorTypes (role resubmissionInFlight)", literal: "submission_conflict" },
+  { fact: "the sandbox's refusal of an unreadable body", home: "sandbox.yaml choices.refusals.badRequest", literal: '"bad_request"' },
+  { fact: "the sandbox's refusal of a body over the limit", home: "sandbox.yaml choices.refusals.payloadTooLarge", literal: '"payload_too_large"' },
+  { fact: "the sandbox's refusal of another media type", home: "sandbox.yaml choices.refusals.unsupportedMediaType", literal: '"unsupported_media_type"' },
   { fact: "the validation error's message", home: "errors.yaml errorTypes.validation_error.message", literal: '"Validation error"' },
 ] as const;
 
@@ -366,6 +369,69 @@ describe("the error codes follow errors.yaml, looked up by their role", () => {
       await running.close();
     }
     expect(toError(422, { error: { type: "invalid_request", details: [] } }, clientConstants(spec))).toBeInstanceOf(clientErrors.ValidationError);
+  });
+});
+
+describe("the sandbox's own refusals follow sandbox.yaml refusals", () => {
+  it("their statuses and codes changed: the sandbox's HTTP layer and the msw handlers answer a body that is not JSON, another media type and a body over the limit with them", async () => {
+    const spec = edited([
+      ["sandbox.yaml", "badRequest: { httpStatus: 400, code: bad_request }", "badRequest: { httpStatus: 418, code: unreadable_body }"],
+      ["sandbox.yaml", "payloadTooLarge: { httpStatus: 413, code: payload_too_large }", "payloadTooLarge: { httpStatus: 507, code: body_too_big }"],
+      ["sandbox.yaml", "unsupportedMediaType: { httpStatus: 415, code: unsupported_media_type }", "unsupportedMediaType: { httpStatus: 406, code: not_json }"],
+    ]);
+    const { binding } = await loadServedSpec(spec);
+    const maxBodyBytes = 1 << 20; // the sandbox's default; the msw handlers' only limit
+    const cases = [
+      { body: "{not json", type: "application/json", want: [418, "unreadable_body"] },
+      { body: "{}", type: "text/plain", want: [406, "not_json"] },
+      { body: JSON.stringify({ name: "x".repeat(2 * maxBodyBytes) }), type: "application/json", want: [507, "body_too_big"] },
+    ] as const;
+    const answersOf = async (send: (init: RequestInit) => Promise<Response | undefined>) => {
+      const got: (readonly [number, unknown])[] = [];
+      for (const c of cases) {
+        const answer = (await send({ method: "POST", headers: { "Content-Type": c.type }, body: c.body }))!;
+        got.push([answer.status, ((await answer.json()) as { error?: { code?: unknown } }).error?.code]);
+      }
+      return got;
+    };
+    const want = cases.map((c) => [c.want[0], c.want[1]]);
+
+    const mock = createMockHandlers(binding as SandboxBinding, { processingMs: "manual" });
+    const basic = `Basic ${btoa(`${mock.serviceUid}:${mock.secret}`)}`;
+    const mocked = await answersOf((init) =>
+      getResponse(
+        mock.handlers,
+        new Request("https://api.example.com/v5/verifications", { ...init, headers: { ...(init.headers as object), Authorization: basic } }),
+      ),
+    );
+    expect(mocked).toEqual(want);
+
+    const credentials = { serviceUid: "uid-1", secret: "secret-1" };
+    const running = await startSandbox({
+      binding: binding as SandboxBinding,
+      host: "127.0.0.1",
+      port: 0,
+      db: "memory",
+      cwd: ROOT,
+      processingMs: "manual",
+      requestedActionsPath: "/requestedActions",
+      maxBodyBytes,
+      credentials,
+      signingSecret: "s",
+      deliveryTimeoutMs: 1000,
+      retryDelaysMs: [],
+      log: () => {},
+      metrics: false,
+    });
+    try {
+      const auth = `Basic ${btoa(`${credentials.serviceUid}:${credentials.secret}`)}`;
+      const served = await answersOf((init) =>
+        fetch(`${running.url}/v5/verifications`, { ...init, headers: { ...(init.headers as object), Authorization: auth } }),
+      );
+      expect(served).toEqual(want);
+    } finally {
+      await running.close();
+    }
   });
 });
 

@@ -108,7 +108,7 @@ describe("a big text stored through the embedded database", { timeout: 120_000 }
     const small = db.query("SELECT 1 AS one").then((rows) => (order.push("small"), rows));
     const [rows] = await Promise.all([write, small]);
     expect(order).toEqual(["small", "big"]);
-    expect(rows.map((r) => r.delivery_id)).toEqual(["d-big", "d-big-2"]);
+    expect(rows.map((r) => r.deliveryId)).toEqual(["d-big", "d-big-2"]);
     const [stored] = await db.query<{ request: string }>("SELECT request FROM verifications WHERE trace = 't-big'");
     expect(stored!.request).toBe(JSON.stringify(request));
     const bodies = await db.query<{ delivery_id: string; body: string }>("SELECT delivery_id, body FROM outbox WHERE trace = 't-big' ORDER BY id");

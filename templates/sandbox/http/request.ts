@@ -5,7 +5,8 @@ import type { IncomingMessage } from "node:http";
 import type { ValidationIssue } from "../../validators/types.js";
 import { ShapeScanner, type ShapeProblem } from "../body-shape.js";
 import { choice, type SandboxSpec } from "../binding.js";
-import { HttpError } from "../exchange.js";
+import { type HttpError, refusedAs } from "../exchange.js";
+import type { RefusalKind } from "../binding.js";
 
 /** The request-body refusals (spec/sandbox.yaml: requestSize, requestBody). */
 export interface BodyRules {
@@ -17,6 +18,8 @@ export interface BodyRules {
   readonly messages: Readonly<Record<"notJsonType" | "notFormType" | "notJson" | "notObject" | "tooDeep", string>>;
   /** spec/sandbox.yaml requestArrays: measured on the text, before it is parsed. */
   readonly arrays: { readonly maxItems: number; readonly maxValues: number; readonly code: string; readonly message: string; readonly tooManyValues: string };
+  /** A refusal of `kind` (spec/sandbox.yaml refusals) with `message`. */
+  readonly refused: (kind: RefusalKind, message: string) => HttpError;
   /** The 422 of a body whose array at `path` is too long (the validators' error). */
   readonly invalid: (issues: readonly ValidationIssue[]) => Error;
 }
@@ -25,13 +28,13 @@ export interface BodyRules {
 export async function readBody(req: IncomingMessage, rules: BodyRules, look?: (chunk: Buffer) => void): Promise<Buffer> {
   const { limit } = rules;
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
+  if (Number.isFinite(declared) && declared > limit) throw rules.refused("payloadTooLarge", rules.tooLarge);
   const chunks: Buffer[] = [];
   let size = 0;
   let refusal: unknown;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, "payload_too_large", rules.tooLarge);
+    if (size > limit) throw rules.refused("payloadTooLarge", rules.tooLarge);
     // Once refused, the rest (within the limit) is read and dropped, not kept: leaving the loop would
     // destroy the socket and the client would never see the refusal.
     if (refusal !== undefined) continue;
@@ -55,7 +58,7 @@ export function mediaType(req: IncomingMessage): string {
 }
 
 export async function readJson(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
-  if (mediaType(req) !== rules.mediaType) throw new HttpError(415, "unsupported_media_type", rules.messages.notJsonType);
+  if (mediaType(req) !== rules.mediaType) throw rules.refused("unsupportedMediaType", rules.messages.notJsonType);
   // Measured chunk by chunk as it arrives (body-shape.ts): a hostile shape is refused before the rest is read or anything is parsed.
   const scanner = new ShapeScanner({ ...rules.arrays, maxDepth: rules.maxDepth });
   const bytes = await readBody(req, rules, (chunk) => refuseShape(scanner.feed(chunk), rules));
@@ -69,7 +72,7 @@ export async function readJson(req: IncomingMessage, rules: BodyRules): Promise<
     value = JSON.parse(raw);
   } catch {
     // Not V8's message: it quotes body text, and the older endpoints' bodies carry the secret key.
-    throw new HttpError(400, "bad_request", rules.messages.notJson);
+    throw rules.refused("badRequest", rules.messages.notJson);
   }
   if (big) await anotherTurn();
   return value as Record<string, unknown>;
@@ -84,8 +87,8 @@ export const anotherTurn = (): Promise<void> => new Promise((resolve) => setImme
 /** A body with an array over the bound (422 at its path), too many values or too deep (400), refused before it is parsed. */
 function refuseShape(problem: ShapeProblem | undefined, rules: BodyRules): void {
   const { arrays } = rules;
-  if (problem?.kind === "depth") throw new HttpError(400, "bad_request", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
-  if (problem?.kind === "values") throw new HttpError(400, "bad_request", arrays.tooManyValues.replace("{max}", String(arrays.maxValues)));
+  if (problem?.kind === "depth") throw rules.refused("badRequest", rules.messages.tooDeep.replace("{max}", String(rules.maxDepth)));
+  if (problem?.kind === "values") throw rules.refused("badRequest", arrays.tooManyValues.replace("{max}", String(arrays.maxValues)));
   if (problem?.kind === "items")
     throw rules.invalid([{ message: arrays.message.replace("{max}", String(arrays.maxItems)), code: arrays.code, path: problem.path }]);
 }
@@ -93,7 +96,7 @@ function refuseShape(problem: ShapeProblem | undefined, rules: BodyRules): void 
 /** A JSON body that must be an object (the older endpoints, the control API). */
 export async function readObject(req: IncomingMessage, rules: BodyRules): Promise<Record<string, unknown>> {
   const body: unknown = await readJson(req, rules);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", rules.messages.notObject);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw rules.refused("badRequest", rules.messages.notObject);
   return body as Record<string, unknown>;
 }
 
@@ -108,13 +111,13 @@ export function decodeStrict(raw: string, malformed: () => Error): string {
 
 /** A form post (the hosted form): its fields counted as the bytes arrive, before the text is split. */
 export async function readForm(req: IncomingMessage, rules: BodyRules): Promise<URLSearchParams> {
-  if (mediaType(req) !== "application/x-www-form-urlencoded") throw new HttpError(415, "unsupported_media_type", rules.messages.notFormType);
+  if (mediaType(req) !== "application/x-www-form-urlencoded") throw rules.refused("unsupportedMediaType", rules.messages.notFormType);
   // A 10 MiB form of millions of fields is refused for the cost of its bytes.
   const { maxValues, tooManyValues } = rules.arrays;
   let fields = 1;
   const count = (chunk: Buffer) => {
     for (let i = chunk.indexOf(38); i >= 0; i = chunk.indexOf(38, i + 1))
-      if (++fields > maxValues) throw new HttpError(400, "bad_request", tooManyValues.replace("{max}", String(maxValues)));
+      if (++fields > maxValues) throw rules.refused("badRequest", tooManyValues.replace("{max}", String(maxValues)));
   };
   return new URLSearchParams((await readBody(req, rules, count)).toString("utf8"));
 }
@@ -134,6 +137,7 @@ export function bodyRulesOf(spec: SandboxSpec, maxBodyBytes: number, invalid: Bo
       message: choice<string>(spec, "requestArrays", "message"),
       tooManyValues: choice<string>(spec, "requestArrays", "tooManyValues"),
     },
+    refused: (kind, message) => refusedAs(spec, kind, message),
     invalid,
   };
 }
