@@ -7,4 +7,4 @@ export * from "./runtime/client/errors.js";
 /** The spec's own version (spec/versions.yaml `specVersion`; null when the spec sets none). */
 export const specVersion = "1.0.0";
 /** The content hash of the spec files this was generated from: `verispec check`, the sandbox's start line and `verispec conform` print the same. */
-export const specHash = "1db71d1cb4f9b674";
+export const specHash = "9bf338dc7aa64fc4";

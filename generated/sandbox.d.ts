@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "1db71d1cb4f9b674";
+  readonly specHash: "9bf338dc7aa64fc4";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -109,7 +109,7 @@ export declare const sandboxSpec: {
       readonly tooManyValues: "The request body holds more than {max} values.";
     };
     readonly refusals: {
-      readonly choice: "A request refused before the service's rules apply to it (the specification shows no answer for these) is answered in the interface's error shape with the status and code of its kind: a body that is not JSON, not an object, too deep or of too many values, a malformed listing query or a control API value out of bounds is `badRequest`; a body over the size limit is `payloadTooLarge`; a body of another media type is `unsupportedMediaType`.";
+      readonly choice: "A request refused before the service's rules apply to it (the specification shows no answer for these) is answered in the interface's error shape with the status and code of its kind: a body that is not JSON, not an object, too deep or of too many values, a malformed listing query or a control API value out of bounds is `badRequest` (400 `bad_request`); a body over the size limit is `payloadTooLarge` (413 `payload_too_large`); a body of another media type is `unsupportedMediaType` (415 `unsupported_media_type`).";
       readonly badRequest: {
         readonly httpStatus: 400;
         readonly code: "bad_request";
