@@ -16,7 +16,7 @@ export class VerispecError extends Error {
   /** Response body: parsed JSON, or raw text when not JSON; for validation errors the data checked. Redacted. */
   declare readonly body?: unknown;
   static {
-    this.prototype.name = "VerispecError";
+    VerispecError.prototype.name = "VerispecError";
   }
   /** `init` becomes own fields (status, trace, body, details, cause...). */
   constructor(message: string, init?: object) {
@@ -36,21 +36,21 @@ export class ValidationError extends VerispecError {
   declare readonly details: ServiceIssue[];
   declare readonly schemaId?: string;
   static {
-    this.prototype.name = "ValidationError";
+    ValidationError.prototype.name = "ValidationError";
   }
 }
 
 /** too_many_attempts (the service's specification, section 7, HTTP 474): attempt cap exhausted, data not re-verified. */
 export class TooManyAttemptsError extends VerispecError {
   static {
-    this.prototype.name = "TooManyAttemptsError";
+    TooManyAttemptsError.prototype.name = "TooManyAttemptsError";
   }
 }
 
 /** submission_conflict (the service's specification, section 7, HTTP 475): wait for the first resubmission's outcome, then retry. */
 export class SubmissionConflictError extends VerispecError {
   static {
-    this.prototype.name = "SubmissionConflictError";
+    SubmissionConflictError.prototype.name = "SubmissionConflictError";
   }
 }
 
@@ -58,14 +58,14 @@ export class SubmissionConflictError extends VerispecError {
 export class HttpError extends VerispecError {
   declare readonly status: number;
   static {
-    this.prototype.name = "HttpError";
+    HttpError.prototype.name = "HttpError";
   }
 }
 
 /** The client's timeout fired (per attempt). */
 export class TimeoutError extends VerispecError {
   static {
-    this.prototype.name = "TimeoutError";
+    TimeoutError.prototype.name = "TimeoutError";
   }
 }
 
@@ -73,7 +73,7 @@ export class TimeoutError extends VerispecError {
 export class NetworkError extends VerispecError {
   declare readonly cause: unknown;
   static {
-    this.prototype.name = "NetworkError";
+    NetworkError.prototype.name = "NetworkError";
   }
 }
 
@@ -83,7 +83,7 @@ export class ResponseValidationError extends VerispecError {
   /** The validator's issues, `{message, code, path}` like ValidationError's. */
   declare readonly details: ServiceIssue[];
   static {
-    this.prototype.name = "ResponseValidationError";
+    ResponseValidationError.prototype.name = "ResponseValidationError";
   }
 }
 
@@ -95,7 +95,7 @@ export class RedirectError extends VerispecError {
   declare readonly status: number;
   declare readonly targetOrigin?: string;
   static {
-    this.prototype.name = "RedirectError";
+    RedirectError.prototype.name = "RedirectError";
   }
 }
 
@@ -103,7 +103,7 @@ export class RedirectError extends VerispecError {
 export class ResponseFormatError extends VerispecError {
   declare readonly status: number;
   static {
-    this.prototype.name = "ResponseFormatError";
+    ResponseFormatError.prototype.name = "ResponseFormatError";
   }
 }
 
@@ -111,6 +111,6 @@ export class ResponseFormatError extends VerispecError {
 export class ResponseTooLargeError extends VerispecError {
   declare readonly status: number;
   static {
-    this.prototype.name = "ResponseTooLargeError";
+    ResponseTooLargeError.prototype.name = "ResponseTooLargeError";
   }
 }

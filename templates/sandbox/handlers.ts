@@ -90,7 +90,7 @@ export class SandboxHandlers {
     this.http.params({ trace });
     const { service } = this.account(x);
     const v = await service.get(trace);
-    if (!v || v.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
+    if (v?.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
     const message = choice<string>(this.http.spec, "getMessage", "message");
     this.json(x, 200, this.http.envelope(x.ctx, x.path, 200, { message, trace, pathParams: { trace }, data: service.detail(v) }));
   };

@@ -187,7 +187,6 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const loop = startProcessing(o, accounts, logger);
   const process = loop.process;
 
-  let server: Server | undefined;
   let address = "";
   const tenantOf = new WeakMap<ServerResponse, string>();
   const handler = createHandler({
@@ -216,7 +215,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const serve = ops.wrap(handler);
   await dispatcher.start();
   // The handler answers every error itself; a rejection reaching here is logged, never left unhandled.
-  server = createServer((req, res) => void serve(req, res).catch((err: Error) => o.log(`internal error: ${err?.message}`)));
+  const server = createServer((req, res) => void serve(req, res).catch((err: Error) => o.log(`internal error: ${err?.message}`)));
   server.keepAliveTimeout = 5000;
   await listenOrStop(server, o, async () => {
     // Nothing may keep the process alive after a failed start: the loops and the database are stopped.

@@ -40,7 +40,7 @@ export function createValidator(raw, table, messages, first, keys) {
     // that validates again, so no two calls share it at once; its budget is set afresh before every run.
     const plainBounded = { $errorBudget: 0 };
     const check = (data, context, maxErrors) => {
-        if (first !== undefined && first.call(context, data))
+        if (first?.call(context, data))
             return VALID;
         const budget = errorBudget(maxErrors);
         let bounded;

@@ -87,7 +87,7 @@ export async function openPglite(dir: string | undefined): Promise<Db> {
     query: sql().query,
     transaction: async (fn) => {
       const tx = await call<number>({ op: "begin" });
-      let result;
+      let result: Awaited<ReturnType<typeof fn>>;
       try {
         result = await fn(sql(tx));
       } catch (err) {
