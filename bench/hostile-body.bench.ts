@@ -61,7 +61,7 @@ function cases(limit: number): ReadonlyArray<readonly [string, string, string, (
       `an object of ${keys.toLocaleString("en-US")} keys (${L})`,
       "/v5/verifications",
       "application/json",
-      () => individual(`,"identifiers":{${Array.from({ length: keys }, (_, i) => `"k${i}":1`).join(",")}}`.slice(0, limit - 2) + "}}"),
+      () => individual(`${`,"identifiers":{${Array.from({ length: keys }, (_, i) => `"k${i}":1`).join(",")}}`.slice(0, limit - 2)}}}`),
     ],
     [`${depth.toLocaleString("en-US")} levels of nesting (${L})`, "/v5/verifications", "application/json", () => `${"[".repeat(depth)}${"]".repeat(depth)}`],
     [

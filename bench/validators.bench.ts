@@ -237,6 +237,7 @@ const ENV_KEYS = new Set(["metadata_version", "metadata_serviceUid", "metadata_s
 const name = (v: unknown) => isStr(v) && v.length >= 1 && v.length <= 79 && NAME.test(v);
 /** Records an issue; true when the checker should stop (the first-error variant). */
 const add = (out: Issue[], issue: Issue, stop: boolean) => (out.push(issue), stop);
+// biome-ignore lint/suspicious/noExplicitAny: a hand-written checker of unknown JSON, written as its users write one
 function handUsa(d: any, stop: boolean): Issue[] {
   const out: Issue[] = [];
   if (!d || typeof d !== "object" || Array.isArray(d)) return [{ path: "", message: "object" }];
@@ -269,6 +270,7 @@ function handUsa(d: any, stop: boolean): Issue[] {
   for (const k of ["phone", "email"]) if (f[k] !== undefined && !isStr(f[k]) && add(out, { path: `fields.${k}`, message: "string" }, stop)) return out;
   return out;
 }
+// biome-ignore lint/suspicious/noExplicitAny: a hand-written checker of unknown JSON, written as its users write one
 function handTrust(d: any, stop: boolean): Issue[] {
   const out: Issue[] = [];
   if (!d || typeof d !== "object" || Array.isArray(d)) return [{ path: "", message: "object" }];
@@ -302,7 +304,7 @@ function handTrust(d: any, stop: boolean): Issue[] {
   }
   if (
     d.type === "trust" &&
-    !docs.some((x: any) => x?.kind === "trustDeed" && x?.source === "base64") &&
+    !docs.some((x: { kind?: unknown; source?: unknown } | null) => x?.kind === "trustDeed" && x?.source === "base64") &&
     add(out, { path: "documents", message: "required document" }, stop)
   )
     return out;

@@ -7,7 +7,7 @@
 //   for git; a run that was killed is recovered at the next start (the swap is rolled back, leftovers go).
 //   A leftover is only ever touched when it carries verispec's marker file (a name alone proves nothing:
 //   it may be the user's folder), and only after the output directory passed its checks.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { UsageError } from "./diagnostics.js";
 import type { OutputFile } from "./emit/output.js";
@@ -157,7 +157,7 @@ export function assertWritable(outDir: string, files: readonly OutputFile[], cwd
   if (!(fromCwd === ".." || fromCwd.startsWith(`..${sep}`) || isAbsolute(fromCwd))) {
     throw new OutputError("refusing to replace the working directory or a folder that holds it", outDir);
   }
-  let stat;
+  let stat: Stats;
   try {
     stat = lstatSync(outDir);
   } catch (err) {

@@ -437,7 +437,7 @@ function createValidator(raw, table, messages, first, keys) {
   let sites;
   const plainBounded = { $errorBudget: 0 };
   const check = (data, context, maxErrors) => {
-    if (first !== void 0 && first.call(context, data)) return VALID;
+    if (first?.call(context, data)) return VALID;
     const budget = errorBudget(maxErrors);
     let bounded;
     if (budget === Infinity) bounded = context;

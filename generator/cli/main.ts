@@ -7,6 +7,7 @@ import type { Dirs, Io } from "../context.js";
 import { describeFsError, SpecError, UsageError } from "../diagnostics.js";
 import { PACKAGE_ROOT } from "../package-root.js";
 import { COMMANDS, mainUsage, type Command } from "./table.js";
+import type { CommandCall } from "./command-call.js";
 
 function usageError(io: Io, usage: string, message: string): number {
   io.stderr(`verispec: ${message}\n\n${usage}\n`);
@@ -25,7 +26,7 @@ export function resolveDirs(cwd: string, spec?: string, out?: string): Dirs {
 
 async function runCommand(command: Command, args: readonly string[], io: Io): Promise<number> {
   if (command.options === "own") return command.run({ io, dirs: resolveDirs(io.cwd), positionals: [], values: {}, args });
-  let parsed;
+  let parsed: { values: CommandCall["values"]; positionals: string[] };
   try {
     parsed = parseArgs({
       args: [...args],

@@ -136,13 +136,13 @@ export class Client {
   readonly statuses = new Map<number, number>();
   readonly redact: <T>(v: T) => T;
   #next = 0;
-  constructor(readonly o: ClientOptions) {
-    const token = o.basic.replace(/^Basic /, "");
-    this.redact = redactor([...o.secrets, token, o.basic]);
+  constructor(readonly options: ClientOptions) {
+    const token = options.basic.replace(/^Basic /, "");
+    this.redact = redactor([...options.secrets, token, options.basic]);
   }
 
   get left(): number {
-    return this.o.maxRequests - this.sent;
+    return this.options.maxRequests - this.sent;
   }
 
   /**
@@ -153,45 +153,48 @@ export class Client {
     try {
       return await this.#once(method, path, body, auth);
     } catch (e) {
-      if (!(e instanceof ExchangeFailed) || e.connected || e.why !== "connection reset" || this.sent >= this.o.maxRequests) throw e;
+      if (!(e instanceof ExchangeFailed) || e.connected || e.why !== "connection reset" || this.sent >= this.options.maxRequests) throw e;
       return await this.#once(method, path, body, auth);
     }
   }
 
   async #once(method: "GET" | "POST", path: string, body: unknown, auth: Auth): Promise<Answer> {
-    if (this.sent >= this.o.maxRequests) throw new BudgetExhausted(this.o.maxRequests);
+    if (this.sent >= this.options.maxRequests) throw new BudgetExhausted(this.options.maxRequests);
     const wait = this.#next - Date.now();
     // Rate limiting is a wait by design: a server under test is not to be flooded.
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    this.#next = Date.now() + 1000 / this.o.rate;
+    this.#next = Date.now() + 1000 / this.options.rate;
     this.sent++;
     const headers: Record<string, string> = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    if (auth === "basic") headers["Authorization"] = this.o.basic;
+    if (auth === "basic") headers["Authorization"] = this.options.basic;
     else if (auth !== "none") headers["Authorization"] = auth.authorization;
     const what = `${method} ${path}`;
-    const signal = AbortSignal.timeout(this.o.timeoutMs);
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
     let res: Response;
     try {
-      res = await (this.o.fetch ?? fetch)(new URL(path.replace(/^\//, ""), this.o.baseUrl.endsWith("/") ? this.o.baseUrl : `${this.o.baseUrl}/`), {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-        redirect: "manual",
-      });
+      res = await (this.options.fetch ?? fetch)(
+        new URL(path.replace(/^\//, ""), this.options.baseUrl.endsWith("/") ? this.options.baseUrl : `${this.options.baseUrl}/`),
+        {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+          redirect: "manual",
+        },
+      );
     } catch (e) {
-      const why = whyFailed(e, this.o.timeoutMs);
+      const why = whyFailed(e, this.options.timeoutMs);
       throw new ExchangeFailed(`${what}: ${why}`, why, false);
     }
     this.answered++;
     this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
-    const text = this.redact(await readBounded(res, this.o, what));
+    const text = this.redact(await readBounded(res, this.options, what));
     return {
       status: res.status,
       contentType: res.headers.get("content-type") ?? undefined,
       text,
-      json: this.redact(parseBounded(text, this.o.maxDepth, what)),
+      json: this.redact(parseBounded(text, this.options.maxDepth, what)),
     };
   }
 }

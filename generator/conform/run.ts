@@ -115,13 +115,13 @@ export interface ConformOutcome {
   readonly stopped?: string;
 }
 
-export async function runConform(model: Model, rt: Runtime, o: ConformOptions): Promise<ConformOutcome> {
-  const run = new ConformRun(model, rt, o);
+export async function runConform(model: Model, rt: Runtime, options: ConformOptions): Promise<ConformOutcome> {
+  const run = new ConformRun(model, rt, options);
   await run.plan();
   await checkWebhooks(
     model,
     rt,
-    o,
+    options,
     run.created.map((x) => x.trace),
     run.results,
   );
@@ -152,7 +152,7 @@ class ConformRun {
   constructor(
     private readonly model: Model,
     private readonly rt: Runtime,
-    private readonly o: ConformOptions,
+    private readonly options: ConformOptions,
   ) {
     this.create = this.endpoint("createVerification");
     this.get = this.endpoint("getVerification");
@@ -179,7 +179,7 @@ class ConformRun {
   }
 
   tick(): void {
-    this.o.progress?.(this.results.length, Math.max(this.planned, this.results.length));
+    this.options.progress?.(this.results.length, Math.max(this.planned, this.results.length));
   }
 
   private endpoint(id: string): Endpoint {
@@ -187,7 +187,7 @@ class ConformRun {
   }
 
   private budgetReason(): string {
-    return `request budget reached (--max-requests ${this.o.client.o.maxRequests})`;
+    return `request budget reached (--max-requests ${this.options.client.options.maxRequests})`;
   }
 
   private held(id: string, operation: string, expected: string): void {
@@ -226,21 +226,21 @@ class ConformRun {
     if (this.stopped !== undefined) return void this.skipped(id, operation, `the run stopped: ${this.stopped}`);
     let a: Answer;
     try {
-      a = await this.o.client.send(method, path, body, auth);
+      a = await this.options.client.send(method, path, body, auth);
     } catch (e) {
       if (e instanceof BudgetExhausted) {
         this.budgetHit = true;
         return void this.skipped(id, operation, this.budgetReason());
       }
       if (!(e instanceof ExchangeFailed)) throw e;
-      if (!e.connected && this.o.client.answered === 0) throw new Unreachable(`${method} ${path}: ${e.why}`);
+      if (!e.connected && this.options.client.answered === 0) throw new Unreachable(`${method} ${path}: ${e.why}`);
       this.failed(id, operation, `an answer to ${method} ${path}`, e.why);
       if (++this.exchangeFailures >= MAX_EXCHANGE_FAILURES)
         this.stopped = `stopped after ${this.exchangeFailures} exchanges without a usable answer (the last: ${e.why})`;
       return undefined;
     }
     this.paths.add(path.split("?")[0]!);
-    if (this.o.client.answered >= ALL_404_AFTER && this.paths.size >= 2 && this.o.client.statuses.get(404) === this.o.client.answered) {
+    if (this.options.client.answered >= ALL_404_AFTER && this.paths.size >= 2 && this.options.client.statuses.get(404) === this.options.client.answered) {
       this.stopped = ALL_404;
       this.failed("run:base-url", "run", "answers from the service's paths", ALL_404);
     }
@@ -270,7 +270,7 @@ class ConformRun {
   /** The payload as sent: test data marked, credentials and real lookup keys filled in. */
   private prepare(v: RequestCase): Prepared {
     const e = this.endpoint(v.operation);
-    const path = e.path ?? (e.operationId === "submitRequestedActions" ? this.o.requestedActionsPath : undefined);
+    const path = e.path ?? (e.operationId === "submitRequestedActions" ? this.options.requestedActionsPath : undefined);
     if (path === undefined)
       return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.source}); give --requested-actions-path to run it` };
     if (v.changed && CREDENTIAL_FIELDS.has(String(v.changed[0])))
@@ -279,8 +279,8 @@ class ConformRun {
     if (body === undefined) return { skip: "a valid case that sets the name itself, too short to carry the test-data mark, is not sent" };
     if (e.auth !== "body") return { path, body, auth: e.auth === "basic" ? "basic" : "none" };
     for (const [k, value] of [
-      ["metadata_serviceUid", this.o.serviceUid],
-      ["metadata_secretKey", this.o.secret],
+      ["metadata_serviceUid", this.options.serviceUid],
+      ["metadata_secretKey", this.options.secret],
     ] as const)
       if (k in body) body[k] = value;
     if (v.valid && e.operationId === "getVerificationStatus") {
@@ -291,7 +291,7 @@ class ConformRun {
       }
     }
     if (v.valid && e.operationId === "submitRequestedActions") return { skip: "a valid follow-up needs a verification in status info" };
-    if (v.valid && "metadata_userId" in body) body["metadata_userId"] = `${this.o.runId}-${this.created.length + this.results.length}`;
+    if (v.valid && "metadata_userId" in body) body["metadata_userId"] = `${this.options.runId}-${this.created.length + this.results.length}`;
     return { path, body, auth: "none" };
   }
 
@@ -398,7 +398,7 @@ class ConformRun {
   private async authProbes(): Promise<void> {
     const wrong = `verispec-conform-wrong-${randomBytes(6).toString("hex")}`;
     const v5: [string, Auth][] = [
-      ["wrong-secret", { authorization: basicAuth(this.o.serviceUid, wrong) }],
+      ["wrong-secret", { authorization: basicAuth(this.options.serviceUid, wrong) }],
       ["missing", "none"],
       ["malformed", { authorization: "Basic %not-base64%" }],
     ];
@@ -407,7 +407,7 @@ class ConformRun {
     for (const [kind, auth] of v5) {
       if (!p || "skip" in p) break;
       const id = `auth:v5/${kind}`;
-      const a = await this.send(id, this.create.operationId, "POST", p.path, { ...p.body, userId: `${this.o.runId}-${kind}` }, auth, true);
+      const a = await this.send(id, this.create.operationId, "POST", p.path, { ...p.body, userId: `${this.options.runId}-${kind}` }, auth, true);
       if (!a) continue;
       const trace = isObj(a.json) && typeof a.json["trace"] === "string" ? a.json["trace"] : undefined;
       const created = trace !== undefined && (await this.detailStatus(`${id}#created`, trace)) === 200;
@@ -441,7 +441,7 @@ class ConformRun {
     const lookup = this.endpoint("getVerificationStatus");
     for (const [kind, spoil] of kinds) {
       const id = `auth:${older!.operation}/${kind}`;
-      const body = { ...clone(p.body), metadata_userId: `${this.o.runId}-${kind}` };
+      const body = { ...clone(p.body), metadata_userId: `${this.options.runId}-${kind}` };
       spoil(body);
       const a = await this.send(id, older!.operation, "POST", p.path, body, "none", true);
       if (!a) continue;
@@ -454,8 +454,8 @@ class ConformRun {
           lookup.path,
           {
             metadata_version: p.body["metadata_version"],
-            metadata_serviceUid: this.o.serviceUid,
-            metadata_secretKey: this.o.secret,
+            metadata_serviceUid: this.options.serviceUid,
+            metadata_secretKey: this.options.secret,
             userId: body["metadata_userId"],
           },
           "none",
@@ -518,7 +518,7 @@ class ConformRun {
       name: TEST_DATA_MARK,
       type: "individual",
       subType: "data",
-      userId: `${this.o.runId}-attempts`,
+      userId: `${this.options.runId}-attempts`,
     };
     delete base["documents"];
     delete base["stakeholders"];

@@ -339,7 +339,7 @@ function compareRef(b: Field, h: Field, path: string, ctx: SchemaContext): void 
 function compareWhen(b: Field, h: Field, path: string, ctx: SchemaContext): void {
   const key = (c: Field["when"][number]) => `${c.field}=${c.values.join("|")}`;
   const hk = h.when.map(key);
-  b.when.forEach((c, i) => {
+  b.when.forEach((c) => {
     const j = hk.indexOf(key(c));
     if (j >= 0) compareProperties(c.properties, h.when[j]!.properties, `${path}/allOf/${j}/then`, ctx, { base: b.pos, head: h.pos });
     else

@@ -68,10 +68,10 @@ function errorsFor(messages: Readonly<Record<string, Message>>): JsonSchema {
 }
 
 /** A field of the spec as a JSON Schema (2020-12) object. */
-export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
+export function fieldSchema(f: Field, options: BuildOptions): JsonSchema {
   if (f.unknownShape) return withNotes({}, f);
   if (f.ref) {
-    const ref: JsonSchema = { $ref: o.refTo(f.ref) };
+    const ref: JsonSchema = { $ref: options.refTo(f.ref) };
     return withNotes(f.nullable ? { anyOf: [ref, { type: "null" }] } : ref, { ...f, title: undefined });
   }
   const s: JsonSchema = {};
@@ -82,7 +82,7 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
   }
   if (f.values && !f.nullable && !isCountryGroup(f.values)) {
     // Named value sets (all ISO codes, state codes, statuses) are shared definitions, written once.
-    s.$ref = o.refTo(valueSetDefinitionId(f.values));
+    s.$ref = options.refTo(valueSetDefinitionId(f.values));
     delete s.type;
   } else {
     const values = f.values?.values ?? f.enum;
@@ -95,28 +95,29 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
   let messages = f.messages;
   if (f.rule && !f.nullable) {
     // A rule is one shared definition: its pattern (the Unicode letter class is long) is written once.
-    s.$ref = o.refTo(ruleDefinitionId(f.rule));
+    s.$ref = options.refTo(ruleDefinitionId(f.rule));
     delete s.type;
   } else if (f.rule) {
-    Object.assign(s, ruleKeywords(f.rule, o));
+    Object.assign(s, ruleKeywords(f.rule, options));
     messages = { ...f.rule.messages, ...messages };
   }
   if (f.secret) s.writeOnly = true;
   if (f.deprecated) s.deprecated = true;
-  if (f.properties) Object.assign(s, objectSchema(f.properties, f.additionalProperties, o), presenceNotShown(f));
+  if (f.properties) Object.assign(s, objectSchema(f.properties, f.additionalProperties, options), presenceNotShown(f));
   else if (f.additionalProperties !== undefined)
-    s.additionalProperties = typeof f.additionalProperties === "boolean" ? f.additionalProperties : fieldSchema(f.additionalProperties, o);
-  if (f.items) s.items = fieldSchema(f.items, o);
+    s.additionalProperties = typeof f.additionalProperties === "boolean" ? f.additionalProperties : fieldSchema(f.additionalProperties, options);
+  if (f.items) s.items = fieldSchema(f.items, options);
   const allOf: JsonSchema[] = f.when.map((c) => ({
     if: objectHaving({ [c.field]: c.values.length === 1 ? { const: c.values[0] } : { enum: [...c.values] } }),
-    then: { properties: Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, fieldSchema(v, o)])) },
+    then: { properties: Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, fieldSchema(v, options)])) },
   }));
   if (allOf.length) s.allOf = allOf;
   // Each branch names its key with the key's own schema (never an empty or boolean placeholder), so a
   // tool reading one branch alone sees the key's type.
-  if (f.exactlyOneOf) s.oneOf = f.exactlyOneOf.map((name) => objectHaving({ [name]: f.properties?.[name] ? fieldSchema(f.properties[name]!, o) : {} }, [name]));
+  if (f.exactlyOneOf)
+    s.oneOf = f.exactlyOneOf.map((name) => objectHaving({ [name]: f.properties?.[name] ? fieldSchema(f.properties[name]!, options) : {} }, [name]));
   if (f.oneOf) {
-    s.oneOf = f.oneOf.map((v) => fieldSchema(v, o));
+    s.oneOf = f.oneOf.map((v) => fieldSchema(v, options));
     if (f.discriminator) {
       s.type ??= "object";
       s.discriminator = { propertyName: f.discriminator };
@@ -124,8 +125,8 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
   }
   if (f.selectBy) {
     s.if = objectHaving({}, [f.selectBy.field]);
-    s.then = { $ref: o.refTo(f.selectBy.then) };
-    s.else = { $ref: o.refTo(f.selectBy.else) };
+    s.then = { $ref: options.refTo(f.selectBy.then) };
+    s.else = { $ref: options.refTo(f.selectBy.else) };
   }
   if (f.examples) s.examples = [...f.examples];
   return withNotes({ ...s, ...errorsFor(messages) }, f);
@@ -135,13 +136,14 @@ export function fieldSchema(f: Field, o: BuildOptions): JsonSchema {
 const isCountryGroup = (set: ValueSet) => set.countryGroup === true;
 
 /** The portable form of a rule's pattern in openapi.json, when it differs from the exact one. */
-const portableIn = (rule: Rule, o: BuildOptions) => (o.target === "openapi" && rule.pattern !== undefined ? portablePattern(rule.pattern) : undefined);
+const portableIn = (rule: Rule, options: BuildOptions) =>
+  options.target === "openapi" && rule.pattern !== undefined ? portablePattern(rule.pattern) : undefined;
 
-function ruleKeywords(rule: Rule, o: BuildOptions): JsonSchema {
+function ruleKeywords(rule: Rule, options: BuildOptions): JsonSchema {
   const s: JsonSchema = {};
   if (rule.minLength !== undefined) s.minLength = rule.minLength;
   if (rule.maxLength !== undefined) s.maxLength = rule.maxLength;
-  const portable = portableIn(rule, o);
+  const portable = portableIn(rule, options);
   if (portable !== undefined) {
     s.pattern = portable;
     s[EXACT_PATTERN_KEYWORD] = rule.pattern;
@@ -150,21 +152,21 @@ function ruleKeywords(rule: Rule, o: BuildOptions): JsonSchema {
   return s;
 }
 
-function ruleSchema(rule: Rule, notes: Model["patternNotes"], o: BuildOptions): JsonSchema {
-  const s: JsonSchema = { type: "string", ...ruleKeywords(rule, o), ...errorsFor(rule.messages) };
+function ruleSchema(rule: Rule, notes: Model["patternNotes"], options: BuildOptions): JsonSchema {
+  const s: JsonSchema = { type: "string", ...ruleKeywords(rule, options), ...errorsFor(rule.messages) };
   if (rule.examples.length) s.examples = [...rule.examples];
-  const note = portableIn(rule, o) !== undefined ? `${notes.engines}\n\n${notes.portable}` : notes.engines;
+  const note = portableIn(rule, options) !== undefined ? `${notes.engines}\n\n${notes.portable}` : notes.engines;
   const description = rule.pattern ? `${rule.description}\n\n${note}` : rule.description;
   return withNotes(s, { source: rule.source, description, title: rule.name });
 }
 
-function objectSchema(props: Readonly<Record<string, Field>>, additional: boolean | Field | undefined, o: BuildOptions): JsonSchema {
+function objectSchema(props: Readonly<Record<string, Field>>, additional: boolean | Field | undefined, options: BuildOptions): JsonSchema {
   const required = Object.entries(props)
     .filter(([, f]) => f.required === "yes")
     .map(([k]) => k);
-  const s: JsonSchema = { properties: Object.fromEntries(Object.entries(props).map(([k, f]) => [k, fieldSchema(f, o)])) };
+  const s: JsonSchema = { properties: Object.fromEntries(Object.entries(props).map(([k, f]) => [k, fieldSchema(f, options)])) };
   if (required.length) s.required = required;
-  if (additional !== undefined) s.additionalProperties = typeof additional === "boolean" ? additional : fieldSchema(additional, o);
+  if (additional !== undefined) s.additionalProperties = typeof additional === "boolean" ? additional : fieldSchema(additional, options);
   return s;
 }
 
@@ -181,13 +183,13 @@ function presenceNotShown(f: Field): JsonSchema {
 // ---- Older entity kinds (the service's specification, sections 2.2-2.9) ----------------------------------------------------------
 
 /** The `fields` object of one country branch: closed, because each table lists its fields in full. */
-function branchSchema(kind: EntityKind, index: number, o: BuildOptions): JsonSchema {
+function branchSchema(kind: EntityKind, index: number, options: BuildOptions): JsonSchema {
   const b = kind.branches[index]!;
-  return withNotes({ type: "object", ...objectSchema(b.fields, false, o) }, { source: b.source, title: `${kind.title} fields (${b.name})` });
+  return withNotes({ type: "object", ...objectSchema(b.fields, false, options) }, { source: b.source, title: `${kind.title} fields (${b.name})` });
 }
 
 /** Stakeholders of a kind: roles of its role set, the types each role allows, required roles (the service's specification, section 2.1). */
-function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): JsonSchema {
+function stakeholdersSchema(roleSet: RoleSet, model: Model, options: BuildOptions): JsonSchema {
   const types = model.stakeholderTypes;
   const roleRules = roleSet.roles
     .filter((r) => r.types.length < types.length)
@@ -197,7 +199,7 @@ function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): Js
     }));
   const typeRules = types.map((t) => ({
     if: objectHaving({ type: { const: t.name } }),
-    then: { properties: { fields: { $ref: o.refTo(t.fields) } } },
+    then: { properties: { fields: { $ref: options.refTo(t.fields) } } },
   }));
   const item: JsonSchema = {
     type: "object",
@@ -234,26 +236,26 @@ function stakeholdersSchema(roleSet: RoleSet, model: Model, o: BuildOptions): Js
 }
 
 /** `{ type, fields, stakeholders }` of an entity kind, without the envelope. */
-function entityParts(kind: EntityKind, model: Model, o: BuildOptions): { properties: Record<string, JsonSchema>; required: string[] } {
+function entityParts(kind: EntityKind, model: Model, options: BuildOptions): { properties: Record<string, JsonSchema>; required: string[] } {
   const fields =
     kind.branches.length === 1
-      ? branchSchema(kind, 0, o)
+      ? branchSchema(kind, 0, options)
       : {
           type: "object",
-          oneOf: kind.branches.map((_, i) => branchSchema(kind, i, o)),
-          ...(o.target === "json-schema" ? { discriminator: { propertyName: "country" } } : {}),
+          oneOf: kind.branches.map((_, i) => branchSchema(kind, i, options)),
+          ...(options.target === "json-schema" ? { discriminator: { propertyName: "country" } } : {}),
         };
   const properties: Record<string, JsonSchema> = { type: { type: "string", const: kind.kind }, fields };
   const required = ["type", "fields"];
   if (kind.stakeholders) {
-    properties.stakeholders = stakeholdersSchema(kind.stakeholders.roleSet, model, o);
+    properties.stakeholders = stakeholdersSchema(kind.stakeholders.roleSet, model, options);
     if (kind.stakeholders.required) required.push("stakeholders");
   }
   return { properties, required };
 }
 
-export function entityKindSchema(kind: EntityKind, model: Model, o: BuildOptions): JsonSchema {
-  const { properties, required } = entityParts(kind, model, o);
+export function entityKindSchema(kind: EntityKind, model: Model, options: BuildOptions): JsonSchema {
+  const { properties, required } = entityParts(kind, model, options);
   return withNotes({ type: "object", properties, required, additionalProperties: false }, kind);
 }
 
@@ -262,9 +264,9 @@ export function entityRequestVariantId(request: EntityRequest, kind: EntityKind)
 }
 
 /** One request variant: the envelope's fields and the kind's parts in one closed object. */
-function entityRequestVariant(request: EntityRequest, kind: EntityKind, model: Model, o: BuildOptions): JsonSchema {
-  const envelope = objectSchema(request.fields, undefined, o);
-  const parts = entityParts(kind, model, o);
+function entityRequestVariant(request: EntityRequest, kind: EntityKind, model: Model, options: BuildOptions): JsonSchema {
+  const envelope = objectSchema(request.fields, undefined, options);
+  const parts = entityParts(kind, model, options);
   return withNotes(
     {
       type: "object",
@@ -276,11 +278,11 @@ function entityRequestVariant(request: EntityRequest, kind: EntityKind, model: M
   );
 }
 
-function entityRequestSchema(request: EntityRequest, model: Model, o: BuildOptions): JsonSchema {
+function entityRequestSchema(request: EntityRequest, model: Model, options: BuildOptions): JsonSchema {
   const kinds = kindsOf(request, model);
   const s: JsonSchema = {
     type: "object",
-    oneOf: kinds.map((k) => ({ $ref: o.refTo(entityRequestVariantId(request, k)) })),
+    oneOf: kinds.map((k) => ({ $ref: options.refTo(entityRequestVariantId(request, k)) })),
     discriminator: { propertyName: "type" },
   };
   if (request.examples.length) s.examples = [...request.examples];
@@ -347,11 +349,11 @@ export interface Definition {
 }
 
 /** Every definition of the spec, in a stable order: shapes, entity kinds, entity requests and their variants. */
-export function buildDefinitions(model: Model, o: BuildOptions): Definition[] {
+export function buildDefinitions(model: Model, options: BuildOptions): Definition[] {
   const defs: Definition[] = [];
   for (const id of Object.keys(model.shapes).sort()) {
     const shape = model.shapes[id]!;
-    let schema = fieldSchema(shape, o);
+    let schema = fieldSchema(shape, options);
     if (shape.requirements) schema = { ...schema, allOf: [...((schema.allOf as JsonSchema[]) ?? []), ...requirementRules(model.v5Requirements, model)] };
     defs.push({ id, published: true, schema });
   }
@@ -361,12 +363,13 @@ export function buildDefinitions(model: Model, o: BuildOptions): Definition[] {
       published: false,
       schema: withNotes({ type: "string", enum: [...set.values] }, { title: set.name, description: set.description, source: set.source }),
     });
-  for (const rule of Object.values(model.rules)) defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule, model.patternNotes, o) });
-  for (const kind of model.entityKinds) defs.push({ id: entitySchemaId(kind.kind), published: true, schema: entityKindSchema(kind, model, o) });
+  for (const rule of Object.values(model.rules))
+    defs.push({ id: ruleDefinitionId(rule), published: false, schema: ruleSchema(rule, model.patternNotes, options) });
+  for (const kind of model.entityKinds) defs.push({ id: entitySchemaId(kind.kind), published: true, schema: entityKindSchema(kind, model, options) });
   for (const request of model.entityRequests) {
-    defs.push({ id: request.id, published: true, schema: entityRequestSchema(request, model, o) });
+    defs.push({ id: request.id, published: true, schema: entityRequestSchema(request, model, options) });
     for (const kind of kindsOf(request, model))
-      defs.push({ id: entityRequestVariantId(request, kind), published: false, schema: entityRequestVariant(request, kind, model, o) });
+      defs.push({ id: entityRequestVariantId(request, kind), published: false, schema: entityRequestVariant(request, kind, model, options) });
   }
   return defs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

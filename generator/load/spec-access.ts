@@ -3,7 +3,8 @@
 import type { PathSegment } from "../pointer.js";
 import type { SpecFile } from "./load-spec.js";
 
-export type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- shapes are guaranteed by the meta-schema
+// biome-ignore lint/suspicious/noExplicitAny: a loaded spec's raw values, whose shapes the meta-schema guarantees (checked before any stage reads them)
+export type Raw = Record<string, any>;
 
 /** Where a raw value came from. */
 export interface At {

@@ -22,7 +22,7 @@ export function toError(status: number, body: unknown, constants: SpecConstants)
   const err = Object(env.error);
   const by = constants.errorClasses;
   const Cls = (by.get(err.type) ?? by.get(env.type) ?? by.get(constants.errorTypesByStatus[status]) ?? HttpError) as typeof VerispecError;
-  return new Cls(`HTTP ${status}` + (env.message ? ": " + env.message : ""), {
+  return new Cls(`HTTP ${status}${env.message ? `: ${env.message}` : ""}`, {
     status,
     trace: env.trace,
     body,
@@ -54,7 +54,7 @@ export function createClientCore(options: ClientOptions, constants: SpecConstant
   // One line naming the option, never a value (a missing variable would send `undefined:undefined`).
   for (const k of ["serviceUid", "secret"] as const)
     if (typeof options[k] != "string" || !options[k]) throw new TypeError(`createClient: ${k} is missing or not a string`);
-  const token = base64Utf8(options.serviceUid + ":" + secret);
+  const token = base64Utf8(`${options.serviceUid}:${secret}`);
   const redact = redactor([secret, token]);
   const credentials = { metadata_version: constants.olderVersion, metadata_serviceUid: options.serviceUid, metadata_secretKey: secret };
 
@@ -83,7 +83,7 @@ export function createClientCore(options: ClientOptions, constants: SpecConstant
     headers.set("Accept", constants.mediaType);
     headers.set("Content-Type", constants.mediaType);
     let body = input.body;
-    if (op.auth == "basic") headers.set("Authorization", "Basic " + token);
+    if (op.auth == "basic") headers.set("Authorization", `Basic ${token}`);
     else body = { ...body, ...credentials }; // the configured credentials win over any in the body
     if (options.validate) await check(ValidationError, "Validation error:", op.requestSchema, body);
 

@@ -16,7 +16,7 @@ export class VerispecError extends Error {
   /** Response body: parsed JSON, or raw text when not JSON; for validation errors the data checked. Redacted. */
   declare readonly body?: unknown;
   static {
-    this.prototype.name = "VerispecError";
+    VerispecError.prototype.name = "VerispecError";
   }
   /** `init` becomes own fields (status, trace, body, details, cause...). */
   constructor(message: string, init?: object) {
@@ -36,14 +36,14 @@ export class ValidationError extends VerispecError {
   declare readonly details: ServiceIssue[];
   declare readonly schemaId?: string;
   static {
-    this.prototype.name = "ValidationError";
+    ValidationError.prototype.name = "ValidationError";
   }
 }
 
 /** The error of a resubmission past the attempt cap (the service's specification, section 7; errors.yaml role `attemptsExhausted`): data not re-verified. */
 export class TooManyAttemptsError extends VerispecError {
   static {
-    this.prototype.name = "TooManyAttemptsError";
+    TooManyAttemptsError.prototype.name = "TooManyAttemptsError";
   }
 }
 
@@ -53,7 +53,7 @@ export class TooManyAttemptsError extends VerispecError {
  */
 export class SubmissionConflictError extends VerispecError {
   static {
-    this.prototype.name = "SubmissionConflictError";
+    SubmissionConflictError.prototype.name = "SubmissionConflictError";
   }
 }
 
@@ -61,14 +61,14 @@ export class SubmissionConflictError extends VerispecError {
 export class HttpError extends VerispecError {
   declare readonly status: number;
   static {
-    this.prototype.name = "HttpError";
+    HttpError.prototype.name = "HttpError";
   }
 }
 
 /** The client's timeout fired (per attempt). */
 export class TimeoutError extends VerispecError {
   static {
-    this.prototype.name = "TimeoutError";
+    TimeoutError.prototype.name = "TimeoutError";
   }
 }
 
@@ -76,7 +76,7 @@ export class TimeoutError extends VerispecError {
 export class NetworkError extends VerispecError {
   declare readonly cause: unknown;
   static {
-    this.prototype.name = "NetworkError";
+    NetworkError.prototype.name = "NetworkError";
   }
 }
 
@@ -86,7 +86,7 @@ export class ResponseValidationError extends VerispecError {
   /** The validator's issues, `{message, code, path}` like ValidationError's. */
   declare readonly details: ServiceIssue[];
   static {
-    this.prototype.name = "ResponseValidationError";
+    ResponseValidationError.prototype.name = "ResponseValidationError";
   }
 }
 
@@ -98,7 +98,7 @@ export class RedirectError extends VerispecError {
   declare readonly status: number;
   declare readonly targetOrigin?: string;
   static {
-    this.prototype.name = "RedirectError";
+    RedirectError.prototype.name = "RedirectError";
   }
 }
 
@@ -106,7 +106,7 @@ export class RedirectError extends VerispecError {
 export class ResponseFormatError extends VerispecError {
   declare readonly status: number;
   static {
-    this.prototype.name = "ResponseFormatError";
+    ResponseFormatError.prototype.name = "ResponseFormatError";
   }
 }
 
@@ -114,6 +114,6 @@ export class ResponseFormatError extends VerispecError {
 export class ResponseTooLargeError extends VerispecError {
   declare readonly status: number;
   static {
-    this.prototype.name = "ResponseTooLargeError";
+    ResponseTooLargeError.prototype.name = "ResponseTooLargeError";
   }
 }

@@ -12,7 +12,7 @@ export function buildPath(template: string | null | undefined, params: Record<st
   if (!/^\/(?!\/)/.test(template!)) throw new TypeError("path must start with /");
   return template!.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
-    if (!value) throw new TypeError("missing " + name);
+    if (!value) throw new TypeError(`missing ${name}`);
     return encodeURIComponent(value);
   });
 }
@@ -36,6 +36,7 @@ const REDACTED = "[redacted]";
 const hex = (n: number, digits = 2) => n.toString(16).padStart(digits, "0");
 const htmlEscape = (s: string, apos: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? apos);
 /** `\uXXXX` for each UTF-16 unit `which` matches. */
+// biome-ignore lint/style/useTemplate: the concatenation is 3 bytes smaller gzipped (the core's bytes are budgeted: test/client/size.test.ts)
 const unicodeEscaped = (s: string, which: RegExp) => s.replace(which, (c) => "\\u" + hex(c.charCodeAt(0), 4));
 
 /**

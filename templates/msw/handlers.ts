@@ -158,7 +158,7 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
       const trace = c.captures[0]!;
       kit.params({ trace });
       const v = await service.get(trace);
-      if (!v || v.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
+      if (v?.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
       return kit.json(
         200,
         kit.envelope(c.sentUid, c.path, 200, { message: choice<string>(spec, "getMessage", "message"), trace, pathParams: { trace }, data: service.detail(v) }),

@@ -53,13 +53,10 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const cwd = options.cwd ?? process.cwd();
   const opening = openStore(db, cwd);
   opening.catch(() => {}); // reported by startRuntime, which awaits it
-  let loaded;
-  try {
-    loaded = await Promise.all([import("../../generated/sandbox.js"), import("./binding.js"), import("./index.js")]);
-  } catch (err) {
+  const loaded = await Promise.all([import("../../generated/sandbox.js"), import("./binding.js"), import("./index.js")]).catch(async (err: unknown) => {
     await closeWhenOpen(opening);
     throw err;
-  }
+  });
   const [{ sandboxBinding }, { choice }, { startSandbox: startRuntime }] = loaded;
   const binding = sandboxBinding as unknown as SandboxBinding;
   const spec = binding.spec;

@@ -50,9 +50,9 @@ const keyOf = (db: Db) => {
 /** The sealed cursor of position `n`: nonce, ciphertext and tag, base64url; the tenant and listing are its associated data. */
 export function sealCursor(key: Buffer, tenant: string, listing: Listing, n: number): string {
   const iv = randomBytes(12);
-  const c = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(`${listing}\0${tenant}`, "utf8"));
-  const body = Buffer.concat([c.update(String(n), "utf8"), c.final()]);
-  return Buffer.concat([iv, body, c.getAuthTag()]).toString("base64url");
+  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(`${listing}\0${tenant}`, "utf8"));
+  const body = Buffer.concat([cipher.update(String(n), "utf8"), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64url");
 }
 
 /** The position a cursor holds, or undefined when it was not sealed by this key for this tenant and listing. */
@@ -60,9 +60,9 @@ export function openCursor(key: Buffer, tenant: string, listing: Listing, cursor
   const raw = Buffer.from(cursor, "base64url");
   if (raw.length < 12 + 1 + 16 || raw.length > 12 + 16 + 16) return undefined;
   try {
-    const d = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12)).setAAD(Buffer.from(`${listing}\0${tenant}`, "utf8"));
-    d.setAuthTag(raw.subarray(raw.length - 16));
-    const text = Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString("utf8");
+    const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12)).setAAD(Buffer.from(`${listing}\0${tenant}`, "utf8"));
+    decipher.setAuthTag(raw.subarray(raw.length - 16));
+    const text = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
     return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
   } catch {
     return undefined;

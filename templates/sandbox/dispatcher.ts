@@ -93,7 +93,7 @@ export class Dispatcher {
   private backlog = false;
   /** Answers committed as they arrive; answers arriving while a commit runs share the next one. */
   private readonly recorder = new Group<Outcome, void>(async (outcomes) => {
-    await recordOutcomes(this.o.db, outcomes, this.o.db.exclusive ? null : this.owner);
+    await recordOutcomes(this.options.db, outcomes, this.options.db.exclusive ? null : this.owner);
     this.events.emit(
       "recorded",
       outcomes.map((o) => o.id),
@@ -101,13 +101,13 @@ export class Dispatcher {
     return outcomes.map(() => undefined);
   });
 
-  constructor(private readonly o: DispatcherOptions) {
-    this.concurrency = o.concurrency ?? DELIVERY_CONCURRENCY;
+  constructor(private readonly options: DispatcherOptions) {
+    this.concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
   }
 
   /** Starts polling. With an exclusive store (PGlite) leases of an earlier run are taken back first. */
   async start(): Promise<void> {
-    if (this.o.db.exclusive) await releaseLeases(this.o.db);
+    if (this.options.db.exclusive) await releaseLeases(this.options.db);
     this.schedule(0);
   }
 
@@ -128,7 +128,7 @@ export class Dispatcher {
    * instance may claim them, so they wait for a leased claim.
    */
   handOver(rows: readonly QueuedRow[]): void {
-    if (!this.o.db.exclusive) return this.wake();
+    if (!this.options.db.exclusive) return this.wake();
     if (this.stopped) return;
     const fresh = rows.filter((row) => !this.inFlight.has(row.id));
     const mine = fresh.slice(0, Math.max(0, this.concurrency - this.inFlight.size));
@@ -149,7 +149,7 @@ export class Dispatcher {
         const outcome = await this.deliver(row);
         if (outcome) await this.recorder.add(outcome);
       } catch (err) {
-        if (!this.stopped) this.o.log?.(`dispatcher: ${(err as Error).message}`);
+        if (!this.stopped) this.options.log?.(`dispatcher: ${(err as Error).message}`);
       } finally {
         this.inFlight.delete(id);
       }
@@ -190,7 +190,7 @@ export class Dispatcher {
           for (const row of claimed) if (!this.inFlight.has(row.id)) this.launch(row, () => true);
         } while (this.again && !this.stopped);
       } catch (err) {
-        if (!this.stopped) this.o.log?.(`dispatcher: ${(err as Error).message}`);
+        if (!this.stopped) this.options.log?.(`dispatcher: ${(err as Error).message}`);
       }
     })();
     await this.running;
@@ -200,17 +200,17 @@ export class Dispatcher {
 
   /** When to look for due rows again: the poll interval, or on an idle exclusive store until the earliest queued row is due (at most idleMs). */
   private async nextLookMs(): Promise<number> {
-    const poll = this.o.pollMs ?? 200;
-    const longest = this.o.idleMs ?? IDLE_MS;
-    if (!this.idle || !this.o.db.exclusive || this.stopped || poll >= longest) return poll;
-    const earliest = await earliestQueued(this.o.db).catch(() => undefined);
+    const poll = this.options.pollMs ?? 200;
+    const longest = this.options.idleMs ?? IDLE_MS;
+    if (!this.idle || !this.options.db.exclusive || this.stopped || poll >= longest) return poll;
+    const earliest = await earliestQueued(this.options.db).catch(() => undefined);
     return Math.max(poll, Math.min(longest, earliest === undefined ? longest : earliest - Date.now()));
   }
 
   private claim(limit: number): Promise<QueuedRow[]> {
     const now = Date.now();
-    if (this.o.db.exclusive) return selectDue(this.o.db, now, limit, [...this.inFlight]);
-    return claimDue(this.o.db, now, limit, this.owner, now + this.o.timeoutMs * 2 + 1000);
+    if (this.options.db.exclusive) return selectDue(this.options.db, now, limit, [...this.inFlight]);
+    return claimDue(this.options.db, now, limit, this.owner, now + this.options.timeoutMs * 2 + 1000);
   }
 
   /** POSTs one row; its answer, or undefined when the dispatcher is stopping (the lease lapses and the row stays queued). */
@@ -221,9 +221,9 @@ export class Dispatcher {
     let error: string | null = null;
     try {
       statusCode = await this.post(row.url, body, {
-        "Content-Type": this.o.mediaType,
-        ...this.o.sign(row.signatureVersion as "1" | "2", body, row.tenant),
-        [this.o.deliveryIdHeader]: row.deliveryId,
+        "Content-Type": this.options.mediaType,
+        ...this.options.sign(row.signatureVersion as "1" | "2", body, row.tenant),
+        [this.options.deliveryIdHeader]: row.deliveryId,
       });
       if (statusCode < 200 || statusCode > 299) error = `answered ${statusCode}`;
     } catch (err) {
@@ -231,7 +231,7 @@ export class Dispatcher {
     }
     if (this.stopped && statusCode === null) return undefined;
     const tries = row.tries + 1;
-    const delay = error === null ? 0 : this.o.delaysMs[tries - 1];
+    const delay = error === null ? 0 : this.options.delaysMs[tries - 1];
     return {
       id: row.id,
       at: started,
@@ -261,7 +261,7 @@ export class Dispatcher {
           res.once("error", reject);
         },
       );
-      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
       req.once("close", () => clearTimeout(timer));
       req.once("error", (err: NodeJS.ErrnoException) => reject(new Error(err.code ?? err.message)));
       req.end(body);

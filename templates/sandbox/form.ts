@@ -59,11 +59,11 @@ export function formFields(known: readonly FormField[], submitted: Record<string
 }
 
 /** The stakeholders of a request as the form shows them, with the fields of their type. */
-function stakeholderViews(b: SandboxBinding, request: Record<string, unknown>, keep: readonly string[]): StakeholderView[] {
+function stakeholderViews(binding: SandboxBinding, request: Record<string, unknown>, keep: readonly string[]): StakeholderView[] {
   return list(request.stakeholders).map((s, index) => {
     const shape = obj(s);
     const type = String(shape.type ?? "");
-    return { index, type, role: String(shape.role ?? ""), fields: formFields(b.spec.forms.stakeholderFields[type] ?? [], obj(shape.fields), keep) };
+    return { index, type, role: String(shape.role ?? ""), fields: formFields(binding.spec.forms.stakeholderFields[type] ?? [], obj(shape.fields), keep) };
   });
 }
 
@@ -131,7 +131,7 @@ export function errorsByInput(issues: readonly ValidationIssue[], inputs: Readon
 
 /** The view of a form: its request's fields and stakeholders, with these values and errors. */
 export function formView(
-  b: SandboxBinding,
+  binding: SandboxBinding,
   texts: FormTexts,
   id: string,
   request: Record<string, unknown>,
@@ -140,9 +140,9 @@ export function formView(
   issues: readonly ValidationIssue[] = [],
 ): FormView {
   const type = String(request.type ?? "");
-  const kind = b.spec.forms.kinds[type];
+  const kind = binding.spec.forms.kinds[type];
   const fields = formFields(kind?.fields ?? [], obj(request.fields), texts.keep);
-  const stakeholders = stakeholderViews(b, request, texts.keep);
+  const stakeholders = stakeholderViews(binding, request, texts.keep);
   const inputs = new Set([
     ...fields.map((f) => inputName(["fields", f.name])),
     ...stakeholders.flatMap((s) => s.fields.map((f) => inputName(["stakeholders", s.index, "fields", f.name]))),
@@ -207,21 +207,21 @@ export interface FormAnswer {
 }
 
 /** The hosted form's two requests over the service: open it, and submit it. `check` is the API's check of a body (schema and NUL). */
-export function hostedForm(b: SandboxBinding, service: SandboxService, check: (schemaId: string, body: unknown) => readonly ValidationIssue[]) {
+export function hostedForm(binding: SandboxBinding, service: SandboxService, check: (schemaId: string, body: unknown) => readonly ValidationIssue[]) {
   const texts: FormTexts = {
-    labels: choice<FormTexts["labels"]>(b.spec, "hostedForm", "labels"),
-    messages: choice<FormTexts["messages"]>(b.spec, "hostedForm", "messages"),
-    keep: choice<string[]>(b.spec, "reducedPrefill", "keep"),
+    labels: choice<FormTexts["labels"]>(binding.spec, "hostedForm", "labels"),
+    messages: choice<FormTexts["messages"]>(binding.spec, "hostedForm", "messages"),
+    keep: choice<string[]>(binding.spec, "reducedPrefill", "keep"),
   };
-  const schemaId = b.spec.endpoints.idForm!.request!;
+  const schemaId = binding.spec.endpoints.idForm!.request!;
   // The caller's credentials were checked by /idform and are not stored (storedRequest): the check of a
   // submission stands a placeholder in for each, so only what the request carries is judged.
-  const credentials = Object.fromEntries(choice<string[]>(b.spec, "storedRequest", "omit").map((k) => [k, "checked-at-idform"]));
+  const credentials = Object.fromEntries(choice<string[]>(binding.spec, "storedRequest", "omit").map((k) => [k, "checked-at-idform"]));
   return {
     async open(id: string): Promise<FormAnswer> {
       const opened = await service.openForm(id);
       const values = prefilled(opened.request, opened.reduced, texts.keep);
-      return { status: 200, html: formHtml(texts, formView(b, texts, id, opened.request, opened.reduced, values)) };
+      return { status: 200, html: formHtml(texts, formView(binding, texts, id, opened.request, opened.reduced, values)) };
     },
     async submit(id: string, posted: URLSearchParams): Promise<FormAnswer> {
       const stored = await service.readForm(id);
@@ -233,8 +233,8 @@ export function hostedForm(b: SandboxBinding, service: SandboxService, check: (s
         const values = new Map(prefilled(stored.request, stored.reduced, texts.keep));
         for (const [name, value] of posted) values.set(name, value);
         return {
-          status: errorByRole(b.spec, "validation").httpStatus,
-          html: formHtml(texts, formView(b, texts, id, stored.request, stored.reduced, values, issues)),
+          status: errorByRole(binding.spec, "validation").httpStatus,
+          html: formHtml(texts, formView(binding, texts, id, stored.request, stored.reduced, values, issues)),
         };
       }
       const trace = await service.submitForm(id, request);

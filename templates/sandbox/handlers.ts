@@ -13,25 +13,25 @@ import { tenantOfForm } from "./service/reads.js";
 const PAGE_ROWS = 100;
 const HTML = "text/html; charset=utf-8";
 
-export type Handler = (x: Exchange) => Promise<void>;
+export type Handler = (exchange: Exchange) => Promise<void>;
 
 export class SandboxHandlers {
   /** Each account's hosted forms, by account name. */
   private readonly forms: ReadonlyMap<string, ReturnType<typeof hostedForm>>;
 
   constructor(
-    private readonly o: ServerOptions,
+    private readonly options: ServerOptions,
     private readonly http: HttpKit,
     issuesOf: Parameters<typeof hostedForm>[2],
   ) {
     // The hosted form checks a submission with the very check of the API (same validators, same messages).
-    this.forms = new Map(o.accounts.map((a) => [a.name, hostedForm(o.binding, a.service, issuesOf)]));
+    this.forms = new Map(options.accounts.map((a) => [a.name, hostedForm(options.binding, a.service, issuesOf)]));
   }
 
   /** The caller's account (every route but the hosted form's checks credentials before its handler runs). */
-  private account(x: Exchange): Account {
-    if (!x.account) throw new Error("sandbox bug: a route with credentials reached its handler without an account");
-    return x.account;
+  private account(exchange: Exchange): Account {
+    if (!exchange.account) throw new Error("sandbox bug: a route with credentials reached its handler without an account");
+    return exchange.account;
   }
 
   /**
@@ -39,23 +39,23 @@ export class SandboxHandlers {
    * as the first account's, which finds nothing: the very answer of an unknown id.
    */
   private async formsOf(id: string): Promise<ReturnType<typeof hostedForm>> {
-    const tenant = await tenantOfForm(this.o.db, id);
+    const tenant = await tenantOfForm(this.options.db, id);
     // The form's lifetime is by its account's clock as stored now (another instance may have moved it).
-    await this.o.accounts.find((a) => a.name === tenant)?.service.refreshClock();
-    return this.forms.get(tenant ?? "") ?? this.forms.get(this.o.accounts[0]!.name)!;
+    await this.options.accounts.find((a) => a.name === tenant)?.service.refreshClock();
+    return this.forms.get(tenant ?? "") ?? this.forms.get(this.options.accounts[0]!.name)!;
   }
 
   /** The route table: spec/endpoints.yaml's routes, then the hosted form and the control API, matched in order. */
   routes(): Route<Handler>[] {
-    const b = this.o.binding;
+    const binding = this.options.binding;
     const uuid = { id: "[0-9a-f-]{36}" };
     return [
-      specRoute(b, "createVerification", this.createVerification),
-      specRoute(b, "getVerification", this.getVerification),
-      specRoute(b, "verify", this.verify),
-      specRoute(b, "idForm", this.idForm),
-      specRoute(b, "getVerificationStatus", this.verificationStatus),
-      specRoute(b, "submitRequestedActions", this.requestedActions, this.o.requestedActionsPath),
+      specRoute(binding, "createVerification", this.createVerification),
+      specRoute(binding, "getVerification", this.getVerification),
+      specRoute(binding, "verify", this.verify),
+      specRoute(binding, "idForm", this.idForm),
+      specRoute(binding, "getVerificationStatus", this.verificationStatus),
+      specRoute(binding, "submitRequestedActions", this.requestedActions, this.options.requestedActionsPath),
       ownRoute("GET", "/_form/{id}", "none", this.openForm, uuid, "page"),
       ownRoute("POST", "/_form/{id}", "none", this.submitForm, uuid, "page"),
       ownRoute("GET", "/_sandbox", "basic", this.page),
@@ -69,91 +69,91 @@ export class SandboxHandlers {
   }
 
   private request(operationId: string): string {
-    return this.o.binding.spec.endpoints[operationId]!.request!;
+    return this.options.binding.spec.endpoints[operationId]!.request!;
   }
 
-  private json(x: Exchange, status: number, value: unknown): void {
-    this.http.send(x.res, status, JSON.stringify(value));
+  private json(exchange: Exchange, status: number, value: unknown): void {
+    this.http.send(exchange.res, status, JSON.stringify(value));
   }
 
   // ---- v5 ----
 
-  readonly createVerification: Handler = async (x) => {
-    const body = await this.http.readJson(x.req);
+  readonly createVerification: Handler = async (exchange) => {
+    const body = await this.http.readJson(exchange.req);
     this.http.validate(this.request("createVerification"), body);
-    const { trace } = await this.account(x).service.createV5(body);
-    this.json(x, 200, this.http.envelope(x.ctx, x.path, 200, { message: this.http.spec.createdMessage, trace }));
+    const { trace } = await this.account(exchange).service.createV5(body);
+    this.json(exchange, 200, this.http.envelope(exchange.ctx, exchange.path, 200, { message: this.http.spec.createdMessage, trace }));
   };
 
-  readonly getVerification: Handler = async (x) => {
-    const trace = x.captures[0]!;
+  readonly getVerification: Handler = async (exchange) => {
+    const trace = exchange.captures[0]!;
     this.http.params({ trace });
-    const { service } = this.account(x);
+    const { service } = this.account(exchange);
     const v = await service.get(trace);
-    if (!v || v.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
+    if (v?.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
     const message = choice<string>(this.http.spec, "getMessage", "message");
-    this.json(x, 200, this.http.envelope(x.ctx, x.path, 200, { message, trace, pathParams: { trace }, data: service.detail(v) }));
+    this.json(exchange, 200, this.http.envelope(exchange.ctx, exchange.path, 200, { message, trace, pathParams: { trace }, data: service.detail(v) }));
   };
 
   // ---- older (the body is read and its credentials checked before these run) ----
 
-  readonly verify: Handler = async (x) => {
-    this.http.validate(this.request("verify"), x.body);
-    this.http.send(x.res, 200, (await this.account(x).service.verifyOlder(x.body)).text);
+  readonly verify: Handler = async (exchange) => {
+    this.http.validate(this.request("verify"), exchange.body);
+    this.http.send(exchange.res, 200, (await this.account(exchange).service.verifyOlder(exchange.body)).text);
   };
 
-  readonly idForm: Handler = async (x) => {
-    this.http.validate(this.request("idForm"), x.body);
-    const id = await this.account(x).service.createForm(x.body);
-    this.json(x, 200, {
+  readonly idForm: Handler = async (exchange) => {
+    this.http.validate(this.request("idForm"), exchange.body);
+    const id = await this.account(exchange).service.createForm(exchange.body);
+    this.json(exchange, 200, {
       source: choice<string>(this.http.spec, "formSource", "source"),
-      serviceLink: `${this.o.baseUrl()}/_form/${id}`,
+      serviceLink: `${this.options.baseUrl()}/_form/${id}`,
       verificationUuid: id,
       status: this.http.spec.formCreatedStatus,
     });
   };
 
-  readonly verificationStatus: Handler = async (x) => {
-    this.http.validate(this.request("getVerificationStatus"), x.body);
-    const { service } = this.account(x);
-    const text = await service.latestOlder({ trace: x.body.trace as string | undefined, userId: x.body.userId as string | undefined });
+  readonly verificationStatus: Handler = async (exchange) => {
+    this.http.validate(this.request("getVerificationStatus"), exchange.body);
+    const { service } = this.account(exchange);
+    const text = await service.latestOlder({ trace: exchange.body.trace as string | undefined, userId: exchange.body.userId as string | undefined });
     if (text === undefined) throw service.notFound("traceOrUserId");
-    this.http.send(x.res, 200, text);
+    this.http.send(exchange.res, 200, text);
   };
 
-  readonly requestedActions: Handler = async (x) => {
-    this.http.validate(this.request("submitRequestedActions"), x.body);
-    this.http.send(x.res, 200, await this.account(x).service.followUp(String(x.body.verificationUuid)));
+  readonly requestedActions: Handler = async (exchange) => {
+    this.http.validate(this.request("submitRequestedActions"), exchange.body);
+    this.http.send(exchange.res, 200, await this.account(exchange).service.followUp(String(exchange.body.verificationUuid)));
   };
 
   // ---- the hosted form (no credentials: the caller's customer opens it) ----
 
-  readonly openForm: Handler = async (x) => {
-    const page = await (await this.formsOf(x.captures[0]!)).open(x.captures[0]!);
-    this.http.send(x.res, page.status, page.html, HTML);
+  readonly openForm: Handler = async (exchange) => {
+    const page = await (await this.formsOf(exchange.captures[0]!)).open(exchange.captures[0]!);
+    this.http.send(exchange.res, page.status, page.html, HTML);
   };
 
-  readonly submitForm: Handler = async (x) => {
-    const forms = await this.formsOf(x.captures[0]!);
-    const page = await forms.submit(x.captures[0]!, await this.http.readForm(x.req));
-    this.http.send(x.res, page.status, page.html, HTML);
+  readonly submitForm: Handler = async (exchange) => {
+    const forms = await this.formsOf(exchange.captures[0]!);
+    const page = await forms.submit(exchange.captures[0]!, await this.http.readForm(exchange.req));
+    this.http.send(exchange.res, page.status, page.html, HTML);
   };
 
   // ---- the sandbox's own control API and page ----
 
-  readonly page: Handler = async (x) => this.http.send(x.res, 200, sandboxPage(), HTML);
+  readonly page: Handler = async (exchange) => this.http.send(exchange.res, 200, sandboxPage(), HTML);
 
-  readonly state: Handler = async (x) => {
+  readonly state: Handler = async (exchange) => {
     // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.
-    const b = this.http.browseOf(x.url, PAGE_ROWS);
-    const { service, reads, clock } = this.account(x);
-    const { verifications, nextCursor, deliveries } = await reads.statePage(b, PAGE_ROWS, (v) => service.detail(v));
-    this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor, deliveries });
+    const browse = this.http.browseOf(exchange.url, PAGE_ROWS);
+    const { service, reads, clock } = this.account(exchange);
+    const { verifications, nextCursor, deliveries } = await reads.statePage(browse, PAGE_ROWS, (v) => service.detail(v));
+    this.json(exchange, 200, { now: clock.now(), clockOffsetMs: clock.offset, verifications, nextCursor, deliveries });
   };
 
-  readonly setStatus: Handler = async (x) => {
-    const trace = x.captures[0]!;
-    const body = await this.http.readObject(x.req);
+  readonly setStatus: Handler = async (exchange) => {
+    const trace = exchange.captures[0]!;
+    const body = await this.http.readObject(exchange.req);
     const to = body.verificationStatus;
     if (typeof to !== "string") throw this.http.refuse("verificationStatus");
     const { maxAttempts, trigger } = body;
@@ -162,14 +162,14 @@ export class SandboxHandlers {
       throw this.http.refuse("maxAttempts", cap);
     if (trigger !== undefined && typeof trigger !== "string") throw this.http.refuse("trigger");
     this.http.params({ trace, verificationStatus: to, trigger: trigger as string | undefined });
-    const { service } = this.account(x);
+    const { service } = this.account(exchange);
     const v = await service.applyStatus(trace, to, { maxAttempts: maxAttempts as number | undefined, trigger: trigger as string | undefined });
-    this.json(x, 200, service.detail(v));
+    this.json(exchange, 200, service.detail(v));
   };
 
-  readonly advanceClock: Handler = async (x) => {
-    const body = await this.http.readObject(x.req);
-    const { service, clock } = this.account(x);
+  readonly advanceClock: Handler = async (exchange) => {
+    const body = await this.http.readObject(exchange.req);
+    const { service, clock } = this.account(exchange);
     const room = () => choice<number>(this.http.spec, "controlApi", "maxClockOffsetMs") - clock.offset;
     const ms = body.advanceMs;
     if (!(Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= room())) throw this.http.refuse("advanceMs", room());
@@ -178,27 +178,27 @@ export class SandboxHandlers {
       await service.refreshClock();
       throw this.http.refuse("advanceMs", room());
     }
-    this.o.wakeProcessing();
-    this.json(x, 200, { now: clock.now(), clockOffsetMs: clock.offset });
+    this.options.wakeProcessing();
+    this.json(exchange, 200, { now: clock.now(), clockOffsetMs: clock.offset });
   };
 
-  readonly deliveries: Handler = async (x) => {
-    const page = await this.account(x).reads.deliveries(this.http.browseOf(x.url));
-    this.json(x, 200, { deliveries: page.items, nextCursor: page.nextCursor });
+  readonly deliveries: Handler = async (exchange) => {
+    const page = await this.account(exchange).reads.deliveries(this.http.browseOf(exchange.url));
+    this.json(exchange, 200, { deliveries: page.items, nextCursor: page.nextCursor });
   };
 
-  readonly resend: Handler = async (x) => {
-    const deliveryId = x.captures[0]!;
+  readonly resend: Handler = async (exchange) => {
+    const deliveryId = exchange.captures[0]!;
     this.http.params({ deliveryId });
-    const { service, reads } = this.account(x);
+    const { service, reads } = this.account(exchange);
     const resent = await reads.resend(deliveryId);
     if (resent < 0) throw service.notFound("delivery");
-    this.o.wakeProcessing();
-    this.json(x, 200, { resent });
+    this.options.wakeProcessing();
+    this.json(exchange, 200, { resent });
   };
 
-  readonly verifications: Handler = async (x) => {
-    const { service } = this.account(x);
-    this.json(x, 200, { verifications: (await service.list()).map((v) => service.detail(v)) });
+  readonly verifications: Handler = async (exchange) => {
+    const { service } = this.account(exchange);
+    this.json(exchange, 200, { verifications: (await service.list()).map((v) => service.detail(v)) });
   };
 }

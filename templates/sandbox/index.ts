@@ -64,13 +64,13 @@ export interface RunningSandbox {
 }
 
 /** An account's clock's stored offset (0 with --reset-clock); a stored offset out of range is a start-up error. */
-async function restoreClock(o: SandboxOptions, { service, clock }: Account): Promise<void> {
-  if (o.resetClock) await service.setClockOffset(0);
+async function restoreClock(options: SandboxOptions, { service, clock }: Account): Promise<void> {
+  if (options.resetClock) await service.setClockOffset(0);
   const stored = await service.loadClockOffset();
   if (!clock.allows(stored)) {
     const whose = service.tenant === DEFAULT_TENANT ? "" : ` (tenant ${service.tenant})`;
     throw new StartError(
-      `the sandbox clock${whose} stored in ${describeDb(o.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`,
+      `the sandbox clock${whose} stored in ${describeDb(options.db)} is ${String(stored)} ms ahead, outside 0 to ${clock.maxOffsetMs} ms: start once with --reset-clock to set it back to real time`,
       "VERISPEC_CLOCK_RANGE",
     );
   }
@@ -78,22 +78,22 @@ async function restoreClock(o: SandboxOptions, { service, clock }: Account): Pro
 }
 
 /** Each tenant's account: its own clock (restored from the store) and a service acting on its rows only. */
-async function openAccounts(o: SandboxOptions, db: Db, tenants: readonly TenantOptions[]): Promise<Account[]> {
+async function openAccounts(options: SandboxOptions, db: Db, tenants: readonly TenantOptions[]): Promise<Account[]> {
   const accounts = tenants.map((t): Account => {
-    const clock = new SandboxClock(0, choice<number>(o.binding.spec, "controlApi", "maxClockOffsetMs"));
+    const clock = new SandboxClock(0, choice<number>(options.binding.spec, "controlApi", "maxClockOffsetMs"));
     const service = new SandboxService({
-      binding: o.binding,
+      binding: options.binding,
       db,
       clock,
       webhookUrls: t.webhookUrls,
       signatureVersion: t.signatureVersion,
-      processingMs: o.processingMs,
+      processingMs: options.processingMs,
       signingSecret: t.signingSecret,
       tenant: t.name,
     });
     return { name: t.name, credentials: t.credentials, service, reads: new ControlReads(service.core), clock };
   });
-  for (const a of accounts) await restoreClock(o, a);
+  for (const a of accounts) await restoreClock(options, a);
   return accounts;
 }
 
@@ -111,17 +111,17 @@ export function signer(
 }
 
 /** Listens on the configured host and port; a failure runs `stop` and is one StartError line. */
-async function listenOrStop(server: Server, o: SandboxOptions, stop: () => Promise<void>): Promise<void> {
+async function listenOrStop(server: Server, options: SandboxOptions, stop: () => Promise<void>): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(o.port, o.host, () => resolve());
+      server.listen(options.port, options.host, () => resolve());
     });
   } catch (err) {
     await stop();
-    const e = err as NodeJS.ErrnoException;
-    const where = o.host.includes(":") ? `[${o.host}]:${o.port}` : `${o.host}:${o.port}`;
-    throw new StartError(`cannot listen on ${where}: ${listenCause(e)} (${e.code ?? e.name})`, "VERISPEC_LISTEN", err);
+    const error = err as NodeJS.ErrnoException;
+    const where = options.host.includes(":") ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
+    throw new StartError(`cannot listen on ${where}: ${listenCause(error)} (${error.code ?? error.name})`, "VERISPEC_LISTEN", err);
   }
 }
 
@@ -164,43 +164,42 @@ function startRetention(
   };
 }
 
-export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
+export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   let tenants: readonly TenantOptions[];
   try {
-    tenants = tenantsOf(o);
+    tenants = tenantsOf(options);
   } catch (err) {
-    if (o.opening) await closeWhenOpen(o.opening);
+    if (options.opening) await closeWhenOpen(options.opening);
     throw err;
   }
   // prom-client loads on this thread while the database starts on its own (start-up: sandbox-start.md).
-  if (o.metrics !== false) loadPromClient().catch(() => {});
-  const db = await (o.opening ?? openStore(o.db, o.cwd));
-  const logger = o.logger ?? { event: (_level, message) => o.log(message), request: () => {} };
+  if (options.metrics !== false) loadPromClient().catch(() => {});
+  const db = await (options.opening ?? openStore(options.db, options.cwd));
+  const logger = options.logger ?? { event: (_level, message) => options.log(message), request: () => {} };
   let accounts: Account[];
   try {
-    accounts = await openAccounts(o, db, tenants);
+    accounts = await openAccounts(options, db, tenants);
   } catch (err) {
     await db.close().catch(() => {});
     throw err;
   }
-  const dispatcher = startDispatcher(o, db, tenants, accounts, logger);
-  const loop = startProcessing(o, accounts, logger);
+  const dispatcher = startDispatcher(options, db, tenants, accounts, logger);
+  const loop = startProcessing(options, accounts, logger);
   const process = loop.process;
 
-  let server: Server | undefined;
   let address = "";
   const tenantOf = new WeakMap<ServerResponse, string>();
   const handler = createHandler({
-    binding: o.binding,
+    binding: options.binding,
     db,
     accounts,
-    maxBodyBytes: o.maxBodyBytes,
-    requestedActionsPath: o.requestedActionsPath,
+    maxBodyBytes: options.maxBodyBytes,
+    requestedActionsPath: options.requestedActionsPath,
     // Request lines name the tenant when tenants were given; a one-account sandbox's lines stay as they were.
-    onAccount: o.tenants ? (res, name) => tenantOf.set(res, name) : undefined,
+    onAccount: options.tenants ? (res, name) => tenantOf.set(res, name) : undefined,
     baseUrl: () => address,
-    log: (line) => o.log(line),
-    debug: o.debug,
+    log: (line) => options.log(line),
+    debug: options.debug,
     wakeProcessing: () => {
       process();
       dispatcher.wake();
@@ -209,24 +208,24 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
   const ops = createOps({
     db,
     logger,
-    metrics: o.metrics === false ? undefined : await loadMetrics(db, logger),
+    metrics: options.metrics === false ? undefined : await loadMetrics(db, logger),
     routeOf: routeNamer(handler.routes, OPS_PATHS),
     tenantOf: (res) => tenantOf.get(res),
   });
   const serve = ops.wrap(handler);
   await dispatcher.start();
   // The handler answers every error itself; a rejection reaching here is logged, never left unhandled.
-  server = createServer((req, res) => void serve(req, res).catch((err: Error) => o.log(`internal error: ${err?.message}`)));
+  const server = createServer((req, res) => void serve(req, res).catch((err: Error) => options.log(`internal error: ${err?.message}`)));
   server.keepAliveTimeout = 5000;
-  await listenOrStop(server, o, async () => {
+  await listenOrStop(server, options, async () => {
     // Nothing may keep the process alive after a failed start: the loops and the database are stopped.
     clearInterval(loop.tick);
     await dispatcher.stop().catch(() => {});
     await db.close().catch(() => {});
   });
-  const retention = startRetention(db, accounts, logger, o.retainDays ?? DEFAULT_RETAIN_DAYS);
+  const retention = startRetention(db, accounts, logger, options.retainDays ?? DEFAULT_RETAIN_DAYS);
   const { port } = server.address() as AddressInfo;
-  address = `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`;
+  address = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`;
 
   let closing: Promise<void> | undefined;
   const parts = {
@@ -238,20 +237,20 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
     dispatcher,
     db,
     logger,
-    timeoutMs: o.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    timeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
   };
   return { url: address, db, close: () => (closing ??= shutdown(parts)) };
 }
 
 /** The webhook dispatcher of all accounts, woken by each account's service when rows are queued or change. */
-function startDispatcher(o: SandboxOptions, db: Db, tenants: readonly TenantOptions[], accounts: readonly Account[], logger: SandboxLogger): Dispatcher {
+function startDispatcher(options: SandboxOptions, db: Db, tenants: readonly TenantOptions[], accounts: readonly Account[], logger: SandboxLogger): Dispatcher {
   const dispatcher = new Dispatcher({
     db,
-    sign: signer(o.binding, tenants),
-    deliveryIdHeader: choice<string>(o.binding.spec, "deliveryId", "header"),
-    mediaType: o.binding.spec.bodyMediaType,
-    timeoutMs: o.deliveryTimeoutMs,
-    delaysMs: o.retryDelaysMs,
+    sign: signer(options.binding, tenants),
+    deliveryIdHeader: choice<string>(options.binding.spec, "deliveryId", "header"),
+    mediaType: options.binding.spec.bodyMediaType,
+    timeoutMs: options.deliveryTimeoutMs,
+    delaysMs: options.retryDelaysMs,
     log: (line) => logger.event("warn", line),
   });
   for (const { service } of accounts) {
@@ -262,7 +261,7 @@ function startDispatcher(o: SandboxOptions, db: Db, tenants: readonly TenantOpti
 }
 
 /** The processing loop: what is due is completed on a tick, one pass at a time; `process` runs a pass now. */
-function startProcessing(o: SandboxOptions, accounts: readonly Account[], logger: SandboxLogger) {
+function startProcessing(options: SandboxOptions, accounts: readonly Account[], logger: SandboxLogger) {
   let processing: Promise<unknown> | undefined;
   const process = () => {
     if (processing) return;
@@ -270,7 +269,7 @@ function startProcessing(o: SandboxOptions, accounts: readonly Account[], logger
       .catch((err: Error) => logger.event("error", `processing: ${err.message}`))
       .finally(() => (processing = undefined));
   };
-  const tick = setInterval(process, o.processingMs === "manual" ? 250 : Math.max(10, Math.min(100, o.processingMs / 4)));
+  const tick = setInterval(process, options.processingMs === "manual" ? 250 : Math.max(10, Math.min(100, options.processingMs / 4)));
   tick.unref();
   return { process, tick, running: () => processing };
 }

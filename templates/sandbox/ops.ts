@@ -37,7 +37,7 @@ export async function readiness(db: Db): Promise<{ ready: boolean; reason?: stri
   }
 }
 
-export function createOps(o: OpsOptions) {
+export function createOps(options: OpsOptions) {
   let draining = false;
   const plain = (res: ServerResponse, status: number, body: string, type = "application/json; charset=utf-8") => {
     res.writeHead(status, { "Content-Type": type, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store" });
@@ -52,15 +52,15 @@ export function createOps(o: OpsOptions) {
       return true;
     }
     if (path === "/readyz") {
-      const r = draining ? { ready: false, reason: "shutting down" } : await readiness(o.db);
-      plain(res, r.ready ? 200 : 503, JSON.stringify(r.ready ? { status: "ready" } : { status: "not ready", reason: r.reason }));
+      const answer = draining ? { ready: false, reason: "shutting down" } : await readiness(options.db);
+      plain(res, answer.ready ? 200 : 503, JSON.stringify(answer.ready ? { status: "ready" } : { status: "not ready", reason: answer.reason }));
       return true;
     }
     if (path === "/metrics") {
-      if (!o.metrics) plain(res, 404, JSON.stringify({ status: "error", message: "Metrics need prom-client: npm install prom-client." }));
+      if (!options.metrics) plain(res, 404, JSON.stringify({ status: "error", message: "Metrics need prom-client: npm install prom-client." }));
       else {
-        const m = await o.metrics.scrape();
-        plain(res, 200, m.body, m.contentType);
+        const scraped = await options.metrics.scrape();
+        plain(res, 200, scraped.body, scraped.contentType);
       }
       return true;
     }
@@ -79,11 +79,11 @@ export function createOps(o: OpsOptions) {
       const path = (req.url ?? "/").split("?")[0]!;
       res.once("close", () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const { method, route } = o.routeOf(req.method ?? "GET", path);
+        const { method, route } = options.routeOf(req.method ?? "GET", path);
         const status = res.writableFinished ? res.statusCode : 0; // 0: the connection closed before the answer ended
-        o.metrics?.observe(method, route, status, seconds);
-        const tenant = o.tenantOf?.(res);
-        o.logger.request({ requestId, method, route, status, durationMs: Math.round(seconds * 1e6) / 1e3, ...(tenant !== undefined ? { tenant } : {}) });
+        options.metrics?.observe(method, route, status, seconds);
+        const tenant = options.tenantOf?.(res);
+        options.logger.request({ requestId, method, route, status, durationMs: Math.round(seconds * 1e6) / 1e3, ...(tenant !== undefined ? { tenant } : {}) });
       });
       try {
         if (await operate(req, res, path)) return;

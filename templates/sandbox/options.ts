@@ -66,17 +66,17 @@ export class StartError extends Error {
 }
 
 /** The accounts of the options: `tenants`, or the one account of the single-account options; names and service UIDs each distinct. */
-export function tenantsOf(o: SandboxOptions): readonly TenantOptions[] {
+export function tenantsOf(options: SandboxOptions): readonly TenantOptions[] {
   const tenants =
-    o.tenants ??
-    (o.credentials && o.signingSecret !== undefined
+    options.tenants ??
+    (options.credentials && options.signingSecret !== undefined
       ? [
           {
             name: DEFAULT_TENANT,
-            credentials: o.credentials,
-            signingSecret: o.signingSecret,
-            webhookUrls: o.webhookUrls ?? [],
-            signatureVersion: o.signatureVersion ?? "2",
+            credentials: options.credentials,
+            signingSecret: options.signingSecret,
+            webhookUrls: options.webhookUrls ?? [],
+            signatureVersion: options.signatureVersion ?? "2",
           },
         ]
       : []);

@@ -30,41 +30,41 @@ export function resultsFor(spec: SandboxSpec, name: string): Results {
  * True once processing has completed: the status's outcome is not that of the status awaiting processing (the
  * complete row's `from`; `processing`, which `new` shares). Results are calculated then.
  */
-export function processed(b: SandboxBinding, verificationStatus: string): boolean {
-  const awaiting = b.rules.statuses[transitionRow(b.rules, "complete").from ?? ""]?.outcome;
-  return b.rules.statuses[verificationStatus]?.outcome !== awaiting;
+export function processed(binding: SandboxBinding, verificationStatus: string): boolean {
+  const awaiting = binding.rules.statuses[transitionRow(binding.rules, "complete").from ?? ""]?.outcome;
+  return binding.rules.statuses[verificationStatus]?.outcome !== awaiting;
 }
 
 /** The v5 `screening` object (the service's specification, section 6.2), screened at the change's time. */
-export function screening(r: Results, at: number): Json {
-  return { watchlist: { ...r.watchlist, lastScreenedAt: at, lastScreenedTime: new Date(at).toISOString() } };
+export function screening(results: Results, at: number): Json {
+  return { watchlist: { ...results.watchlist, lastScreenedAt: at, lastScreenedTime: new Date(at).toISOString() } };
 }
 
 /** A UUID derived from a trace and a name: stable ids for what belongs to a verification (stakeholder items, a screening). */
 export function derivedUuid(trace: string, name: string): string {
-  const h = bytesToHex(sha256(utf8ToBytes(`${trace}\n${name}`)));
+  const digest = bytesToHex(sha256(utf8ToBytes(`${trace}\n${name}`)));
   // Version 8 (custom) and the RFC 9562 variant: a well-formed UUID that says it is derived.
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-8${digest.slice(13, 16)}-${((parseInt(digest[16]!, 16) & 3) | 8).toString(16)}${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
 }
 
 /** The older payload's result fields (6.3): score for individuals, risk, watchlists, and the screening id once screened. */
 export function olderResults(
-  b: SandboxBinding,
+  binding: SandboxBinding,
   v: { readonly trace: string; readonly type: string; readonly name: string; readonly verificationStatus: string },
 ): Json {
-  const r = resultsFor(b.spec, v.name);
+  const results = resultsFor(binding.spec, v.name);
   return {
-    ...(v.type === b.spec.individualType ? { verificationScore: r.verificationScore } : {}),
-    ...(processed(b, v.verificationStatus) ? { screeningId: derivedUuid(v.trace, "screening") } : {}),
-    inWatchLists: r.inWatchLists,
+    ...(v.type === binding.spec.individualType ? { verificationScore: results.verificationScore } : {}),
+    ...(processed(binding, v.verificationStatus) ? { screeningId: derivedUuid(v.trace, "screening") } : {}),
+    inWatchLists: results.inWatchLists,
     outOfWatchLists: [],
-    idvRiskScore: { description: r.idvRiskDescription },
+    idvRiskScore: { description: results.idvRiskDescription },
   };
 }
 
 /** The v5 payload's result fields (6.2): absent until processing has completed. */
-export function v5Results(b: SandboxBinding, v: { readonly name: string; readonly verificationStatus: string; readonly updatedAt: number }): Json {
-  if (!processed(b, v.verificationStatus)) return {};
-  const r = resultsFor(b.spec, v.name);
-  return { idvRisk: r.idvRisk, screening: screening(r, v.updatedAt) };
+export function v5Results(binding: SandboxBinding, v: { readonly name: string; readonly verificationStatus: string; readonly updatedAt: number }): Json {
+  if (!processed(binding, v.verificationStatus)) return {};
+  const results = resultsFor(binding.spec, v.name);
+  return { idvRisk: results.idvRisk, screening: screening(results, v.updatedAt) };
 }

@@ -11,10 +11,10 @@ export function routeNamer(
 ): (method: string, path: string) => { method: string; route: string } {
   const methods = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
   return (method, path) => {
-    const m = methods.has(method) ? method : "OTHER";
-    if (exactPaths.includes(path)) return { method: m, route: path };
+    const methodLabel = methods.has(method) ? method : "OTHER";
+    if (exactPaths.includes(path)) return { method: methodLabel, route: path };
     const hit = routes.find((r) => r.pattern.test(path));
-    return { method: m, route: hit ? hit.path : "other" };
+    return { method: methodLabel, route: hit ? hit.path : "other" };
   };
 }
 
@@ -44,11 +44,11 @@ export function pathPattern(template: string, capture: Readonly<Record<string, s
 
 /** A route of spec/endpoints.yaml: its method, path and authentication as the spec gives them (`path`: where the sandbox serves it instead, for one whose path is not shown). */
 export function specRoute<H>(binding: SandboxBinding, operationId: string, handler: H, path?: string): Route<H> {
-  const e = binding.spec.endpoints[operationId]!;
-  const template = path ?? e.path!;
-  const auth: RouteAuth = e.auth === "basic" ? "basic" : e.auth === "body" ? "body" : "none";
+  const endpoint = binding.spec.endpoints[operationId]!;
+  const template = path ?? endpoint.path!;
+  const auth: RouteAuth = endpoint.auth === "basic" ? "basic" : endpoint.auth === "body" ? "body" : "none";
   // The spec's HTTP Basic endpoints are the v5 interface; the others the older one (section 5).
-  return { method: e.method, path: template, auth, handler, operationId, pattern: pathPattern(template), answer: auth === "basic" ? "v5" : "older" };
+  return { method: endpoint.method, path: template, auth, handler, operationId, pattern: pathPattern(template), answer: auth === "basic" ? "v5" : "older" };
 }
 
 /** A route of the sandbox's own (the hosted form: `answer` "page"; the control API: the older error shape). */
@@ -82,8 +82,8 @@ export function familyOf<H>(routes: readonly Route<H>[], path: string): { answer
 export function findRoute<H>(routes: readonly Route<H>[], method: string, path: string): { route: Route<H>; captures: string[] } | undefined {
   for (const route of routes) {
     if (route.method !== method) continue;
-    const m = route.pattern.exec(path);
-    if (m) return { route, captures: m.slice(1) };
+    const match = route.pattern.exec(path);
+    if (match) return { route, captures: match.slice(1) };
   }
   return undefined;
 }

@@ -40,19 +40,19 @@ class SandboxHttp implements HttpKit {
   readonly routes: readonly Route<Handler>[];
   private readonly getRoute: Route<Handler>;
 
-  constructor(private readonly o: ServerOptions) {
-    const spec = (this.spec = o.binding.spec);
-    this.log = o.log ?? ((line: string) => void process.stderr.write(`verispec sandbox: ${line}\n`));
+  constructor(private readonly options: ServerOptions) {
+    const spec = (this.spec = options.binding.spec);
+    this.log = options.log ?? ((line: string) => void process.stderr.write(`verispec sandbox: ${line}\n`));
     this.auth = {
       status: choice<number>(spec, "authFailure", "httpStatus"),
       code: choice<string>(spec, "authFailure", "code"),
       message: choice<string>(spec, "authFailure", "message"),
     };
-    this.bodyRules = bodyRulesOf(spec, o.maxBodyBytes, (issues) => this.invalid(issues));
+    this.bodyRules = bodyRulesOf(spec, options.maxBodyBytes, (issues) => this.invalid(issues));
     this.nul = { code: choice<string>(spec, "nulCharacter", "code"), message: choice<string>(spec, "nulCharacter", "message") };
-    this.credentials = accountChecker(o.accounts);
-    this.sole = o.accounts.length === 1 ? o.accounts[0] : undefined;
-    this.routes = new SandboxHandlers(o, this, (schemaId, body) => this.issuesOf(schemaId, body)).routes();
+    this.credentials = accountChecker(options.accounts);
+    this.sole = options.accounts.length === 1 ? options.accounts[0] : undefined;
+    this.routes = new SandboxHandlers(options, this, (schemaId, body) => this.issuesOf(schemaId, body)).routes();
     this.getRoute = this.routes.find((r) => r.operationId === "getVerification")!;
   }
 
@@ -97,7 +97,7 @@ class SandboxHttp implements HttpKit {
 
   /** What the API finds wrong with a body: the schema's issues and, beside them, NUL in any text (the validators accept it; the store cannot hold it). */
   private issuesOf(schemaId: string, body: unknown): ValidationIssue[] {
-    const result = validateWith(this.o.binding, schemaId, body);
+    const result = validateWith(this.options.binding, schemaId, body);
     const schemaIssues = result.valid ? [] : result.errors;
     const seen = new Set(schemaIssues.map((i) => JSON.stringify(i.path)));
     return [...schemaIssues, ...this.nulIssues(nulPaths(body).filter((p) => !seen.has(JSON.stringify(p))))];
@@ -121,10 +121,10 @@ class SandboxHttp implements HttpKit {
   }
 
   browseOf(url: URL, defaultLimit?: number): Browse {
-    const b = parseBrowse(url.searchParams, defaultLimit);
-    if (typeof b === "string") throw refusedAs(this.spec, "badRequest", b);
-    this.params({ trace: b.trace, userId: b.userId, status: b.status });
-    return b;
+    const browse = parseBrowse(url.searchParams, defaultLimit);
+    if (typeof browse === "string") throw refusedAs(this.spec, "badRequest", browse);
+    this.params({ trace: browse.trace, userId: browse.userId, status: browse.status });
+    return browse;
   }
 
   refuse(message: ControlMessage, max?: number): HttpError {
@@ -183,7 +183,7 @@ class SandboxHttp implements HttpKit {
       this.olderAuth(body, ctx);
     }
     if (ctx.account) {
-      this.o.onAccount?.(res, ctx.account.name);
+      this.options.onAccount?.(res, ctx.account.name);
       // The account's clock as stored now: every instance on one database tells the same time.
       await ctx.account.service.refreshClock();
     }
@@ -193,9 +193,9 @@ class SandboxHttp implements HttpKit {
 
   /** The raw path (before `?`) and query: a malformed percent-escape in either is refused before anything else. */
   private target(raw: string): { path: string; url: URL } {
-    const q = raw.indexOf("?");
-    this.decode(q < 0 ? raw : raw.slice(0, q));
-    if (q >= 0) this.decode(raw.slice(q + 1).replace(/\+/g, " "));
+    const queryAt = raw.indexOf("?");
+    this.decode(queryAt < 0 ? raw : raw.slice(0, queryAt));
+    if (queryAt >= 0) this.decode(raw.slice(queryAt + 1).replace(/\+/g, " "));
     let url: URL;
     try {
       url = new URL(raw, "http://sandbox.invalid");
@@ -216,27 +216,27 @@ class SandboxHttp implements HttpKit {
   }
 
   /** A refusal the handling foresaw (ServiceError, HttpError), in the shape of the route's interface. */
-  private refused(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, at: Answering, e: ServiceError | HttpError): void {
-    const status = e instanceof ServiceError ? e.httpStatus : e.status;
-    const type = e instanceof ServiceError ? e.type : e.code;
+  private refused(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, at: Answering, refusal: ServiceError | HttpError): void {
+    const status = refusal instanceof ServiceError ? refusal.httpStatus : refusal.status;
+    const type = refusal instanceof ServiceError ? refusal.type : refusal.code;
     // A body refused before it was read in full is drained, not parsed (http/refused.ts).
     const unread = closeIfUnread(req, res, status, this.bodyRules.limit);
     if (at.shape === "page") {
       this.send(
         res,
         status,
-        messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", e.message),
+        messagePage(choice<Record<string, string>>(this.spec, "hostedForm", "messages").unavailableTitle ?? "", refusal.message),
         "text/html; charset=utf-8",
       );
       return void (unread && req.resume());
     }
-    const trace = (e as { trace?: string }).trace;
+    const trace = (refusal as { trace?: string }).trace;
     const pathTrace = traceInPath(this.getRoute.pattern, at.path);
-    const details = e instanceof ServiceError ? e.details : [];
+    const details = refusal instanceof ServiceError ? refusal.details : [];
     this.fail(ctx, res, at, {
       status,
       type,
-      message: e.message,
+      message: refusal.message,
       details,
       ...(trace ? { trace } : {}),
       ...(pathTrace !== undefined ? { pathParams: { trace: pathTrace } } : {}),
@@ -247,8 +247,8 @@ class SandboxHttp implements HttpKit {
 
   /** Everything not foreseen: one line (its stack only with --debug), and a 500 that names the request id. */
   private internal(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, at: Answering, err: unknown): void {
-    const e = err instanceof Error ? err : new Error(String(err));
-    const detail = this.o.debug ? (e.stack ?? e.message) : `${e.name}: ${e.message.split("\n")[0]}`;
+    const error = err instanceof Error ? err : new Error(String(err));
+    const detail = this.options.debug ? (error.stack ?? error.message) : `${error.name}: ${error.message.split("\n")[0]}`;
     try {
       this.log(`internal error ${ctx.id} on ${String(req.method).slice(0, 16)} ${at.path.slice(0, 200)}: ${detail}`);
     } catch {
@@ -273,10 +273,10 @@ class SandboxHttp implements HttpKit {
     let at: Answering = this.answering(method, raw.split("?")[0]!);
     try {
       try {
-        const t = this.target(raw);
-        const routed = this.answering(method, t.path);
+        const requestTarget = this.target(raw);
+        const routed = this.answering(method, requestTarget.path);
         at = routed;
-        await this.route(req, res, ctx, routed, t.url);
+        await this.route(req, res, ctx, routed, requestTarget.url);
       } catch (err) {
         if (res.headersSent) return void res.destroy();
         if (err instanceof ServiceError || err instanceof HttpError) return this.refused(ctx, req, res, at, err);
@@ -292,7 +292,7 @@ class SandboxHttp implements HttpKit {
 /** The request handler, and its route table (metrics and logs name requests by it). */
 export type SandboxRequestHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & { readonly routes: readonly Route<Handler>[] };
 
-export function createHandler(o: ServerOptions): SandboxRequestHandler {
-  const http = new SandboxHttp(o);
+export function createHandler(options: ServerOptions): SandboxRequestHandler {
+  const http = new SandboxHttp(options);
   return Object.assign(http.handle, { routes: http.routes });
 }

@@ -61,7 +61,7 @@ export function createValidator(
   // that validates again, so no two calls share it at once; its budget is set afresh before every run.
   const plainBounded = { $errorBudget: 0 };
   const check = (data: unknown, context: ValidateOptions, maxErrors: number): ValidationResult => {
-    if (first !== undefined && first.call(context, data)) return VALID;
+    if (first?.call(context, data)) return VALID;
     const budget = errorBudget(maxErrors);
     let bounded: ValidateContext;
     if (budget === Infinity) bounded = context;

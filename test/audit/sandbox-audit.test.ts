@@ -14,7 +14,7 @@ import { STATEMENTS, type Statement } from "./sandbox-statements.js";
 import { locateSeed, parseSeedTables, readSeed } from "./seed-tables.js";
 
 /** Every statement on the run: a field row on its samples, a scenario once. */
-export function auditSandbox(world: World, statements: readonly Statement[] = STATEMENTS): Finding[] {
+function auditSandbox(world: World, statements: readonly Statement[] = STATEMENTS): Finding[] {
   const samples = samplesOf(world);
   return statements.map((st) => (st.scenario ? { statement: st, checkedOn: 1, failures: scenarioOf(st.scenario)(world) } : checkField(st, samples, world)));
 }

@@ -259,7 +259,7 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   userIdAsSent: (s, v, w) => same(v, sentFor(s, w)?.userId ?? null, "the userId sent"),
   onBehalfUidAsSent: (s, v, w) => same(v, sentFor(s, w)?.onBehalfUid, "the onBehalfUid sent"),
   tagsAsSent: (s, v, w) => same(v, sentFor(s, w)?.tags ?? [], "the tags sent (or [])"),
-  traceOfCreate: (s, v, w) => (w.sent.has(v as string) ? undefined : `${JSON.stringify(v)} is no trace a create answered`),
+  traceOfCreate: (_step, v, w) => (w.sent.has(v as string) ? undefined : `${JSON.stringify(v)} is no trace a create answered`),
   stakeholderOwnTrace: (s, v, w) =>
     v !== s.top.parentTrace && !w.sent.has(v as string) && w.webhooks.every((x) => x.body.trace !== v || x.body.parentTrace === s.top.parentTrace)
       ? undefined
@@ -269,9 +269,9 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   subTypeAsSent: (s, v, w) =>
     same(v, (isStakeholder(s) ? (sentStakeholder(s, w)?.entity ?? sentStakeholder(s, w)) : sentFor(s, w))?.subType, "the subType sent"),
   inputRiskAsSent: (s, v, w) => same(v, sentFor(s, w)?.inputRisk, "the inputRisk sent"),
-  notRemoved: (s, v) => (v === "removed" ? "a webhook that is not a stakeholder's carries removed" : undefined),
-  atLeastOne: (s, v) => (typeof v === "number" && v >= 1 ? undefined : `${JSON.stringify(v)} is below 1`),
-  parentTraceOfEntity: (s, v, w) =>
+  notRemoved: (_step, v) => (v === "removed" ? "a webhook that is not a stakeholder's carries removed" : undefined),
+  atLeastOne: (_step, v) => (typeof v === "number" && v >= 1 ? undefined : `${JSON.stringify(v)} is below 1`),
+  parentTraceOfEntity: (_step, v, w) =>
     w.sent.has(v as string) && w.sent.get(v as string)!.body.type !== "individual" ? undefined : `${JSON.stringify(v)} is no entity's trace`,
   parentUserIdOfEntity: (s, v, w) => same(v, sentFor(s, w)?.userId ?? sentFor(s, w)?.metadata_userId, "the entity's userId"),
   rolesAsSent: (s, v, w) => {
@@ -303,7 +303,7 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     const extra = Object.keys(s.value).filter((k) => !WATCHLIST_KEYS.includes(k));
     return extra.length ? `has keys the list does not name: ${extra.join(", ")}` : undefined;
   },
-  nonEmpty: (s, v) => ((v as unknown[]).length > 0 ? undefined : "is empty"),
+  nonEmpty: (_step, v) => ((v as unknown[]).length > 0 ? undefined : "is empty"),
   bodySignatureSha: (s, v, w) => same(v, bodyDigest(s.top, "sha256", w), "the body signature over the text"),
   bodySignatureKeccak: (s, v, w) => same(v, bodyDigest(s.top, "keccak256", w), "the body signature over the text"),
   statusCodeIsHttpStatus: () => undefined,

@@ -5,12 +5,13 @@
 // Each step is recorded by label with its answer and the webhooks of its trace once delivery has settled.
 import { call, CREDENTIALS, request, startReceiver, until, type Answer } from "../sandbox/helpers.js";
 import { harness, memoryDb, type Harness } from "../sandbox/inprocess.js";
+import type { Loose, LooseJson } from "../support/loose.js";
 
-export type Json = Record<string, any>;
+export type Json = LooseJson;
 
 export interface Step {
   readonly status: number;
-  readonly body: any;
+  readonly body: Loose;
   readonly text: string;
   readonly trace?: string;
   /** The webhooks of the trace, oldest first, when the step had settled. */

@@ -18,6 +18,7 @@ import {
   type Validate,
 } from "../../templates/client/index.js";
 import { closedPort, startServer, type TestServer } from "./server.js";
+import type { Loose, LooseJson } from "../support/loose.js";
 
 const UID = "svc-uid-1";
 const SECRET = "s3cr€t-ключ-42"; // non-Latin-1 on purpose: Basic must be UTF-8 safe
@@ -87,7 +88,7 @@ const v5Success = (data: unknown, trace = "tr-1") => ({
 
 /** A fake validator: an ABN must be 11 digits; the response envelope must have status "success". */
 const fakeValidate: Validate = (schemaId, data) => {
-  const d = data as Record<string, any>;
+  const d = data as LooseJson;
   if (schemaId === "v5.CreateVerificationRequest" && !/^\d{11}$/.test(String(d.identifiers?.abn))) return { valid: false, errors: SEED_DETAILS };
   if (schemaId.endsWith("Envelope") && d?.status !== "success")
     return { valid: false, errors: [{ message: "must be equal to constant", code: "const", path: ["status"] }] };
@@ -101,10 +102,10 @@ const loadValidate = async () => {
   return fakeValidate;
 };
 const client = (o: Partial<ClientOptions> = {}, c: SpecConstants = constants) =>
-  createClientCore({ baseUrl: server.url + "/", serviceUid: UID, secret: SECRET, retry: { baseDelayMs: 1, maxDelayMs: 4 }, ...o }, c, loadValidate);
+  createClientCore({ baseUrl: `${server.url}/`, serviceUid: UID, secret: SECRET, retry: { baseDelayMs: 1, maxDelayMs: 4 }, ...o }, c, loadValidate);
 
 /** Awaits a rejection and returns the error (fails the test when the promise resolves). */
-async function caught(p: Promise<unknown>): Promise<any> {
+async function caught(p: Promise<unknown>): Promise<Loose> {
   try {
     await p;
   } catch (e) {

@@ -22,6 +22,7 @@ import {
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { startServer, type TestServer } from "./server.js";
+import type { Loose } from "../support/loose.js";
 
 const UID = "svc-uid-7";
 const SECRET = "sëcret-Ω-99"; // non-Latin-1: Basic auth must encode UTF-8
@@ -38,7 +39,7 @@ beforeEach(() => server.reply({ status: 200, body: {} }));
 const client = (o: Partial<ClientOptions> = {}) =>
   createClient({ baseUrl: server.url, serviceUid: UID, secret: SECRET, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...o });
 
-async function caught(p: Promise<unknown>): Promise<any> {
+async function caught(p: Promise<unknown>): Promise<Loose> {
   try {
     await p;
   } catch (e) {

@@ -19,6 +19,7 @@ import {
   type OperationSpec,
   type SpecConstants,
 } from "../../templates/client/index.js";
+import type { Loose } from "../support/loose.js";
 
 interface Seen {
   method: string;
@@ -77,7 +78,7 @@ const client = (o: Partial<ClientOptions> = {}) =>
     valid: true,
   }));
 
-async function caught(p: Promise<unknown>): Promise<any> {
+async function caught(p: Promise<unknown>): Promise<Loose> {
   try {
     await p;
   } catch (e) {
@@ -273,7 +274,7 @@ describe("response size limit", () => {
 });
 
 // Independent encoders (not the client's own): what a server might do with a value it echoes.
-const unicodeEscape = (c: string) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 const htmlEscape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 const ENCODINGS: Record<string, (s: string) => string> = {
   raw: (s) => s,
@@ -289,8 +290,8 @@ const ENCODINGS: Record<string, (s: string) => string> = {
     JSON.stringify(s)
       .slice(1, -1)
       .replace(/[^\x20-\x7e]/g, unicodeEscape), // Python's json.dumps
-  jsonAllEscaped: (s) => s.replace(/[^]/g, unicodeEscape),
-  jsonAllEscapedUpper: (s) => s.replace(/[^]/g, (c) => unicodeEscape(c).toUpperCase().replace("\\U", "\\u")),
+  jsonAllEscaped: (s) => s.replace(/[\s\S]/g, unicodeEscape),
+  jsonAllEscapedUpper: (s) => s.replace(/[\s\S]/g, (c) => unicodeEscape(c).toUpperCase().replace("\\U", "\\u")),
   urlTwice: (s) => encodeURIComponent(encodeURIComponent(s)),
   urlTwiceLowerHex: (s) => encodeURIComponent(encodeURIComponent(s)).replace(/%25[0-9A-F]{2}/g, (h) => h.toLowerCase()),
   formTwice: (s) => new URLSearchParams({ k: new URLSearchParams({ k: s }).toString().slice(2) }).toString().slice(2),

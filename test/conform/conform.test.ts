@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET, startSandbox, type Sandbox } from "../sandbox/helpers.js";
-import { anyCredentials, editJson, resign, startProxy, v1WithOneWrongDigest, type Deviation, type Proxy } from "./deviating-proxy.js";
+import { anyCredentials, editJson, resign, startProxy, v1WithOneWrongDigest, type Deviation, type DeviatingProxy } from "./deviating-proxy.js";
 
 interface Check {
   id: string;
@@ -55,7 +55,7 @@ async function freePort(): Promise<number> {
 }
 
 let sandbox: Sandbox;
-let proxy: Proxy;
+let proxy: DeviatingProxy;
 
 beforeAll(async () => {
   proxy = await startProxy();
@@ -143,7 +143,7 @@ describe("verispec conform against the sandbox", () => {
 
   it("never prints the credentials, in any format", async () => {
     const basic = Buffer.from(`${CREDENTIALS.serviceUid}:${CREDENTIALS.secret}`).toString("base64");
-    proxy.deviation = { answer: (m, p, a) => (p === "/v5/verifications" && a.status === 200 ? { ...a, status: 500 } : a) };
+    proxy.deviation = { answer: (_method, p, a) => (p === "/v5/verifications" && a.status === 200 ? { ...a, status: 500 } : a) };
     for (const format of ["text", "json", "junit"]) {
       const r = await conform([proxy.url, "--format", format, "--rate", "1000", "--max-requests", "30"]);
       expect(r.code, r.stderr).toBe(1);
@@ -201,7 +201,7 @@ const DEVIATIONS: [string, Deviation, RegExp, RegExp][] = [
   ],
   [
     "an envelope timestamp in the wrong format",
-    { answer: (m, p, a) => (p.startsWith(createPath) && a.status === 200 ? editJson(a, (b) => (b.timestamp = "2026-01-01 00:00:00")) : a) },
+    { answer: (_method, p, a) => (p.startsWith(createPath) && a.status === 200 ? editJson(a, (b) => (b.timestamp = "2026-01-01 00:00:00")) : a) },
     /^(vector|get):v5\..*#body$/,
     /timestamp/,
   ],
@@ -289,7 +289,10 @@ const DEVIATIONS: [string, Deviation, RegExp, RegExp][] = [
   ],
   [
     "an older error answered as text/plain Bad Request",
-    { answer: (m, p, a) => (p === "/verify" && a.status === 422 ? { ...a, headers: { ...a.headers, "content-type": "text/plain" }, body: "Bad Request" } : a) },
+    {
+      answer: (_method, p, a) =>
+        p === "/verify" && a.status === 422 ? { ...a, headers: { ...a.headers, "content-type": "text/plain" }, body: "Bad Request" } : a,
+    },
     /^vector:v4\..*#error-json$/,
     /Bad Request/,
   ],

@@ -5,6 +5,7 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { signWebhook } from "../../generated/webhooks.js";
+import type { LooseJson } from "../support/loose.js";
 
 export interface Upstream {
   status: number;
@@ -21,7 +22,7 @@ export interface Deviation {
   readonly webhook?: (body: string, headers: Record<string, string>) => { body: string; headers: Record<string, string> } | null;
 }
 
-export interface Proxy {
+export interface DeviatingProxy {
   readonly url: string;
   /** The sandbox behind the proxy (set once it runs: the sandbox needs the proxy's hook URL first). */
   upstream: string;
@@ -52,7 +53,7 @@ function forward(target: URL, method: string, path: string, headers: IncomingHtt
   });
 }
 
-export async function startProxy(): Promise<Proxy> {
+export async function startProxy(): Promise<DeviatingProxy> {
   const state = { deviation: {} as Deviation, receiverPort: 0, upstream: "http://127.0.0.1:9" };
   const server: Server = createServer(async (req, res) => {
     try {
@@ -126,16 +127,16 @@ export async function startProxy(): Promise<Proxy> {
 }
 
 /** A JSON answer changed by `edit` (which may mutate the parsed body). */
-export function editJson(a: Upstream, edit: (body: Record<string, any>) => void, status = a.status): Upstream {
-  const body = JSON.parse(a.body) as Record<string, any>;
+export function editJson(a: Upstream, edit: (body: LooseJson) => void, status = a.status): Upstream {
+  const body = JSON.parse(a.body) as LooseJson;
   edit(body);
   return { ...a, status, body: JSON.stringify(body) };
 }
 
 /** A webhook re-signed (version 2, or 1) with `key`, after `edit` changed its payload. */
-export function resign(key: string, edit: (payload: Record<string, any>) => void = () => {}, version: "1" | "2" = "2") {
+export function resign(key: string, edit: (payload: LooseJson) => void = () => {}, version: "1" | "2" = "2") {
   return (body: string) => {
-    const payload = JSON.parse(body) as Record<string, any>;
+    const payload = JSON.parse(body) as LooseJson;
     edit(payload);
     const text = JSON.stringify(payload);
     return {

@@ -13,10 +13,10 @@ import { modelFromSpec } from "../../generator/pipeline.js";
 import { createClient, SubmissionConflictError, TooManyAttemptsError, ValidationError } from "../../generated/index.js";
 import { call, CREDENTIALS, olderIndividual, ROOT, SIGNING_SECRET, v5Individual } from "../sandbox/helpers.js";
 import { harness, memoryDb, type Harness } from "../sandbox/inprocess.js";
-import { editJson, startProxy, type Proxy } from "./deviating-proxy.js";
+import { editJson, startProxy, type DeviatingProxy } from "./deviating-proxy.js";
 
 let sandbox: Harness;
-let deviating: Proxy;
+let deviating: DeviatingProxy;
 let judging: RunningProxy;
 const results: CheckResult[] = [];
 const failed = () => results.filter((r) => r.outcome === "failed");
@@ -188,7 +188,7 @@ const createPath = "/v5/verifications";
 const isCreate = (m: string, p: string) => m === "POST" && p === createPath;
 
 describe("deviating servers behind the proxy: each deviation found and named", () => {
-  const cases: [string, Proxy["deviation"], () => Promise<unknown>, RegExp, RegExp][] = [
+  const cases: [string, DeviatingProxy["deviation"], () => Promise<unknown>, RegExp, RegExp][] = [
     [
       "201 for a created verification",
       { answer: (m, p, a) => (isCreate(m, p) && a.status === 200 ? { ...a, status: 201 } : a) },
@@ -218,14 +218,14 @@ describe("deviating servers behind the proxy: each deviation found and named", (
     ],
     [
       "text/plain on a JSON answer",
-      { answer: (m, p, a) => ({ ...a, headers: { ...a.headers, "content-type": "text/plain" } }) },
+      { answer: (_method, _path, a) => ({ ...a, headers: { ...a.headers, "content-type": "text/plain" } }) },
       () => raw("POST", createPath, v5Individual("A B")),
       /#content-type$/,
       /text\/plain/,
     ],
     [
       "statusCode 400 in an HTTP 422",
-      { answer: (m, p, a) => (a.status === 422 ? editJson(a, (b) => (b.statusCode = 400)) : a) },
+      { answer: (_method, _path, a) => (a.status === 422 ? editJson(a, (b) => (b.statusCode = 400)) : a) },
       () => raw("POST", createPath, { ...v5Individual("A"), website: "" }),
       /#status-code$/,
       /statusCode 400/,
@@ -240,7 +240,8 @@ describe("deviating servers behind the proxy: each deviation found and named", (
     [
       "an older error as text/plain",
       {
-        answer: (m, p, a) => (p === "/verify" && a.status === 422 ? { ...a, headers: { ...a.headers, "content-type": "text/plain" }, body: "Bad Request" } : a),
+        answer: (_method, p, a) =>
+          p === "/verify" && a.status === 422 ? { ...a, headers: { ...a.headers, "content-type": "text/plain" }, body: "Bad Request" } : a,
       },
       () =>
         raw("POST", "/verify", {

@@ -13,9 +13,10 @@ import { emitConformance } from "../../generator/emit/conformance/index.js";
 import { modelFromSpec } from "../../generator/pipeline.js";
 import { ROOT } from "../validators/helpers.js";
 import { lifecycleOutcome, sortIssues, type LifecycleVector, type WebhookVector } from "./runner.js";
+import type { Loose } from "../support/loose.js";
 
 const DIR = join(ROOT, "generated", "conformance");
-const load = (name: string) => JSON.parse(readFileSync(join(DIR, `${name}.json`), "utf8")) as { specVersion: string; cases: any[]; sequences?: any[] };
+const load = (name: string) => JSON.parse(readFileSync(join(DIR, `${name}.json`), "utf8")) as { specVersion: string; cases: Loose[]; sequences?: Loose[] };
 
 interface RequestVector {
   id: string;

@@ -51,7 +51,10 @@ const setups: Record<string, () => string[]> = {
   "a YAML alias bomb": () => {
     const dir = specCopy("bomb");
     const level = (name: string, prev: string) => `${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`;
-    writeFileSync(join(dir, "bomb.yaml"), ["a0: &a0 [x, x, x, x, x, x, x, x, x]", level("a1", "a0"), level("a2", "a1"), level("a3", "a2")].join("\n") + "\n");
+    writeFileSync(
+      join(dir, "bomb.yaml"),
+      ["a0: &a0 [x, x, x, x, x, x, x, x, x]", level("a1", "a0"), level("a2", "a1"), level("a3", "a2")].map((line) => `${line}\n`).join(""),
+    );
     return ["check", "--spec", dir];
   },
   "a spec file linking outside the spec directory": () => {

@@ -244,7 +244,6 @@ describe("broken spec files", () => {
 
 describe("the diagnostics catalog", () => {
   it("the authoring guide lists every code with its name", async () => {
-    const { readFileSync } = await import("node:fs");
     const readme = (await import("../support/docs.js")).allDocs();
     for (const [code, entry] of Object.entries(CATALOG)) expect(readme, code).toContain(`| ${code} | ${entry.name} |`);
   });

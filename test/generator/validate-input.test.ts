@@ -83,7 +83,7 @@ describe("text that is not JSON", () => {
 
   it("deep nesting is located without overflowing the stack", () => {
     expect(locateJsonSyntaxError("[".repeat(1_000_000))).toEqual({ line: 1, column: 1_000_001, problem: "unexpected end of input" });
-    expect(locateJsonSyntaxError('{"a":'.repeat(200_000) + "1" + "}".repeat(200_000))).toBeUndefined();
+    expect(locateJsonSyntaxError(`${'{"a":'.repeat(200_000)}1${"}".repeat(200_000)}`)).toBeUndefined();
   });
 });
 

@@ -12,6 +12,7 @@ import { main } from "../../generator/cli/main.js";
 import type { Io } from "../../generator/context.js";
 import { OPENAPI, ROOT } from "./helpers.js";
 import { needProgram } from "../support/services.js";
+import type { LooseJson } from "../support/loose.js";
 
 const chromiumProgram = needProgram("chromium", "apt-get install -y chromium");
 
@@ -19,7 +20,7 @@ const ARTIFACTS = join(ROOT, "test", ".artifacts");
 /** Schemes a self-contained page may request: its own file, inline data, and in-memory objects Redoc makes (blob: workers). */
 const LOCAL_SCHEMES = ["file:", "data:", "about:", "blob:"];
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 const doc = JSON.parse(readFileSync(OPENAPI, "utf8")) as Json;
 /** Made in beforeAll: when Chromium is missing every test is skipped and no hook runs, so nothing may be left. */
 let temp = "";
@@ -114,8 +115,10 @@ afterAll(async () => {
 /** The visible text of the page, once `expected` shows (Redoc routes by hash and renders after a tick). */
 async function textShowing(expected: string): Promise<string> {
   await page
+    // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees is the point (textContent holds hidden text too)
     .waitForFunction((s) => document.body.innerText.replaceAll("`", "").replace(/\s+/g, " ").includes(s), expected, { timeout: 30_000 })
     .catch(() => undefined);
+  // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees is the point (textContent holds hidden text too)
   return page.evaluate(() => document.body.innerText);
 }
 
@@ -250,6 +253,7 @@ describe.skipIf(!chromiumProgram.found)("verispec docs: the reference page", () 
     expect(names).toContain("type other than individual");
     const shown = new Set<string>();
     const record = async (operationId: string) => {
+      // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees is the point (textContent holds hidden text too)
       const text = normalize(await page.evaluate(() => document.body.innerText));
       expect(text, operationId).not.toMatch(/\bcase \d\b|\bobject \(\d+\)/);
       for (const m of text.matchAll(/One of: ((?:\S+ ){1,12}?)(?:\+|−|Show|POST|GET)/g)) shown.add(m[1]!.trim());

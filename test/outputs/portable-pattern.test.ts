@@ -11,9 +11,10 @@ import { describe, expect, it } from "vitest";
 import { ANY_ASTRAL, portablePattern } from "../../generator/emit/portable-pattern.js";
 import { needProgram } from "../support/services.js";
 import { OPENAPI, ROOT, SCHEMAS } from "./helpers.js";
+import type { LooseJson } from "../support/loose.js";
 
 const python = needProgram("python3", "apt-get install -y python3");
-type Json = Record<string, any>;
+type Json = LooseJson;
 const doc = JSON.parse(readFileSync(OPENAPI, "utf8")) as Json;
 const components = doc.components.schemas as Record<string, Json>;
 const addVerispecVocabulary = createRequire(import.meta.url)(join(ROOT, "generated", "ajv-vocabulary.cjs")) as (ajv: Ajv2020) => Ajv2020;

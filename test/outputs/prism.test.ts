@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPENAPI, ROOT, freePort } from "./helpers.js";
+import type { LooseJson } from "../support/loose.js";
 
-type Json = Record<string, any>;
+type Json = LooseJson;
 type Validate = (id: string, data: unknown) => { valid: boolean; errors?: readonly unknown[] };
 const doc = JSON.parse(readFileSync(OPENAPI, "utf8")) as Json;
 const PRISM = join(ROOT, "node_modules", "@stoplight", "prism-cli", "dist", "index.js");

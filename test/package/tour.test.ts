@@ -5,7 +5,7 @@
 // README's text: free ports instead of 4010 and 3000, so that the test never meets another program's port.
 // npm reads its usual cache first (prefer-offline); the tarball's dependencies are those `npm ci` fetched.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +29,7 @@ afterAll(() => {
 });
 
 /** The tour as one bash script: its ```sh blocks in order, each `<!-- tour-file: name -->` block (js, ts, jsonc) written to that file. */
-export function tourScript(section: string): string {
+function tourScript(section: string): string {
   const parts: string[] = [];
   for (const m of section.matchAll(/(?:<!-- tour-file: (\S+) -->\n)?```(sh|js|ts|jsonc)\n([\s\S]*?)```/g)) {
     const [, file, lang, code] = m;

@@ -116,7 +116,6 @@ describe("verispec sandbox: credentials", () => {
 
 describe("docs/sandbox.md: the sandbox's documented choices", () => {
   it("lists every choice of spec/sandbox.yaml with its text and the not-shown it answers", async () => {
-    const { readFileSync } = await import("node:fs");
     const { sandboxSpec } = await import("../../generated/sandbox.js");
     const readme = (await import("../support/docs.js")).allDocs();
     for (const [name, c] of Object.entries(sandboxSpec.choices)) {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { basic, CREDENTIALS, request, responseErrors } from "./helpers.js";
 import { harness, memoryDb, type Harness } from "./inprocess.js";
+import type { Loose } from "../support/loose.js";
 
 let db: Db;
 let h: Harness;
@@ -140,7 +141,7 @@ const headersArb = fc.record(
 );
 
 /** The interface's error shapes: the v5 envelope, or the older endpoints' body. */
-function isErrorShape(status: number, body: any): boolean {
+function isErrorShape(status: number, body: Loose): boolean {
   return typeof body === "object" && body !== null && body.status === "error" && body.statusCode === status && typeof body.message === "string";
 }
 

@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { v5 } from "../../generated/types.js";
 import { validate } from "../../generated/validators/index.js";
+import type { Loose } from "../support/loose.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const CREDENTIALS = { serviceUid: "sandbox-test-uid", secret: "sandbox-test-secret-9f8e7d" };
@@ -131,7 +132,7 @@ export function basic(c = CREDENTIALS): string {
 
 export interface Answer {
   status: number;
-  body: any;
+  body: Loose;
   text: string;
   headers: Headers;
 }

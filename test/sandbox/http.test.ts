@@ -8,6 +8,7 @@ import { credentialChecker } from "../../templates/sandbox/http/credentials.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer, olderBody as older } from "./helpers.js";
 import { harness, memoryDb, outbox, type Harness } from "./inprocess.js";
+import type { Loose } from "../support/loose.js";
 
 let db: Db;
 let h: Harness;
@@ -31,7 +32,7 @@ const authed = (method: string, path: string, body?: unknown, headers: Record<st
   send(method, path, body, { authorization: basic(), ...headers });
 
 /** The v5 envelope's fixed fields, its timestamp from the sandbox clock. */
-function expectEnvelope(body: any, before: number, path: string, statusCode: number) {
+function expectEnvelope(body: Loose, before: number, path: string, statusCode: number) {
   const at = Date.parse(body.timestamp);
   expect(at).toBeGreaterThanOrEqual(before + OFFSET - 1);
   expect(at).toBeLessThanOrEqual(Date.now() + OFFSET + 1);
@@ -179,7 +180,7 @@ describe("v5 over HTTP", () => {
         },
       );
       req.on("error", reject);
-      req.write("[" + "1,".repeat(LIMIT / 2));
+      req.write(`[${"1,".repeat(LIMIT / 2)}`);
       req.end("1]");
     });
     expect(answer.status).toBe(413);

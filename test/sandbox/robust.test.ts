@@ -11,6 +11,7 @@ import { DEFAULT_TENANT, type Db } from "../../templates/sandbox/store/index.js"
 import { migrate } from "../../templates/sandbox/store/migrations.js";
 import { basic, CREDENTIALS, olderIndividual, request, v5Individual, type Answer, olderBody as older } from "./helpers.js";
 import { binding, harness, memoryDb, type Harness } from "./inprocess.js";
+import type { Loose } from "../support/loose.js";
 
 let db: Db;
 let h: Harness;
@@ -30,7 +31,7 @@ const send = (method: string, path: string, body?: unknown, headers: Record<stri
 const authed = (method: string, path: string, body?: unknown) => send(method, path, body, { authorization: basic() });
 
 /** A request with the path sent byte for byte (fetch would normalise some escapes). */
-function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Loose }> {
   const { port } = new URL(h.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: "127.0.0.1", port, path, method: "GET", headers }, (res) => {

@@ -18,6 +18,7 @@ import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { olderIndividual, SIGNING_SECRET, v5Individual as typedV5, olderBody as older } from "./helpers.js";
 import { binding, memoryDb, outbox } from "./inprocess.js";
+import type { LooseJson } from "../support/loose.js";
 
 /** A valid v5 create body, as the service takes it. */
 const v5Individual = (name: string, userId?: string) => typedV5(name, userId) as unknown as Record<string, unknown>;
@@ -61,7 +62,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-const bodies = async (trace: string) => (await outbox(db, trace)).map((r) => JSON.parse(String(r.body)) as Record<string, any>);
+const bodies = async (trace: string) => (await outbox(db, trace)).map((r) => JSON.parse(String(r.body)) as LooseJson);
 const history = async (trace: string) =>
   (await service.historyOf(trace)).map((r) => `${r.verification_status}/${r.submission_status}/${r.attempt}/${r.trigger}`);
 const unique = () => `u-${Math.random().toString(36).slice(2)}`;

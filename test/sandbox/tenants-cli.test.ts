@@ -119,7 +119,7 @@ describe("verispec sandbox --tenants: a file refused, before listening", () => {
     ],
     [
       "an unknown field (a typo of a secret's name)",
-      GOOD.replace("signingSecret: " + SIGN_B, "signingsecret: " + SIGN_B),
+      GOOD.replace(`signingSecret: ${SIGN_B}`, `signingsecret: ${SIGN_B}`),
       /:11:5: tenants\[1\]: unknown field "signingsecret"/,
     ],
     ["a secret that is not a string", GOOD.replace(`secret: ${SECRET_B}`, "secret: [1, 2]"), /:10:13: tenant team-b: secret must be a non-empty string$/],

@@ -134,7 +134,7 @@ if (payload.version === "v5") {
 } else {
   expectTypeOf(payload.version).toEqualTypeOf<undefined>();
   // @ts-expect-error the older payload has no `attempt` typed as number: it is an unknown extra key.
-  const n: number = payload.attempt;
+  const _attempt: number = payload.attempt;
 }
 
 // isValid is a type guard.

@@ -6,6 +6,7 @@ import { createWebhookKit, ReplayStoreUnavailableError } from "../../templates/w
 import { RedisReplayStore, type RedisSetClient } from "../../templates/webhooks/redis.js";
 import { fixtureRules, signWebhook } from "./rules.fixture.js";
 import { v5Body, vectors } from "./helpers.js";
+import type { Loose } from "../support/loose.js";
 
 /** SET as Redis does it: NX refuses an existing key (reply null), otherwise "OK". */
 function fakeRedis(): RedisSetClient & { keys: Map<string, number> } {
@@ -20,7 +21,7 @@ function fakeRedis(): RedisSetClient & { keys: Map<string, number> } {
   };
 }
 
-async function caught(p: Promise<unknown>): Promise<any> {
+async function caught(p: Promise<unknown>): Promise<Loose> {
   try {
     await p;
   } catch (e) {

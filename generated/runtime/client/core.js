@@ -11,7 +11,7 @@ export function toError(status, body, constants) {
     const err = Object(env.error);
     const by = constants.errorClasses;
     const Cls = (by.get(err.type) ?? by.get(env.type) ?? by.get(constants.errorTypesByStatus[status]) ?? HttpError);
-    return new Cls(`HTTP ${status}` + (env.message ? ": " + env.message : ""), {
+    return new Cls(`HTTP ${status}${env.message ? `: ${env.message}` : ""}`, {
         status,
         trace: env.trace,
         body,
@@ -43,7 +43,7 @@ export function createClientCore(options, constants, loadValidate) {
     for (const k of ["serviceUid", "secret"])
         if (typeof options[k] != "string" || !options[k])
             throw new TypeError(`createClient: ${k} is missing or not a string`);
-    const token = base64Utf8(options.serviceUid + ":" + secret);
+    const token = base64Utf8(`${options.serviceUid}:${secret}`);
     const redact = redactor([secret, token]);
     const credentials = { metadata_version: constants.olderVersion, metadata_serviceUid: options.serviceUid, metadata_secretKey: secret };
     // Loaded lazily and once, so validators stay out of the core bundle.
@@ -67,7 +67,7 @@ export function createClientCore(options, constants, loadValidate) {
         headers.set("Content-Type", constants.mediaType);
         let body = input.body;
         if (op.auth == "basic")
-            headers.set("Authorization", "Basic " + token);
+            headers.set("Authorization", `Basic ${token}`);
         else
             body = { ...body, ...credentials }; // the configured credentials win over any in the body
         if (options.validate)

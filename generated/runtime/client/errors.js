@@ -9,7 +9,7 @@
  */
 export class VerispecError extends Error {
     static {
-        this.prototype.name = "VerispecError";
+        VerispecError.prototype.name = "VerispecError";
     }
     /** `init` becomes own fields (status, trace, body, details, cause...). */
     constructor(message, init) {
@@ -26,13 +26,13 @@ export class VerispecError extends Error {
  */
 export class ValidationError extends VerispecError {
     static {
-        this.prototype.name = "ValidationError";
+        ValidationError.prototype.name = "ValidationError";
     }
 }
 /** The error of a resubmission past the attempt cap (the service's specification, section 7; errors.yaml role `attemptsExhausted`): data not re-verified. */
 export class TooManyAttemptsError extends VerispecError {
     static {
-        this.prototype.name = "TooManyAttemptsError";
+        TooManyAttemptsError.prototype.name = "TooManyAttemptsError";
     }
 }
 /**
@@ -41,31 +41,31 @@ export class TooManyAttemptsError extends VerispecError {
  */
 export class SubmissionConflictError extends VerispecError {
     static {
-        this.prototype.name = "SubmissionConflictError";
+        SubmissionConflictError.prototype.name = "SubmissionConflictError";
     }
 }
 /** Any other non-2xx response. */
 export class HttpError extends VerispecError {
     static {
-        this.prototype.name = "HttpError";
+        HttpError.prototype.name = "HttpError";
     }
 }
 /** The client's timeout fired (per attempt). */
 export class TimeoutError extends VerispecError {
     static {
-        this.prototype.name = "TimeoutError";
+        TimeoutError.prototype.name = "TimeoutError";
     }
 }
 /** fetch rejected (connection refused, reset, DNS...); the original error is `cause`. */
 export class NetworkError extends VerispecError {
     static {
-        this.prototype.name = "NetworkError";
+        NetworkError.prototype.name = "NetworkError";
     }
 }
 /** A 2xx body did not match its schema: the service's spec drifted from the generated one. */
 export class ResponseValidationError extends VerispecError {
     static {
-        this.prototype.name = "ResponseValidationError";
+        ResponseValidationError.prototype.name = "ResponseValidationError";
     }
 }
 /**
@@ -74,18 +74,18 @@ export class ResponseValidationError extends VerispecError {
  */
 export class RedirectError extends VerispecError {
     static {
-        this.prototype.name = "RedirectError";
+        RedirectError.prototype.name = "RedirectError";
     }
 }
 /** A 2xx whose body is not JSON (HTML, text) or is empty, for an operation that answers JSON. `body`: a redacted excerpt. */
 export class ResponseFormatError extends VerispecError {
     static {
-        this.prototype.name = "ResponseFormatError";
+        ResponseFormatError.prototype.name = "ResponseFormatError";
     }
 }
 /** The response body exceeded `maxResponseBytes`; reading stopped there. */
 export class ResponseTooLargeError extends VerispecError {
     static {
-        this.prototype.name = "ResponseTooLargeError";
+        ResponseTooLargeError.prototype.name = "ResponseTooLargeError";
     }
 }

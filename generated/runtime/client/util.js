@@ -13,7 +13,7 @@ export function buildPath(template, params = {}) {
     return template.replace(/\{(\w+)\}/g, (_, name) => {
         const value = params[name];
         if (!value)
-            throw new TypeError("missing " + name);
+            throw new TypeError(`missing ${name}`);
         return encodeURIComponent(value);
     });
 }
@@ -34,6 +34,7 @@ const REDACTED = "[redacted]";
 const hex = (n, digits = 2) => n.toString(16).padStart(digits, "0");
 const htmlEscape = (s, apos) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? apos);
 /** `\uXXXX` for each UTF-16 unit `which` matches. */
+// biome-ignore lint/style/useTemplate: the concatenation is 3 bytes smaller gzipped (the core's bytes are budgeted: test/client/size.test.ts)
 const unicodeEscaped = (s, which) => s.replace(which, (c) => "\\u" + hex(c.charCodeAt(0), 4));
 /**
  * A secret as a response body may echo it: as written; JSON-escaped (also with "\/", also with every

@@ -12,7 +12,7 @@ import { requireSpecDir } from "./spec-dir.js";
 /** Changes closer together than this are one run (an editor writes a file in several steps). */
 export const WATCH_DEBOUNCE_MS = 150;
 
-function generateOnce({ dirs, io }: CommandCall): string {
+function generateOnce({ dirs }: CommandCall): string {
   const files = generateFiles(requireSpecDir(dirs));
   writeAtomically(dirs.out, files);
   return `verispec: wrote ${files.length} files to ${dirs.out}`;

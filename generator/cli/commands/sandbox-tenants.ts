@@ -5,7 +5,7 @@
 // and for anything wrong in it: one line naming the file, line:col and the field, never a secret's value
 // (a YAML error is told by its code, not its message, which quotes the source line).
 // docs/operating-a-shared-sandbox.md, Tenants.
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type YAMLMap } from "yaml";
 import { UsageError } from "../../diagnostics.js";
@@ -38,14 +38,14 @@ export function permissionProblem(mode: number, platform = process.platform): st
 
 /** The text of the file, after its checks: a regular file, mode without group/other bits. */
 function readChecked(file: string, shown: string): string {
-  let st;
+  let stats: Stats;
   try {
-    st = statSync(file);
+    stats = statSync(file);
   } catch (err) {
     throw new UsageError(`--tenants ${shown}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
   }
-  if (!st.isFile()) throw new UsageError(`--tenants ${shown}: not a regular file`);
-  const problem = permissionProblem(st.mode);
+  if (!stats.isFile()) throw new UsageError(`--tenants ${shown}: not a regular file`);
+  const problem = permissionProblem(stats.mode);
   if (problem) throw new UsageError(`--tenants ${shown}: ${problem}`);
   return readFileSync(file, "utf8");
 }

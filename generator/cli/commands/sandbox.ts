@@ -204,7 +204,7 @@ export async function sandbox(call: CommandCall): Promise<number> {
     specVersion: spec.specVersion ?? null,
     specHash: spec.specHash,
   });
-  let running;
+  let running: Awaited<ReturnType<typeof startSandbox>>;
   try {
     running = await startSandbox({
       opening,

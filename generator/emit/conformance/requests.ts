@@ -23,16 +23,16 @@ type Obj = { [key: string]: Json };
 const clone = <T extends Json>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /** The payload with one change applied. */
-export function applyMutation(base: Json, m: Pick<Mutation, "at" | "value">): Json {
+export function applyMutation(base: Json, mutation: Pick<Mutation, "at" | "value">): Json {
   const out = clone(base);
-  if (m.at.length === 0) return m.value === REMOVE ? {} : (m.value as Json);
+  if (mutation.at.length === 0) return mutation.value === REMOVE ? {} : (mutation.value as Json);
   let node = out as Record<string | number, Json>;
-  for (const k of m.at.slice(0, -1)) node = node[k] as Record<string | number, Json>;
-  const last = m.at.at(-1)!;
-  if (m.value === REMOVE) {
+  for (const k of mutation.at.slice(0, -1)) node = node[k] as Record<string | number, Json>;
+  const last = mutation.at.at(-1)!;
+  if (mutation.value === REMOVE) {
     if (Array.isArray(node)) node.splice(Number(last), 1);
     else delete node[last];
-  } else node[last] = clone(m.value as Json);
+  } else node[last] = clone(mutation.value as Json);
   return out;
 }
 
@@ -183,21 +183,22 @@ function v5RequirementCases(v: V5, r: Model["v5Requirements"][number], country: 
 
 function missingAddressCase(v: V5, type: string, country: string, ok: Obj, a: string): RequestCase {
   const at = ["addresses", a];
-  const m = v.model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ?? requiredIssue(v.model, { type: "string" } as Field, at);
+  const serviceMessage =
+    v.model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ?? requiredIssue(v.model, { type: "string" } as Field, at);
   return caseOf(
     v.t,
     `requirement/${type}/${country}/addresses.${a}/missing`,
     `a ${type} needs addresses.${a}`,
     applyMutation(ok, { at, value: REMOVE }),
-    [{ code: m.code, message: m.message, path: at }],
+    [{ code: serviceMessage.code, message: serviceMessage.message, path: at }],
     at,
   );
 }
 
 /** A required document left out, and given only by URL. */
 function missingDocumentCases(v: V5, type: string, country: string, ok: Obj, kind: string): RequestCase[] {
-  const m = v.model.requiredDocumentMessage;
-  const errors = [{ code: m.code, message: m.message, path: ["documents"] }];
+  const serviceMessage = v.model.requiredDocumentMessage;
+  const errors = [{ code: serviceMessage.code, message: serviceMessage.message, path: ["documents"] }];
   const documents = ok["documents"] as Obj[];
   const without = applyMutation(ok, { at: ["documents"], value: documents.filter((d) => d["kind"] !== kind) });
   const byUrl = applyMutation(ok, {
@@ -401,11 +402,11 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
       );
     const other = model.stakeholderTypes.find((s) => !r.types.includes(s.name));
     if (other) {
-      const m = model.messages.verispec["roleTypeNotAllowed"];
+      const serviceMessage = model.messages.verispec["roleTypeNotAllowed"];
       const issue =
-        r.types.length === 1 || !m
+        r.types.length === 1 || !serviceMessage
           ? notAllowedIssue(model, { enum: r.types, messages: {} } as unknown as Field, typeAt)
-          : { code: m.code, message: m.message.replace("{options}", r.types.map((x) => `"${x}"`).join("|")), path: typeAt };
+          : { code: serviceMessage.code, message: serviceMessage.message.replace("{options}", r.types.map((x) => `"${x}"`).join("|")), path: typeAt };
       out.push(
         caseOf(
           t,
@@ -435,8 +436,8 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
 }
 
 function requiredRoleIssue(model: Model, role: string): Issue {
-  const m = model.messages.verispec["requiredRole"]!;
-  return { message: m.message.replace("{role}", role), code: m.code, path: ["stakeholders"] };
+  const serviceMessage = model.messages.verispec["requiredRole"]!;
+  return { message: serviceMessage.message.replace("{role}", role), code: serviceMessage.code, path: ["stakeholders"] };
 }
 
 // ---- other request shapes (one object each) -------------------------------------------------------
@@ -449,8 +450,8 @@ function shapeCases(model: Model, t: Target): RequestCase[] {
   out.push(caseOf(t, "valid/minimal", "only the required fields", minimal, []));
   out.push(caseOf(t, "valid/complete", "every listed field", complete, []));
   if (shape.exactlyOneOf?.length) {
-    const m = shape.messages["oneOf"] ?? model.messages.defaults["oneOf"]!;
-    const issue = { code: m.code, message: m.message, path: [] };
+    const serviceMessage = shape.messages["oneOf"] ?? model.messages.defaults["oneOf"]!;
+    const issue = { code: serviceMessage.code, message: serviceMessage.message, path: [] };
     for (const key of shape.exactlyOneOf) {
       const only = { ...minimal };
       for (const k of shape.exactlyOneOf) delete only[k];

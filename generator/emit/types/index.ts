@@ -25,7 +25,7 @@ import { render } from "./render.js";
 import { closed, payloadTags } from "./shapes.js";
 
 export function typesText(model: Model): string {
-  const p = new Printer(model);
+  const p = new Printer();
   const decls: Decl[] = [];
   const valueSets: ValueSet[] = [model.countries.usStates, ...model.valueSets.filter((s) => s.name !== model.countries.usStates.name)];
   const names = new Set<string>();

@@ -1,6 +1,6 @@
 // The types printer: a field of the model as TypeScript type text (unions that narrow on `when` and
 // `exactlyOneOf`, variants of `onlyIn` fields, open value sets), and the JSDoc of a field.
-import type { Field, Model, ValueSet } from "../../model/types.js";
+import type { Field, ValueSet } from "../../model/types.js";
 import { valueSetTypeName } from "../names.js";
 import { jsdoc, lit, propertyKey as key, union } from "../print.js";
 
@@ -36,8 +36,6 @@ export function fieldDoc(f: Field | Notes, extra: readonly string[] = []): strin
 }
 
 export class Printer {
-  constructor(private readonly model: Model) {}
-
   /** The TypeScript type of a field (without its optionality). */
   type(f: Field, indent: string): string {
     if (f.unknownShape) return "unknown";

@@ -128,6 +128,7 @@ function indexModule(ids: readonly string[], roots: KeyRoots): OutputFile[] {
     "/** Validates `data` against the schema `id`; throws a RangeError for an unknown id. */",
     "export function validate(id, data, options) {",
     "  const validator = BY_ID.get(id);",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the emitted module's own template literal
     "  if (validator === undefined) throw new RangeError(`unknown schema id ${JSON.stringify(id)}; see schemaIds`);",
     "  return validator(data, options);",
     "}",

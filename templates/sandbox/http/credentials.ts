@@ -6,9 +6,9 @@ import type { Credentials } from "../exchange.js";
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
 export function basicCredentials(header: string | undefined): Credentials | undefined {
-  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
-  if (!m) return undefined;
-  const text = Buffer.from(m[1]!, "base64").toString("utf8");
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
+  if (!match) return undefined;
+  const text = Buffer.from(match[1]!, "base64").toString("utf8");
   const colon = text.indexOf(":");
   return colon < 0 ? undefined : { serviceUid: text.slice(0, colon), secret: text.slice(colon + 1) };
 }

@@ -70,9 +70,9 @@ export class ControlOperations {
     const unconditioned = findTransitions(b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
     const from = v.verificationStatus;
     if (unconditioned.length) {
-      const r = unconditioned[0]!;
+      const transition = unconditioned[0]!;
       const words = (key: string) => choiceMessage(b.spec, "controlApi", key);
-      const values = { from, to, id: String(r.id), condition: r.condition ?? words("conditionUnnamed") };
+      const values = { from, to, id: String(transition.id), condition: transition.condition ?? words("conditionUnnamed") };
       return [
         "conditionFails",
         { ...values, attempt: v.attempt, maxAttempts: v.maxAttempts ?? words("maxAttemptsAbsent"), submissionStatus: v.submissionStatus },

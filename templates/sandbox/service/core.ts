@@ -170,10 +170,10 @@ export class ServiceCore {
   // ---- refusals, their statuses, codes and texts from the binding ----
 
   errorOf(type: string): { httpStatus: number; message: string } {
-    const e = this.b.spec.errors[type];
-    if (!e) throw new Error(`sandbox binding: no error type ${type}`);
+    const error = this.b.spec.errors[type];
+    if (!error) throw new Error(`sandbox binding: no error type ${type}`);
     const messages = choice<Record<string, string>>(this.b.spec, "errorMessages", "messages");
-    return { httpStatus: e.httpStatus, message: e.message ?? messages[type] ?? type };
+    return { httpStatus: error.httpStatus, message: error.message ?? messages[type] ?? type };
   }
 
   /** The service's error of `type` (its status and message) refusing a request about `trace`. */

@@ -23,20 +23,20 @@ export class ControlReads {
   }
 
   /**
-   * One page of the tenant's verifications (the filter and cursor of `b`) with their histories, and the
+   * One page of the tenant's verifications (the filter and cursor of `browse`) with their histories, and the
    * deliveries of those; unfiltered, the latest `deliveryRows` deliveries.
    */
   async statePage(
-    b: Browse,
+    browse: Browse,
     deliveryRows: number,
     details: (v: Verification) => Record<string, unknown>,
   ): Promise<{ verifications: Record<string, unknown>[]; nextCursor: string | null; deliveries: Record<string, unknown>[] }> {
     const { tenant } = this.c;
-    const page = await verificationsPage(this.sql, tenant, b);
+    const page = await verificationsPage(this.sql, tenant, browse);
     const shown = page.items.map((row) => row.verification);
     const histories = await this.c.db.historiesOf(shown.map((v) => v.trace));
     const verifications = shown.map((v) => ({ ...details(v), api: v.api, userId: v.userId, history: histories.get(v.trace) ?? [] }));
-    const filtered = b.trace || b.userId || b.status || b.cursor;
+    const filtered = browse.trace || browse.userId || browse.status || browse.cursor;
     const deliveries = filtered ? await this.deliveriesOf(shown.map((v) => v.trace)) : (await deliveriesPage(this.sql, tenant, { limit: deliveryRows })).items;
     return { verifications, nextCursor: page.nextCursor, deliveries };
   }
@@ -47,8 +47,8 @@ export class ControlReads {
   }
 
   /** One page of the tenant's deliveries. */
-  deliveries(b: Browse): ReturnType<typeof deliveriesPage> {
-    return deliveriesPage(this.sql, this.c.tenant, b);
+  deliveries(browse: Browse): ReturnType<typeof deliveriesPage> {
+    return deliveriesPage(this.sql, this.c.tenant, browse);
   }
 
   /** Re-sends a delivery (a new outbox row, same bytes); -1 when the tenant has none with that id. */

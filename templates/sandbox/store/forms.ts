@@ -25,13 +25,13 @@ export interface HostedFormRow {
 }
 
 /** A `forms` row (SQL or in memory) as a HostedFormRow. */
-export function toHostedForm(r: Row): HostedFormRow {
+export function toHostedForm(row: Row): HostedFormRow {
   return {
-    request: JSON.parse(String(r.request)) as Record<string, unknown>,
-    createdAt: Number(r.created_at),
-    opensSinceSave: Number(r.opens_since_save),
-    attempts: Number(r.attempts),
-    trace: (r.trace as string | null) ?? null,
+    request: JSON.parse(String(row.request)) as Record<string, unknown>,
+    createdAt: Number(row.created_at),
+    opensSinceSave: Number(row.opens_since_save),
+    attempts: Number(row.attempts),
+    trace: (row.trace as string | null) ?? null,
   };
 }
 

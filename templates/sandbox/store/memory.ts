@@ -150,9 +150,9 @@ function historyOps(state: State): Pick<StoreOps, "historyOf" | "historiesOf" | 
 
 /** The hosted forms: created, read, their openings counted and their attempts saved. */
 function formOps(state: State): Pick<StoreOps, "insertForm" | "lockForm" | "countFormOpening" | "saveFormAttempt"> {
-  const form = (id: string, patch: (f: FormRow) => Partial<FormRow>) => {
-    const f = state().forms.get(id);
-    if (f) state().forms.set(id, { ...f, ...patch(f) });
+  const form = (id: string, patch: (stored: FormRow) => Partial<FormRow>) => {
+    const stored = state().forms.get(id);
+    if (stored) state().forms.set(id, { ...stored, ...patch(stored) });
   };
   return {
     insertForm: async (id, request, now) =>
@@ -165,8 +165,8 @@ function formOps(state: State): Pick<StoreOps, "insertForm" | "lockForm" | "coun
         trace: null,
       }),
     lockForm: async (id) => {
-      const f = state().forms.get(id);
-      return f ? toHostedForm({ ...f }) : undefined;
+      const stored = state().forms.get(id);
+      return stored ? toHostedForm({ ...stored }) : undefined;
     },
     countFormOpening: async (id) => form(id, (f) => ({ opens_since_save: f.opens_since_save + 1 })),
     saveFormAttempt: async (id, trace, request) =>

@@ -16,15 +16,15 @@ export interface QueuedRow {
 }
 
 /** A claim's row (bigint columns arrive as text from a Postgres server) as a QueuedRow. */
-export function toQueuedRow(r: Row): QueuedRow {
+export function toQueuedRow(row: Row): QueuedRow {
   return {
-    id: Number(r.id),
-    tenant: String(r.tenant),
-    deliveryId: String(r.delivery_id),
-    url: String(r.url),
-    body: String(r.body),
-    signatureVersion: String(r.signature_version),
-    tries: Number(r.tries),
+    id: Number(row.id),
+    tenant: String(row.tenant),
+    deliveryId: String(row.delivery_id),
+    url: String(row.url),
+    body: String(row.body),
+    signatureVersion: String(row.signature_version),
+    tries: Number(row.tries),
   };
 }
 
@@ -53,23 +53,23 @@ const numberOrNull = (v: unknown): number | null => (v === null || v === undefin
 const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** A `SELECT *` row of the outbox as an OutboxRow. */
-export function toOutboxRow(r: Row): OutboxRow {
+export function toOutboxRow(row: Row): OutboxRow {
   return {
-    id: Number(r.id),
-    deliveryId: String(r.delivery_id),
-    trace: String(r.trace),
-    url: textOrNull(r.url),
-    format: String(r.format),
-    signatureVersion: String(r.signature_version),
-    body: String(r.body),
-    timestamp: Number(r.timestamp),
-    state: String(r.state),
-    tries: Number(r.tries),
-    lastStatus: numberOrNull(r.last_status),
-    lastError: textOrNull(r.last_error),
-    resendOf: numberOrNull(r.resend_of),
-    createdAt: Number(r.created_at),
-    deliveredAt: numberOrNull(r.delivered_at),
+    id: Number(row.id),
+    deliveryId: String(row.delivery_id),
+    trace: String(row.trace),
+    url: textOrNull(row.url),
+    format: String(row.format),
+    signatureVersion: String(row.signature_version),
+    body: String(row.body),
+    timestamp: Number(row.timestamp),
+    state: String(row.state),
+    tries: Number(row.tries),
+    lastStatus: numberOrNull(row.last_status),
+    lastError: textOrNull(row.last_error),
+    resendOf: numberOrNull(row.resend_of),
+    createdAt: Number(row.created_at),
+    deliveredAt: numberOrNull(row.delivered_at),
   };
 }
 
@@ -82,12 +82,12 @@ export interface AttemptRow {
   readonly durationMs: number;
 }
 
-const toAttemptRow = (r: Row): AttemptRow => ({
-  outboxId: Number(r.outbox_id),
-  at: Number(r.at),
-  statusCode: numberOrNull(r.status_code),
-  error: textOrNull(r.error),
-  durationMs: Number(r.duration_ms),
+const toAttemptRow = (row: Row): AttemptRow => ({
+  outboxId: Number(row.outbox_id),
+  at: Number(row.at),
+  statusCode: numberOrNull(row.status_code),
+  error: textOrNull(row.error),
+  durationMs: Number(row.duration_ms),
 });
 
 /** What a write's outbox statement returns of each row (OUTBOX_INSERT's RETURNING); the rest is the writer's own. */
@@ -98,11 +98,11 @@ export interface WrittenOutboxRow {
   readonly state: string;
 }
 
-export const toWrittenOutboxRow = (r: Row): WrittenOutboxRow => ({
-  id: Number(r.id),
-  deliveryId: String(r.delivery_id),
-  url: textOrNull(r.url),
-  state: String(r.state),
+export const toWrittenOutboxRow = (row: Row): WrittenOutboxRow => ({
+  id: Number(row.id),
+  deliveryId: String(row.delivery_id),
+  url: textOrNull(row.url),
+  state: String(row.state),
 });
 
 /** One delivery's answer and the row's next state. `nextAt` is the retry time, or the delivery time when delivered. */

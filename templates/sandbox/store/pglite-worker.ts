@@ -25,10 +25,10 @@ interface OpenTransaction {
 
 const port = parentPort!;
 const { dir, settings, template } = workerData as WorkerData;
-const reply = (r: Reply) => port.postMessage(r);
+const reply = (answer: Reply) => port.postMessage(answer);
 const failure = (id: number, err: unknown): Reply => {
-  const e = err as { message?: string; code?: string };
-  return { id, ok: false, message: String(e?.message ?? err), ...(typeof e?.code === "string" ? { code: e.code } : {}) };
+  const thrown = err as { message?: string; code?: string };
+  return { id, ok: false, message: String(thrown?.message ?? err), ...(typeof thrown?.code === "string" ? { code: thrown.code } : {}) };
 };
 
 /** Rolling back: the transaction callback rejects with this, and PGlite issues ROLLBACK. */
@@ -55,38 +55,38 @@ async function main(): Promise<void> {
 
   /** Opens a transaction and holds it until its "end" message: PGlite runs a transaction as one callback. */
   const begin = async (id: number): Promise<void> => {
-    const t = {} as OpenTransaction;
+    const held = {} as OpenTransaction;
     await new Promise<void>((started, failed) => {
-      t.ended = db.transaction(
+      held.ended = db.transaction(
         (tx) =>
           new Promise<void>((commit, rollback) => {
-            t.tx = tx;
-            t.end = (ok) => (ok ? commit() : rollback(new Rollback()));
+            held.tx = tx;
+            held.end = (ok) => (ok ? commit() : rollback(new Rollback()));
             started();
           }),
       );
       // Failing before the callback runs (BEGIN refused) is the begin's answer; later, the end's.
-      t.ended.catch(failed);
+      held.ended.catch(failed);
     });
-    open.set(id, t);
+    open.set(id, held);
   };
 
-  const handle = async (m: Request): Promise<unknown> => {
-    switch (m.op) {
+  const handle = async (message: Request): Promise<unknown> => {
+    switch (message.op) {
       case "query":
-        return (await (m.tx === undefined ? db : open.get(m.tx)!.tx).query(m.text, m.params)).rows;
+        return (await (message.tx === undefined ? db : open.get(message.tx)!.tx).query(message.text, message.params)).rows;
       case "begin":
-        await begin(m.id);
-        return m.id;
+        await begin(message.id);
+        return message.id;
       case "end": {
-        const t = open.get(m.tx)!;
-        t.end(m.commit);
+        const held = open.get(message.tx)!;
+        held.end(message.commit);
         try {
-          await t.ended;
+          await held.ended;
         } catch (err) {
           if (!(err instanceof Rollback)) throw err;
         } finally {
-          open.delete(m.tx);
+          open.delete(message.tx);
         }
         return null;
       }
@@ -96,12 +96,12 @@ async function main(): Promise<void> {
     }
   };
 
-  port.on("message", (m: Request) => {
-    handle(m).then(
+  port.on("message", (message: Request) => {
+    handle(message).then(
       (value) => {
-        reply({ id: m.id, ok: true, value });
+        reply({ id: message.id, ok: true, value });
       },
-      (err: unknown) => reply(failure(m.id, err)),
+      (err: unknown) => reply(failure(message.id, err)),
     );
   });
   reply({ id: 0, ok: true, value: null });

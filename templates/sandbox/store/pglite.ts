@@ -52,12 +52,12 @@ export async function openPglite(dir: string | undefined): Promise<Db> {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
-  worker.on("message", (r: Reply) => {
-    const p = pending.get(r.id);
-    if (!p) return;
-    pending.delete(r.id);
-    if (r.ok) p.resolve(r.value);
-    else p.reject(new DatabaseError(r.message, r.code));
+  worker.on("message", (reply: Reply) => {
+    const waiting = pending.get(reply.id);
+    if (!waiting) return;
+    pending.delete(reply.id);
+    if (reply.ok) waiting.resolve(reply.value);
+    else waiting.reject(new DatabaseError(reply.message, reply.code));
   });
   worker.on("error", (err) => failAll(new DatabaseError(`the database thread failed: ${err.message}`)));
   worker.on("exit", () => failAll(new DatabaseError("the database is closed")));
@@ -73,9 +73,9 @@ export async function openPglite(dir: string | undefined): Promise<Db> {
     await call({ op: "open" }, 0);
   } catch (err) {
     await worker.terminate();
-    const e = err as DatabaseError;
+    const error = err as DatabaseError;
     // A missing driver keeps its code (the command names the package); any other failure is the store's.
-    throw new DatabaseError(`PGlite cannot open ${dir ?? "a database in memory"}: ${e.message}`, e.code ?? OPEN_FAILED);
+    throw new DatabaseError(`PGlite cannot open ${dir ?? "a database in memory"}: ${error.message}`, error.code ?? OPEN_FAILED);
   }
 
   const plain =
@@ -91,7 +91,7 @@ export async function openPglite(dir: string | undefined): Promise<Db> {
     query: sql().query,
     transaction: async (fn) => {
       const tx = await call<number>({ op: "begin" });
-      let result;
+      let result: Awaited<ReturnType<typeof fn>>;
       try {
         result = await fn(sql(tx));
       } catch (err) {

@@ -79,8 +79,8 @@ const TAR_MTIME = 1_700_000_000;
 
 /** One ustar header: `name` (at most 100 bytes), a file of `size` bytes or a directory. */
 function tarHeader(name: string, size: number, directory: boolean): Buffer {
-  const h = Buffer.alloc(TAR_BLOCK);
-  const put = (text: string, at: number, width: number) => h.write(text.slice(0, width), at, "latin1");
+  const block = Buffer.alloc(TAR_BLOCK);
+  const put = (text: string, at: number, width: number) => block.write(text.slice(0, width), at, "latin1");
   const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, "0")}\0`;
   put(name, 0, 100);
   put(octal(directory ? 0o700 : 0o600, 8), 100, 8);
@@ -92,9 +92,9 @@ function tarHeader(name: string, size: number, directory: boolean): Buffer {
   put("ustar\u000000", 257, 8);
   put(" ".repeat(8), 148, 8);
   let sum = 0;
-  for (const byte of h) sum += byte;
+  for (const byte of block) sum += byte;
   put(`${sum.toString(8).padStart(6, "0")}\0 `, 148, 8);
-  return h;
+  return block;
 }
 
 /** A ustar archive of the tree under `root`, entries named "/<path>" as PGlite's own dumps name them, without those `skip` names. */
@@ -158,9 +158,9 @@ export function extractTemplate(tar: Buffer, dir: string): void {
 /** The WAL segment after `segment` (24 hex digits: timeline, log, segment; 1 MB segments: 4096 a log). */
 export function nextSegment(segment: string): string {
   // The segment number is log * 4096 + segment (Postgres's XLogFileName), not the 16 digits read as one number.
-  const n = BigInt(`0x${segment.slice(8, 16)}`) * 4096n + BigInt(`0x${segment.slice(16)}`) + 1n;
-  const log = n / 4096n;
-  const seg = n % 4096n;
+  const segmentNumber = BigInt(`0x${segment.slice(8, 16)}`) * 4096n + BigInt(`0x${segment.slice(16)}`) + 1n;
+  const log = segmentNumber / 4096n;
+  const seg = segmentNumber % 4096n;
   return `${segment.slice(0, 8)}${log.toString(16).toUpperCase().padStart(8, "0")}${seg.toString(16).toUpperCase().padStart(8, "0")}`;
 }
 

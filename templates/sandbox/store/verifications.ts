@@ -35,28 +35,28 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 
 export const json = (v: unknown) => JSON.stringify(v);
 
-export function toVerification(r: Row): Verification {
+export function toVerification(row: Row): Verification {
   return {
-    trace: String(r.trace),
-    api: r.api as Api,
-    userId: (r.user_id as string | null) ?? null,
-    submissionId: String(r.submission_id),
-    parentTrace: (r.parent_trace as string | null) ?? null,
-    roles: r.roles ? (JSON.parse(String(r.roles)) as string[]) : null,
-    type: String(r.type),
-    subType: (r.sub_type as string | null) ?? null,
-    name: String(r.name),
-    country: (r.country as string | null) ?? null,
-    request: JSON.parse(String(r.request)) as Record<string, unknown>,
-    verificationStatus: String(r.verification_status),
-    submissionStatus: String(r.submission_status),
-    attempt: Number(r.attempt),
-    maxAttempts: num(r.max_attempts),
-    outcome: String(r.outcome),
-    dueAt: num(r.due_at),
-    formId: (r.form_id as string | null) ?? null,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
+    trace: String(row.trace),
+    api: row.api as Api,
+    userId: (row.user_id as string | null) ?? null,
+    submissionId: String(row.submission_id),
+    parentTrace: (row.parent_trace as string | null) ?? null,
+    roles: row.roles ? (JSON.parse(String(row.roles)) as string[]) : null,
+    type: String(row.type),
+    subType: (row.sub_type as string | null) ?? null,
+    name: String(row.name),
+    country: (row.country as string | null) ?? null,
+    request: JSON.parse(String(row.request)) as Record<string, unknown>,
+    verificationStatus: String(row.verification_status),
+    submissionStatus: String(row.submission_status),
+    attempt: Number(row.attempt),
+    maxAttempts: num(row.max_attempts),
+    outcome: String(row.outcome),
+    dueAt: num(row.due_at),
+    formId: (row.form_id as string | null) ?? null,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
   };
 }
 
@@ -210,13 +210,13 @@ export interface HistoryRow {
 }
 
 /** A history row (SQL or in memory) as a HistoryRow: these five keys only, in this order. */
-export function toHistoryRow(r: Row): HistoryRow {
+export function toHistoryRow(row: Row): HistoryRow {
   return {
-    verification_status: String(r.verification_status),
-    submission_status: String(r.submission_status),
-    attempt: Number(r.attempt),
-    trigger: String(r.trigger),
-    at: Number(r.at),
+    verification_status: String(row.verification_status),
+    submission_status: String(row.submission_status),
+    attempt: Number(row.attempt),
+    trigger: String(row.trigger),
+    at: Number(row.at),
   };
 }
 
