@@ -237,7 +237,8 @@ function newSite(e, table) {
     isUnion: isUnion(e),
     hasOverride: table[e.schemaPath]?.override !== void 0,
     fixed: void 0,
-    byParam: /* @__PURE__ */ new Map()
+    byParam: /* @__PURE__ */ new Map(),
+    issues: void 0
   };
 }
 function answer(e, data, path, table, messages) {
@@ -308,17 +309,17 @@ function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     }
     for (let s = 0; s < a.suffix.length; s++) path.push(a.suffix[s]);
     if (index === void 0 && out.length >= LINEAR_MAX) index = new Map(out.map((o, i) => [`${pathKey(o.path)} ${o.code}`, i]));
-    const seen = sameIssue(out, a.code, path, index);
+    const seen2 = sameIssue(out, a.code, path, index);
     if (a.code === "unrecognized_keys") {
       const name = /: (.*)$/.exec(a.message)?.[1] ?? "";
-      if (seen >= 0 && named?.[seen] !== void 0) {
-        named[seen].push(name);
+      if (seen2 >= 0 && named?.[seen2] !== void 0) {
+        named[seen2].push(name);
         const m = template(messages, "additionalProperties:plural");
-        out[seen] = { code: m.code, message: fill(m.message, { keys: named[seen].join(", ") }), path: out[seen].path };
+        out[seen2] = { code: m.code, message: fill(m.message, { keys: named[seen2].join(", ") }), path: out[seen2].path };
         continue;
       }
       (named ??= [])[out.length] = [name];
-    } else if (seen >= 0) continue;
+    } else if (seen2 >= 0) continue;
     index?.set(`${pathKey(path)} ${a.code}`, out.length);
     out.push({ message: a.message, code: a.code, path });
   }
@@ -359,30 +360,82 @@ var OVER_BUDGET = "$overBudget";
 
 // templates/validators/quick-map.ts
 var QUICK_MAX = 16;
+var ISSUES_MAX = 64;
+function issueAt(site, answer2, pointer) {
+  let issues = site.issues;
+  let issue = issues?.get(pointer);
+  if (issue !== void 0) return issue;
+  if (issues === void 0 || issues.size >= ISSUES_MAX) site.issues = issues = /* @__PURE__ */ new Map();
+  const path = Object.freeze([...pointer.segments, ...answer2.suffix]);
+  issues.set(pointer, issue = Object.freeze({ message: answer2.message, code: answer2.code, path }));
+  return issue;
+}
 function quickSites(table, messages) {
   return sitesOf(table, messages);
+}
+var NOISE = null;
+function walkedIssue(e, data, answer2) {
+  const path = documentPath(data, e, false);
+  const suffix = answer2.suffix;
+  for (let s = 0; s < suffix.length; s++) path.push(suffix[s]);
+  return { message: answer2.message, code: answer2.code, path };
+}
+function issueOf(e, data, sites, table) {
+  if (e.keyword === OVER_BUDGET) return void 0;
+  let site = sites.get(e.schemaPath);
+  if (site === void 0 || site.keyword !== e.keyword) {
+    site = newSite(e, table);
+    sites.set(e.schemaPath, site);
+  }
+  if (site.noise) return remember(e, sites, NOISE);
+  if (site.isUnion || site.unionPrefixes.length !== 0 || site.keyword === "type") return void 0;
+  const fixed = site.fixed;
+  const answer2 = fixed ?? (site.keyword === "required" ? site.byParam.get(String(e.params.missingProperty)) : void 0);
+  if (answer2 === void 0 || answer2.code === "unrecognized_keys") return void 0;
+  const pointer = pointerOfError(e);
+  if (!pointer.plain) return walkedIssue(e, data, answer2);
+  if (fixed !== void 0) return remember(e, sites, issueAt(site, fixed, pointer));
+  return remember(e, sites, Object.freeze({ message: answer2.message, code: answer2.code, path: Object.freeze([...pointer.segments, ...answer2.suffix]) }));
+}
+function remember(e, sites, answer2) {
+  const row = e.row;
+  if (row != null) {
+    row.sites = sites;
+    row.key = e.base ?? e.instancePath;
+    row.issue = answer2;
+    row.same = answer2 === NOISE ? null : sameKey(answer2);
+  }
+  return answer2;
+}
+function sameKey(issue) {
+  return Object.keys({ [`${issue.code} ${JSON.stringify(issue.path)}`]: 0 })[0];
+}
+var SAME = new Array(QUICK_MAX).fill(null);
+function seen(key, m) {
+  for (let i = 0; i < m; i++) if (SAME[i] === key) return true;
+  return false;
 }
 function quickIssues(errors, data, sites, table, maxErrors) {
   const n = errors.length;
   if (n > maxErrors || n > QUICK_MAX) return void 0;
   const out = [];
+  let keyed = true;
   for (let k = 0; k < n; k++) {
     const e = errors[k];
-    if (e.keyword === OVER_BUDGET) return void 0;
-    let site = sites.get(e.schemaPath);
-    if (site === void 0 || site.keyword !== e.keyword) {
-      site = newSite(e, table);
-      sites.set(e.schemaPath, site);
+    const row = e.row;
+    const hit = row != null && row.sites === sites && (row.issue === NOISE || row.key === (e.base ?? e.instancePath));
+    const issue = hit ? row.issue : issueOf(e, data, sites, table);
+    if (issue === NOISE) continue;
+    if (issue === void 0) return void 0;
+    const key = hit || row != null && row.issue === issue ? row.same : null;
+    if (keyed && key !== null) {
+      if (seen(key, out.length)) continue;
+      SAME[out.length] = key;
+    } else {
+      keyed = false;
+      if (out.length !== 0 && sameIssue(out, issue.code, issue.path, void 0) >= 0) continue;
     }
-    if (site.noise) continue;
-    if (site.isUnion || site.unionPrefixes.length !== 0 || site.keyword === "type") return void 0;
-    const answer2 = site.fixed ?? (site.keyword === "required" ? site.byParam.get(String(e.params.missingProperty)) : void 0);
-    if (answer2 === void 0 || answer2.code === "unrecognized_keys") return void 0;
-    const path = documentPath(data, e, false);
-    const suffix = answer2.suffix;
-    for (let s = 0; s < suffix.length; s++) path.push(suffix[s]);
-    if (out.length !== 0 && sameIssue(out, answer2.code, path, void 0) >= 0) continue;
-    out.push({ message: answer2.message, code: answer2.code, path });
+    out.push(issue);
   }
   return out;
 }

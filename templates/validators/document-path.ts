@@ -5,7 +5,7 @@ import type { AjvError } from "./types.js";
 const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
 
 /** An instancePath read once: its segments (unescaped) and whether any could be an array index. */
-interface Pointer {
+export interface Pointer {
   readonly segments: readonly string[];
   readonly indices: readonly number[];
   /** No segment reads as a number: the path is the segments, whatever the document holds. */
@@ -23,7 +23,7 @@ const pointersByBase = new Map<string, Map<string, Pointer>>();
 let lastBase: string | undefined;
 let lastByAt: Map<string, Pointer> | undefined;
 
-function pointerOfError(e: AjvError): Pointer {
+export function pointerOfError(e: AjvError): Pointer {
   const { base, at } = e;
   if (base === undefined || at === undefined) return pointerOf(e.instancePath);
   let byAt = base === lastBase ? lastByAt : pointersByBase.get(base);

@@ -1,7 +1,7 @@
 // What a schema location of an Ajv error needs, worked out once per location and kept (the locations are
 // bounded by the schemas): whether it is noise, the unions it lies in, its fixed code and message.
 import { applicators, toIssue } from "./to-issue.js";
-import type { AjvError, ErrorTable, MessageTemplates } from "./types.js";
+import type { AjvError, ErrorTable, MessageTemplates, ValidationIssue } from "./types.js";
 
 type Path = (string | number)[];
 
@@ -24,6 +24,8 @@ export interface Site {
   fixed: Answer | undefined;
   /** `required` by missing key, `type` by received type. */
   readonly byParam: Map<string, Answer>;
+  /** quick-map.ts: the frozen issue of a fixed answer at each plain document path met (by its pointer). */
+  issues: Map<object, ValidationIssue> | undefined;
 }
 
 export const FIXED = new Set([
@@ -71,6 +73,7 @@ export function newSite(e: AjvError, table: ErrorTable): Site {
     hasOverride: table[e.schemaPath]?.override !== undefined,
     fixed: undefined,
     byParam: new Map(),
+    issues: undefined,
   };
 }
 

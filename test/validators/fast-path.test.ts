@@ -128,6 +128,50 @@ describe("mapErrors (the hot path) answers as the reference pipeline", () => {
   });
 });
 
+describe("quickIssues' slots (each error number keeps its issue at one place)", () => {
+  const id = "v4.VerifyRequest";
+  // The older API's USA individual (the service's specification, section 2.2), three fields wrong.
+  const fields = { country: "USA", firstName: "a".repeat(80), lastName: "Citizen", dateOfBirth: "15/07/1985", streetNumber: "12" };
+  const place = { streetName: "Main", suburb: "Springfield", postcode: "1234", state: "IL", gender: "x" };
+  const data = { metadata_version: "4", metadata_serviceUid: "svc", metadata_secretKey: "key", type: "individual", fields: { ...fields, ...place } };
+  const sites = quickSites(TABLE, MESSAGES);
+
+  it("answers as mapErrors, and a second call gives the same issues, shared and frozen", () => {
+    const first = quickIssues(ajvErrors(id, data)!, data, sites, TABLE, 100)!;
+    const second = quickIssues(ajvErrors(id, data)!, data, sites, TABLE, 100)!;
+    expect(first).toEqual(mapErrors(ajvErrors(id, data)!, data, TABLE, MESSAGES));
+    expect(first.length).toBeGreaterThanOrEqual(3);
+    for (let i = 0; i < first.length; i++) {
+      expect(second[i]).toBe(first[i]);
+      expect(Object.isFrozen(first[i]) && Object.isFrozen(first[i]!.path)).toBe(true);
+    }
+    expect(second).not.toBe(first); // the list itself is the caller's
+  });
+
+  it("answers an error whose slot was filled at another place from its own place, alternately", () => {
+    const errors = ajvErrors(id, data)!;
+    expect(errors.every((e) => e.row != null)).toBe(true);
+    // The same error numbers (the same slots) reported under another base, as a shared definition is.
+    const moved = errors.map((e) => (e.base === "/fields" ? { ...e, base: "/other", instancePath: `/other${e.at}` } : e));
+    const movedData = { ...data, other: data.fields };
+    for (let round = 0; round < 3; round++) {
+      expect(quickIssues(errors, data, sites, TABLE, 100)).toEqual(mapErrors(errors, data, TABLE, MESSAGES));
+      const there = quickIssues(moved, movedData, sites, TABLE, 100)!;
+      expect(there).toEqual(mapErrors(moved, movedData, TABLE, MESSAGES));
+      expect(there.some((issue) => issue.path[0] === "other")).toBe(true);
+    }
+  });
+
+  it("keeps one issue per code and path, whether they come from slots or not", () => {
+    const errors = ajvErrors(id, data)!;
+    const twice = [...errors, ...errors];
+    expect(quickIssues(twice, data, sites, TABLE, 100)).toEqual(mapErrors(errors, data, TABLE, MESSAGES));
+    const slotless = errors.map((e) => ({ ...e, row: null }));
+    expect(quickIssues([...errors, ...slotless], data, sites, TABLE, 100)).toEqual(mapErrors(errors, data, TABLE, MESSAGES));
+    expect(quickIssues([...slotless, ...errors], data, sites, TABLE, 100)).toEqual(mapErrors(errors, data, TABLE, MESSAGES));
+  });
+});
+
 describe("generated code", () => {
   it("counts a failed if/not condition without allocating a placeholder error", () => {
     const code = readFileSync(join(ROOT, "generated", "validators", "ajv.js"), "utf8");
