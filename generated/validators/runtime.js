@@ -86,7 +86,7 @@ function fill(template2, values) {
   return template2.replace(/\{([a-zA-Z]+)\}/g, (whole, name) => hasOwn2(values, name) ? values[name] : whole);
 }
 function template(messages, key) {
-  return messages[key] ?? messages.custom ?? { code: "custom", message: "Invalid input" };
+  return messages[key] ?? messages.custom;
 }
 
 // templates/validators/to-issue.ts
@@ -450,10 +450,7 @@ function unknownKeyIssues(data, root, shapes, messages) {
     if (shape.keys !== null) {
       const unknown = Object.keys(value).filter((k) => !shape.keys.includes(k));
       if (unknown.length) {
-        const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"] ?? {
-          code: "unrecognized_keys",
-          message: "Unrecognized keys: {keys}"
-        };
+        const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"];
         out.push({ code: m.code, message: fill(m.message, { keys: unknown.map(stringifyPrimitive).join(", ") }), path });
       }
     }

@@ -22,7 +22,7 @@ export function fill(template: string, values: Readonly<Record<string, string>>)
   return template.replace(/\{([a-zA-Z]+)\}/g, (whole, name: string) => (hasOwn(values, name) ? values[name]! : whole));
 }
 
-/** The template of a keyword, else the `custom` one, else Zod's generic text. */
+/** The template of a keyword, else the `custom` one (errors.yaml defaults: the meta-schema requires it). */
 export function template(messages: MessageTemplates, key: string): Message {
-  return messages[key] ?? messages.custom ?? { code: "custom", message: "Invalid input" };
+  return messages[key] ?? messages.custom!;
 }

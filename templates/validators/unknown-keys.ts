@@ -16,10 +16,8 @@ export function unknownKeyIssues(data: unknown, root: KeyLink, shapes: KeyShapes
     if (shape.keys !== null) {
       const unknown = Object.keys(value).filter((k) => !shape.keys!.includes(k));
       if (unknown.length) {
-        const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"] ?? {
-          code: "unrecognized_keys",
-          message: "Unrecognized keys: {keys}",
-        };
+        // errors.yaml defaults: the meta-schema requires both templates.
+        const m = messages[unknown.length === 1 ? "additionalProperties" : "additionalProperties:plural"]!;
         out.push({ code: m.code, message: fill(m.message, { keys: unknown.map(stringifyPrimitive).join(", ") }), path });
       }
     }

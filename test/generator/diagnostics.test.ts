@@ -46,6 +46,13 @@ const cases: Case[] = [
     message: "spec/rules.yaml:33:5: error VS203: found no key `source`; expected a key `source`",
   },
   {
+    name: "a fallback message template missing (the validators' runtime words an unknown keyword with it)",
+    file: "errors.yaml",
+    from: '    custom: { code: custom, message: "Invalid input" }\n',
+    to: "",
+    message: "spec/errors.yaml:69:5: error VS203: found no key `custom`; expected a key `custom`",
+  },
+  {
     name: "a value of the wrong type",
     file: "errors.yaml",
     from: "httpStatus: 474",

@@ -6,5 +6,5 @@ export declare function parsedType(value: unknown): string;
 export declare function stringifyPrimitive(value: unknown): string;
 /** Fills `{name}` placeholders; unknown placeholders stay as written. */
 export declare function fill(template: string, values: Readonly<Record<string, string>>): string;
-/** The template of a keyword, else the `custom` one, else Zod's generic text. */
+/** The template of a keyword, else the `custom` one (errors.yaml defaults: the meta-schema requires it). */
 export declare function template(messages: MessageTemplates, key: string): Message;
