@@ -401,7 +401,6 @@ describe("unknownKeyIssues", () => {
       { code: "k1", message: 'One: "s"', path: ["a"] },
     ]);
   });
-
 });
 
 describe("createValidator", () => {
