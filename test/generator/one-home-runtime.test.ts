@@ -343,23 +343,7 @@ describe("the error codes follow errors.yaml, looked up by their role", () => {
     expect(mocked?.status).toBe(422);
     expect(await mocked!.json()).toMatchObject(expected);
 
-    const credentials = { serviceUid: "uid-1", secret: "secret-1" };
-    const running = await startSandbox({
-      binding: binding as SandboxBinding,
-      host: "127.0.0.1",
-      port: 0,
-      db: "memory",
-      cwd: ROOT,
-      processingMs: "manual",
-      requestedActionsPath: "/requestedActions",
-      maxBodyBytes: 1 << 20,
-      credentials,
-      signingSecret: "s",
-      deliveryTimeoutMs: 1000,
-      retryDelaysMs: [],
-      log: () => {},
-      metrics: false,
-    });
+    const { running, credentials } = await sandboxOf(binding as SandboxBinding);
     try {
       const auth = `Basic ${btoa(`${credentials.serviceUid}:${credentials.secret}`)}`;
       const served = await fetch(`${running.url}/v5/verifications`, { method: "POST", headers: { ...headers, Authorization: auth }, body });
@@ -406,23 +390,7 @@ describe("the sandbox's own refusals follow sandbox.yaml refusals", () => {
     );
     expect(mocked).toEqual(want);
 
-    const credentials = { serviceUid: "uid-1", secret: "secret-1" };
-    const running = await startSandbox({
-      binding: binding as SandboxBinding,
-      host: "127.0.0.1",
-      port: 0,
-      db: "memory",
-      cwd: ROOT,
-      processingMs: "manual",
-      requestedActionsPath: "/requestedActions",
-      maxBodyBytes,
-      credentials,
-      signingSecret: "s",
-      deliveryTimeoutMs: 1000,
-      retryDelaysMs: [],
-      log: () => {},
-      metrics: false,
-    });
+    const { running, credentials } = await sandboxOf(binding as SandboxBinding, maxBodyBytes);
     try {
       const auth = `Basic ${btoa(`${credentials.serviceUid}:${credentials.secret}`)}`;
       const served = await answersOf((init) =>
@@ -434,6 +402,28 @@ describe("the sandbox's own refusals follow sandbox.yaml refusals", () => {
     }
   });
 });
+
+/** A sandbox on `binding` in memory, with processing by hand, and the credentials it takes. */
+async function sandboxOf(binding: SandboxBinding, maxBodyBytes = 1 << 20) {
+  const credentials = { serviceUid: "uid-1", secret: "secret-1" };
+  const running = await startSandbox({
+    binding,
+    host: "127.0.0.1",
+    port: 0,
+    db: "memory",
+    cwd: ROOT,
+    processingMs: "manual",
+    requestedActionsPath: "/requestedActions",
+    maxBodyBytes,
+    credentials,
+    signingSecret: "s",
+    deliveryTimeoutMs: 1000,
+    retryDelaysMs: [],
+    log: () => {},
+    metrics: false,
+  });
+  return { running, credentials };
+}
 
 function templateFiles(dir = join(ROOT, "templates")): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
