@@ -3,7 +3,7 @@
 // references are rewritten and nothing else, what a create stores is byte-identical to the text sent, and
 // another statement sent while a big text is staged is answered before the big statement ends.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { batches, needsStaging, PART, partsOf, rewrite, STAGE_ABOVE, stagedRows } from "../../templates/sandbox/store/pglite-staging.js";
+import { batches, codeRanges, needsStaging, PART, partsOf, rewrite, STAGE_ABOVE, stagedRows } from "../../templates/sandbox/store/pglite-staging.js";
 import { openStore, type Db } from "../../templates/sandbox/store/index.js";
 import { sqlStore } from "../../templates/sandbox/store/service-store.js";
 import type { Verification } from "../../templates/sandbox/store/verifications.js";
@@ -54,6 +54,39 @@ describe("parts of a text", () => {
     expect(sql).toContain("$1");
     expect(sql.match(/array_agg/g)).toHaveLength(2);
     expect(rewrite("VALUES ($1)", new Map([[1, false]]))).toMatch(/^VALUES \(\(SELECT v FROM \(SELECT i, string_agg/);
+  });
+
+  it("the rewrite never replaces a $n inside a string literal, a quoted identifier, a dollar-quoted string or a comment", () => {
+    const staged = new Map([[1, false]]);
+    const untouched = [
+      "SELECT '$1'",
+      "SELECT 'it''s $1'",
+      "SELECT E'\\' $1'",
+      'SELECT "$1" FROM t',
+      'SELECT "a""$1"',
+      "SELECT $$ $1 $$",
+      "SELECT $tag$ it's $1 $tag$",
+      "SELECT 1 -- $1",
+      "SELECT /* $1 /* $1 */ $1 */ 1",
+    ];
+    for (const sql of untouched) expect(rewrite(sql, staged), sql).toBe(sql);
+    // The reference after each such span is replaced (the span ended where it should).
+    for (const sql of untouched.map((s) => `${s}\n, $1`)) {
+      const out = rewrite(sql, staged);
+      expect(out.startsWith(sql.slice(0, -3)), sql).toBe(true);
+      expect(out.endsWith("s)"), sql).toBe(true);
+    }
+    // A quote inside a plain literal ends it there: 'a\' is a whole literal, so the $1 after it is code.
+    expect(rewrite("SELECT 'a\\', $1", staged)).not.toContain("$1,");
+    expect(rewrite("SELECT 'a\\', $1", staged)).toMatch(/string_agg/);
+    // An identifier holding $ (x$1) is not a parameter; $1 right after an operator is.
+    expect(rewrite("SELECT x$1", staged)).toBe("SELECT x$1");
+    expect(rewrite("SELECT 1+$1", staged)).toMatch(/^SELECT 1\+\(SELECT v/);
+  });
+
+  it("codeRanges: the spans between quoted and commented ones, an unclosed one running to the end", () => {
+    const sql = "a 'b' c \"d\" e -- f\ng /* h */ i $x$ j $x$ k 'unclosed";
+    expect(codeRanges(sql).map(([f, t]) => sql.slice(f, t))).toEqual(["a ", " c ", " e ", "g ", " i ", " k "]);
   });
 });
 

@@ -7,6 +7,9 @@ import type { Verification } from "../store/verifications.js";
 import { type ServiceCore, subjectOf } from "./core.js";
 import type { Writes } from "./writes.js";
 
+/** The most verifications one processDue completes (the rest wait for the next call). */
+const PROCESS_AT_ONCE = 100;
+
 /** A message key of spec/sandbox.yaml controlApi.messages and the values of its placeholders. */
 type Reason = [key: string, values: Record<string, string | number>];
 
@@ -16,21 +19,31 @@ export class ControlOperations {
     private readonly w: Writes,
   ) {}
 
-  /** Completes every verification awaiting processing whose time has come (several instances: each row once). */
+  /**
+   * Completes every verification awaiting processing whose time has come (several instances: each row once),
+   * at most PROCESS_AT_ONCE per call. Each in a transaction of its own: on PGlite's one connection another
+   * client's statements run between two (a due 1 MiB verification held it for the whole batch before).
+   */
   async processDue(): Promise<number> {
-    const { c, w } = this;
+    const { c } = this;
     await this.refreshClock();
-    const complete = c.row("complete");
-    const done = await c.db.transaction(async (tx) => {
-      const due = await tx.claimDueVerifications(c.clock.now(), complete.from!, 100);
-      for (const v of due) {
-        const to = complete.to.includes(v.outcome) ? v.outcome : c.b.spec.testValues.default;
-        await w.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
-      }
-      return due.length;
-    });
+    let done = 0;
+    while (done < PROCESS_AT_ONCE && (await this.processOneDue())) done++;
     if (done) c.hooks.onChange();
     return done;
+  }
+
+  /** Claims one due verification (skipping those another transaction holds) and completes it: false when none is due. */
+  private processOneDue(): Promise<boolean> {
+    const { c, w } = this;
+    const complete = c.row("complete");
+    return c.db.transaction(async (tx) => {
+      const [v] = await tx.claimDueVerifications(c.clock.now(), complete.from!, 1);
+      if (!v) return false;
+      const to = complete.to.includes(v.outcome) ? v.outcome : c.b.spec.testValues.default;
+      await w.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
+      return true;
+    });
   }
 
   /**

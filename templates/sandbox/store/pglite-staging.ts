@@ -70,12 +70,80 @@ function readBack(n: number, array: boolean): string {
   return array ? `(SELECT array_agg(v ORDER BY i) FROM (${texts}) s)` : `(SELECT v FROM (${texts}) s)`;
 }
 
-/** The statement with each staged parameter's references (`$n`, not `$n0`) reading the staged value instead. */
+/**
+ * Where a statement's text is SQL, not a quoted or commented span: [from, to) ranges of the code between
+ * string literals ('...', E'...' with backslash escapes, $tag$...$tag$), quoted identifiers ("...") and
+ * comments (-- to the line's end, nested /* ... *\/). A `$n` is a parameter only in those ranges.
+ */
+export function codeRanges(text: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  let from = 0;
+  let i = 0;
+  while (i < text.length) {
+    const end = quotedEnd(text, i);
+    if (end === i) {
+      i++;
+      continue;
+    }
+    if (i > from) ranges.push([from, i]);
+    i = from = end;
+  }
+  if (from < text.length) ranges.push([from, text.length]);
+  return ranges;
+}
+
+/** The end of the quoted or commented span starting at `i`, or `i` when none starts there (an unclosed one runs to the end). */
+function quotedEnd(text: string, i: number): number {
+  const c = text[i];
+  const closing = (close: string, from: number) => (text.indexOf(close, from) < 0 ? text.length : text.indexOf(close, from) + close.length);
+  if (c === "'" || c === '"') {
+    const escapes = c === "'" && /[eE]/.test(text[i - 1] ?? "") && !/[\w$]/.test(text[i - 2] ?? "");
+    let j = i + 1;
+    for (; j < text.length; j++) {
+      if (escapes && text[j] === "\\") j++;
+      else if (text[j] === c) {
+        if (text[j + 1] !== c) return j + 1;
+        j++; // a doubled quote stands for itself
+      }
+    }
+    return text.length;
+  }
+  if (c === "-" && text[i + 1] === "-") return closing("\n", i);
+  if (c === "/" && text[i + 1] === "*") return blockCommentEnd(text, i);
+  if (c === "$" && !/[\w$]/.test(text[i - 1] ?? "")) {
+    const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(text.slice(i, i + 64))?.[0];
+    if (tag) return closing(tag, i + tag.length);
+  }
+  return i;
+}
+
+function blockCommentEnd(text: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < text.length - 1; j++) {
+    if (text[j] === "/" && text[j + 1] === "*") {
+      depth++;
+      j++;
+    } else if (text[j] === "*" && text[j + 1] === "/") {
+      j++;
+      if (--depth === 0) return j + 1;
+    }
+  }
+  return text.length;
+}
+
+/** The statement with each staged parameter's references (`$n`, not `$n0`, outside literals, identifiers and comments) reading the staged value instead. */
 export function rewrite(text: string, staged: ReadonlyMap<number, boolean>): string {
-  return text.replace(/\$(\d+)(?!\d)/g, (ref, n: string) => {
-    const array = staged.get(Number(n));
-    return array === undefined ? ref : readBack(Number(n), array);
-  });
+  let out = "";
+  let at = 0;
+  for (const [from, to] of codeRanges(text)) {
+    const code = text.slice(from, to).replace(/(?<![\w$])\$(\d+)(?!\d)/g, (ref, n: string) => {
+      const array = staged.get(Number(n));
+      return array === undefined ? ref : readBack(Number(n), array);
+    });
+    out += text.slice(at, from) + code;
+    at = to;
+  }
+  return out + text.slice(at);
 }
 
 /**
