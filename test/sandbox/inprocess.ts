@@ -15,6 +15,7 @@ import { SandboxService } from "../../templates/sandbox/service.js";
 import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import { DEFAULT_TENANT, openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
+import { migrate } from "../../templates/sandbox/store/migrations.js";
 import { pgliteInMemory, readTemplate, templateName, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
 
@@ -27,12 +28,18 @@ export const binding = sandboxBinding as unknown as SandboxBinding;
  */
 export async function memoryDb(): Promise<Db> {
   const shipped = readTemplate();
-  if (shipped) return pgliteDb(await pgliteInMemory(shipped));
+  // A template older than the current migrations (dist/ not rebuilt yet) gets the newer ones, as a start does.
+  if (shipped) return migrated(pgliteDb(await pgliteInMemory(shipped)));
   const dir = process.env.VERISPEC_PGLITE_TEMPLATE;
   if (!dir) return openStore("memory", ROOT);
   const file = join(dir, templateName());
   if (!existsSync(file)) await writeTemplate(dir);
-  return pgliteDb(await pgliteInMemory(readTemplate(file)));
+  return migrated(pgliteDb(await pgliteInMemory(readTemplate(file))));
+}
+
+async function migrated(db: Db): Promise<Db> {
+  await migrate(db);
+  return db;
 }
 
 export interface HarnessOptions {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { batches, codeRanges, needsStaging, PART, partsOf, rewrite, STAGE_ABOVE, stagedRows } from "../../templates/sandbox/store/pglite-staging.js";
 import { openStore, type Db } from "../../templates/sandbox/store/index.js";
 import { sqlStore } from "../../templates/sandbox/store/service-store.js";
+import { BODY } from "../../templates/sandbox/store/shared-text.js";
 import type { Verification } from "../../templates/sandbox/store/verifications.js";
 
 describe("parts of a text", () => {
@@ -144,7 +145,9 @@ describe("a big text stored through the embedded database", { timeout: 120_000 }
     expect(rows.map((r) => r.deliveryId)).toEqual(["d-big", "d-big-2"]);
     const [stored] = await db.query<{ request: string }>("SELECT request FROM verifications WHERE trace = 't-big'");
     expect(stored!.request).toBe(JSON.stringify(request));
-    const bodies = await db.query<{ delivery_id: string; body: string }>("SELECT delivery_id, body FROM outbox WHERE trace = 't-big' ORDER BY id");
+    const bodies = await db.query<{ delivery_id: string; body: string }>(
+      `SELECT delivery_id, ${BODY("o")} AS body FROM outbox o WHERE trace = 't-big' ORDER BY id`,
+    );
     expect(bodies).toEqual([
       { delivery_id: "d-big", body },
       { delivery_id: "d-big-2", body: "small" },

@@ -188,6 +188,16 @@ CREATE INDEX forms_created ON forms (tenant, created_at)`,
 CREATE INDEX outbox_due ON outbox (next_at, id) WHERE state = 'queued';
 DROP INDEX outbox_claim`,
   },
+  {
+    // A big text stored once (shared-text.ts): an outbox row's body may leave out the longest string it
+    // shares with its verification's stored request, and say where it goes (body_at) and where it is in
+    // the request (body_from, body_len), in characters. Null: the body is whole (every row before this).
+    version: 8,
+    sql: `
+ALTER TABLE outbox ADD COLUMN body_at integer;
+ALTER TABLE outbox ADD COLUMN body_from integer;
+ALTER TABLE outbox ADD COLUMN body_len integer`,
+  },
 ];
 
 /** Postgres's SQLSTATE undefined_table. */

@@ -1,6 +1,7 @@
 // The dispatcher's statements on the outbox: finding due rows (a plain SELECT on an exclusive store, an
 // atomic leased claim on a shared Postgres), recording answers, and taking back an earlier run's leases.
 // Each is one SQL statement over `Sql`, so a test can run two claims on two connections at once.
+import { OUTBOX_ROW, QUEUED_ROW, BODY } from "./shared-text.js";
 import type { Db, Row, Sql } from "./sql.js";
 
 /** The outbox columns a delivery reads (a claim's rows, and a hand-over's): typed here, at the store's boundary. */
@@ -117,8 +118,6 @@ export interface Outcome {
   readonly nextAt: number;
 }
 
-const COLUMNS = "id, tenant, delivery_id, url, body, signature_version, tries";
-
 /**
  * Due rows, earliest due first, each the head of its trace and receiver's queue (that keeps each
  * verification's webhooks in order). The index of migration 7 on (next_at, id) of queued rows makes it a
@@ -128,7 +127,7 @@ const COLUMNS = "id, tenant, delivery_id, url, body, signature_version, tries";
  * is a scalar subquery, evaluated per candidate as one probe of outbox_queued_trace (its min id), never
  * planned as an anti join over every queued row. `$1` is now.
  */
-export const due = (limit: number, extra: string) => `SELECT o.${COLUMNS.split(", ").join(", o.")} FROM outbox o
+export const due = (limit: number, extra: string) => `SELECT ${QUEUED_ROW("o")} FROM outbox o
    WHERE o.state = 'queued' AND o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until < $1)${extra}
      AND o.id = (SELECT min(p.id) FROM outbox p WHERE p.tenant = o.tenant AND p.trace = o.trace AND p.url = o.url AND p.state = 'queued')
    ORDER BY o.next_at, o.id LIMIT ${Math.max(0, Math.floor(limit))}`;
@@ -148,8 +147,8 @@ export async function selectDue(sql: Sql, now: number, limit: number, inFlight: 
  */
 export async function claimDue(sql: Sql, now: number, limit: number, owner: string, leaseUntil: number): Promise<QueuedRow[]> {
   const rows = await sql.query(
-    `UPDATE outbox SET lease_owner = $2, lease_until = $3 WHERE id IN (SELECT id FROM (${due(limit, "")} FOR UPDATE OF o SKIP LOCKED) c)
-     RETURNING ${COLUMNS}`,
+    `UPDATE outbox u SET lease_owner = $2, lease_until = $3 WHERE id IN (SELECT id FROM (${due(limit, "")} FOR UPDATE OF o SKIP LOCKED) c)
+     RETURNING ${QUEUED_ROW("u")}`,
     [now, owner, leaseUntil],
   );
   return rows.map(toQueuedRow);
@@ -188,20 +187,22 @@ export async function releaseLeases(sql: Sql): Promise<void> {
 
 /** One trace's outbox rows, oldest first. */
 export async function outboxRowsOfTrace(sql: Sql, tenant: string, trace: string): Promise<OutboxRow[]> {
-  return (await sql.query("SELECT * FROM outbox WHERE tenant = $1 AND trace = $2 ORDER BY id", [tenant, trace])).map(toOutboxRow);
+  return (await sql.query(`SELECT ${OUTBOX_ROW("o")} FROM outbox o WHERE tenant = $1 AND trace = $2 ORDER BY id`, [tenant, trace])).map(toOutboxRow);
 }
 
 /** The newest `limit` outbox rows, newest first. */
 export async function latestOutboxRows(sql: Sql, tenant: string, limit: number): Promise<OutboxRow[]> {
-  return (await sql.query(`SELECT * FROM outbox WHERE tenant = $1 ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [tenant])).map(toOutboxRow);
+  return (await sql.query(`SELECT ${OUTBOX_ROW("o")} FROM outbox o WHERE tenant = $1 ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [tenant])).map(
+    toOutboxRow,
+  );
 }
 
 /** The newest `limit` outbox rows of these traces, newest first. */
 export async function outboxRowsOfTraces(sql: Sql, tenant: string, traces: readonly string[], limit: number): Promise<OutboxRow[]> {
-  const rows = await sql.query(`SELECT * FROM outbox WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, [
-    tenant,
-    traces,
-  ]);
+  const rows = await sql.query(
+    `SELECT ${OUTBOX_ROW("o")} FROM outbox o WHERE tenant = $1 AND trace = ANY($2::text[]) ORDER BY id DESC LIMIT ${Math.max(0, Math.floor(limit))}`,
+    [tenant, traces],
+  );
   return rows.map(toOutboxRow);
 }
 
@@ -223,9 +224,9 @@ export function requeueDelivery(db: Db, tenant: string, deliveryId: string, now:
     ]);
     for (const r of rows) {
       await tx.query(
-        `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, resend_of, created_at)
-         VALUES ($10, $1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $8)`,
-        [r.delivery_id, r.trace, r.url, r.format, r.signature_version, r.body, r.timestamp, now, r.id, tenant],
+        `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, resend_of, created_at, body_at, body_from, body_len)
+         VALUES ($10, $1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9, $8, $11, $12, $13)`,
+        [r.delivery_id, r.trace, r.url, r.format, r.signature_version, r.body, r.timestamp, now, r.id, tenant, r.body_at, r.body_from, r.body_len],
       );
     }
     return rows.length ? rows.length : (await tx.query("SELECT 1 FROM outbox WHERE tenant = $1 AND delivery_id = $2", [tenant, deliveryId])).length ? 0 : -1;
@@ -259,12 +260,13 @@ export async function oldestQueuedCreatedAt(sql: Sql): Promise<number | undefine
 
 // ---- enqueueing, in the caller's statement and transaction ----------------------------------------------
 
-/** The parameters of OUTBOX_INSERT after its tenant's: six column arrays (one row per receiver of each webhook), the signature version, now. */
+/** The parameters of OUTBOX_INSERT after its tenant's: six column arrays (one row per receiver of each webhook), the signature version, now, and three of where each body's shared string goes (shared-text.ts; null: none). */
 export type OutboxBatch = unknown[];
 
 /** Outbox rows as parameters: `rows` are [deliveryId, trace, url, format, body, timestamp]. */
 export function outboxBatch(rows: readonly (readonly unknown[])[], signatureVersion: string, now: number): OutboxBatch {
-  return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([signatureVersion, now]);
+  const none = () => rows.map(() => null);
+  return [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])).concat([signatureVersion, now, none(), none(), none()]);
 }
 
 /**
@@ -275,14 +277,18 @@ export function outboxBatch(rows: readonly (readonly unknown[])[], signatureVers
  * new verification), so a row's next_at is not before theirs (it goes after them; see recordOutcomes).
  */
 export const OUTBOX_INSERT = (tenantAt: number, behind = false, at = tenantAt + 1) =>
-  `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at)
+  `INSERT INTO outbox (tenant, delivery_id, trace, url, format, signature_version, body, timestamp, state, next_at, created_at, body_at, body_from, body_len)
      SELECT $${tenantAt}::text, w.delivery_id, w.trace, w.url, w.format, $${at + 6}, w.body, w.timestamp, CASE WHEN w.url IS NULL THEN 'no_receiver' ELSE 'queued' END,
-       ${behind ? `GREATEST($${at + 7}::bigint, (SELECT max(q.next_at) FROM outbox q WHERE q.tenant = $${tenantAt}::text AND q.trace = w.trace AND q.url = w.url AND q.state = 'queued'))` : `$${at + 7}`}, $${at + 7}
-       FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[]) AS w(delivery_id, trace, url, format, body, timestamp)
+       ${behind ? `GREATEST($${at + 7}::bigint, (SELECT max(q.next_at) FROM outbox q WHERE q.tenant = $${tenantAt}::text AND q.trace = w.trace AND q.url = w.url AND q.state = 'queued'))` : `$${at + 7}`}, $${at + 7}, w.body_at, w.body_from, w.body_len
+       FROM unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[], $${at + 5}::bigint[], $${at + 8}::int[], $${at + 9}::int[], $${at + 10}::int[])
+         AS w(delivery_id, trace, url, format, body, timestamp, body_at, body_from, body_len)
      RETURNING id, delivery_id, url, state`;
 
 /** The body of a trace's latest first delivery (not a re-send), or undefined. */
 export async function latestWebhookBody(sql: Sql, tenant: string, trace: string): Promise<string | undefined> {
-  const body = await sql.query("SELECT body FROM outbox WHERE tenant = $1 AND trace = $2 AND resend_of IS NULL ORDER BY id DESC LIMIT 1", [tenant, trace]);
+  const body = await sql.query(`SELECT ${BODY("o")} AS body FROM outbox o WHERE tenant = $1 AND trace = $2 AND resend_of IS NULL ORDER BY id DESC LIMIT 1`, [
+    tenant,
+    trace,
+  ]);
   return body[0] ? String(body[0].body) : undefined;
 }

@@ -2,6 +2,7 @@
 // at most `limit + 1` rows (the extra row tells the caller another page follows; indexes of migration 6,
 // each leading with the tenant: a page holds the caller's rows only).
 import { toOutboxRow, type OutboxRow } from "./outbox.js";
+import { OUTBOX_ROW } from "./shared-text.js";
 import type { Row, Sql } from "./sql.js";
 import { toVerification, type Verification } from "./verifications.js";
 
@@ -18,10 +19,11 @@ function where(parts: readonly [string, unknown][]): { sql: string; params: unkn
   return { sql: given.length ? `WHERE ${given.map(([c], i) => c.replace("?", `$${i + 1}`)).join(" AND ")}` : "", params: given.map(([, v]) => v) };
 }
 
-function pageRows(sql: Sql, table: string, key: string, range: PageRange, filters: [string, unknown][]): Promise<Row[]> {
+/** `columns` of `table` (aliased `t`). */
+function pageRows(sql: Sql, table: string, columns: string, key: string, range: PageRange, filters: [string, unknown][]): Promise<Row[]> {
   const conditions = where([...filters, [`${key} ${range.ascending ? ">" : "<"} ?`, range.after]]);
   return sql.query(
-    `SELECT * FROM ${table} ${conditions.sql} ORDER BY ${key} ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`,
+    `SELECT ${columns} FROM ${table} t ${conditions.sql} ORDER BY ${key} ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`,
     conditions.params,
   );
 }
@@ -36,7 +38,7 @@ export async function outboxPageRows(
   const rows =
     filter.userId !== undefined
       ? await outboxRowsOfUser(sql, tenant, filter.userId, filter, range)
-      : await pageRows(sql, "outbox", "id", range, [
+      : await pageRows(sql, "outbox", OUTBOX_ROW("t"), "id", range, [
           ["tenant = ?", tenant],
           ["trace = ?", filter.trace],
           ["state = ?", filter.state],
@@ -63,7 +65,7 @@ function outboxRowsOfUser(sql: Sql, tenant: string, userId: string, filter: { tr
   add(`o.id ${range.ascending ? ">" : "<"} ?`, range.after);
   const order = `ORDER BY o.id ${range.ascending ? "ASC" : "DESC"} LIMIT ${Math.max(0, Math.floor(range.limit)) + 1}`;
   return sql.query(
-    `SELECT o.* FROM verifications v CROSS JOIN LATERAL (SELECT * FROM outbox o WHERE ${inner.join(" AND ")} ${order}) o WHERE v.tenant = $1 AND v.user_id = $2 ${order}`,
+    `SELECT ${OUTBOX_ROW("o")} FROM verifications v CROSS JOIN LATERAL (SELECT * FROM outbox o WHERE ${inner.join(" AND ")} ${order}) o WHERE v.tenant = $1 AND v.user_id = $2 ${order}`,
     params,
   );
 }
@@ -81,7 +83,7 @@ export async function verificationPageRows(
   filter: { trace?: string; userId?: string; verificationStatus?: string },
   range: PageRange,
 ): Promise<VerificationPageRow[]> {
-  const rows = await pageRows(sql, "verifications", "seq", range, [
+  const rows = await pageRows(sql, "verifications", "*", "seq", range, [
     ["tenant = ?", tenant],
     ["trace = ?", filter.trace],
     ["user_id = ?", filter.userId],

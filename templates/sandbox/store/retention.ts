@@ -1,14 +1,19 @@
 // Retention's deletes (--retain-days): each removes at most `batch` rows older than a cutoff, with what
 // hangs off them, in one short transaction; the number of rows removed.
+import { MATERIALIZE } from "./shared-text.js";
 import type { Db } from "./sql.js";
 
-/** Verifications not changed since `cutoff`, with their history. */
+/** Verifications not changed since `cutoff`, with their history; the outbox rows referring to their requests first get their whole bodies. */
 export function deleteOldVerifications(db: Db, tenant: string, cutoff: number, batch: number): Promise<number> {
+  // The same rows twice: locked by the first statement (unchanged until the commit), in one total order.
+  const old = "SELECT trace FROM verifications WHERE tenant = $3 AND updated_at < $1 ORDER BY updated_at, trace LIMIT $2";
   return db.transaction(async (tx) => {
-    const gone = await tx.query<{ trace: string }>(
-      `DELETE FROM verifications WHERE tenant = $3 AND trace IN (SELECT trace FROM verifications WHERE tenant = $3 AND updated_at < $1 ORDER BY updated_at LIMIT $2) RETURNING trace`,
-      [cutoff, batch, tenant],
-    );
+    await tx.query(MATERIALIZE(`o.tenant = $3 AND o.trace IN (${old} FOR UPDATE)`), [cutoff, batch, tenant]);
+    const gone = await tx.query<{ trace: string }>(`DELETE FROM verifications WHERE tenant = $3 AND trace IN (${old}) RETURNING trace`, [
+      cutoff,
+      batch,
+      tenant,
+    ]);
     if (gone.length) await tx.query("DELETE FROM history WHERE tenant = $1 AND trace = ANY($2::text[])", [tenant, gone.map((g) => g.trace)]);
     return gone.length;
   });

@@ -4,6 +4,7 @@
 // is never read, so it answers exactly as a row that does not exist.
 import type { Row, Sql } from "./sql.js";
 import { OUTBOX_INSERT, toWrittenOutboxRow, type OutboxBatch, type WrittenOutboxRow } from "./outbox.js";
+import { MATERIALIZE, readRequest, shareWithRequest, storedRequestText } from "./shared-text.js";
 
 export type Api = "v5" | "older";
 
@@ -47,7 +48,7 @@ export function toVerification(row: Row): Verification {
     subType: (row.sub_type as string | null) ?? null,
     name: String(row.name),
     country: (row.country as string | null) ?? null,
-    request: JSON.parse(String(row.request)) as Record<string, unknown>,
+    request: readRequest(String(row.trace), String(row.request)),
     verificationStatus: String(row.verification_status),
     submissionStatus: String(row.submission_status),
     attempt: Number(row.attempt),
@@ -76,6 +77,8 @@ export async function insertVerifications(
   outbox: OutboxBatch,
 ): Promise<WrittenOutboxRow[]> {
   const column = (field: (v: Verification) => unknown) => items.map(({ v }) => field(v));
+  const requests = column((v) => json(v.request)) as string[];
+  shareBodies(outbox, new Map(items.map(({ v }, i) => [v.trace, { request: v.request, text: requests[i]! }])));
   const written = await sql.query(
     `WITH v AS (
        INSERT INTO verifications (tenant, trace, api, user_id, submission_id, parent_trace, roles, type, sub_type, name, country, request,
@@ -96,7 +99,7 @@ export async function insertVerifications(
       column((v) => v.subType),
       column((v) => v.name),
       column((v) => v.country),
-      column((v) => json(v.request)),
+      requests,
       column((v) => v.verificationStatus),
       column((v) => v.submissionStatus),
       column((v) => v.attempt),
@@ -114,12 +117,20 @@ export async function insertVerifications(
   return written.map(toWrittenOutboxRow);
 }
 
-/** A change of a verification, its history row and its webhook in the outbox (none without `outbox`): one statement. */
+/**
+ * A change of a verification, its history row and its webhook in the outbox (none without `outbox`): one statement.
+ * A request read from the store and not replaced is not written again; a new one first gives the outbox rows
+ * referring to the old one their whole body (shared-text.ts).
+ */
 export async function updateVerification(sql: Sql, tenant: string, next: Verification, trigger: string, outbox: OutboxBatch | undefined): Promise<void> {
+  const kept = storedRequestText(next.trace, next.request);
+  const request = kept ?? json(next.request);
+  if (outbox) shareBodies(outbox, new Map([[next.trace, { request: next.request, text: request }]]));
   await sql.query(
-    `WITH v AS (
+    `WITH m AS (${MATERIALIZE("$8::text IS NOT NULL AND o.tenant = $13::text AND o.trace = $1")}),
+     v AS (
        UPDATE verifications SET verification_status = $2, submission_status = $3, attempt = $4, max_attempts = $5, outcome = $6,
-         due_at = $7, request = $8, updated_at = $9, name = $11, country = $12 WHERE tenant = $13::text AND trace = $1),
+         due_at = $7, request = COALESCE($8, request), updated_at = $9, name = $11, country = $12 WHERE tenant = $13::text AND trace = $1),
      h AS (INSERT INTO history (tenant, trace, verification_status, submission_status, attempt, trigger, at) VALUES ($13::text, $1, $2, $3, $4, $10, $9))
      ${outbox ? OUTBOX_INSERT(13, true) : "SELECT 1"}`,
     [
@@ -130,7 +141,7 @@ export async function updateVerification(sql: Sql, tenant: string, next: Verific
       next.maxAttempts,
       next.outcome,
       next.dueAt,
-      json(next.request),
+      kept === undefined ? request : null,
       next.updatedAt,
       trigger,
       next.name,
@@ -139,6 +150,17 @@ export async function updateVerification(sql: Sql, tenant: string, next: Verific
       ...(outbox ?? []),
     ],
   );
+}
+
+/** Each outbox body of `outbox` (an OutboxBatch) without the big string it shares with its verification's request, and where that goes. */
+function shareBodies(outbox: OutboxBatch, requests: ReadonlyMap<string, { request: unknown; text: string }>): void {
+  const [traces, bodies, at, from, len] = [1, 4, 8, 9, 10].map((i) => outbox[i] as unknown[]);
+  traces!.forEach((trace, i) => {
+    const request = requests.get(String(trace));
+    const shared = request && shareWithRequest(String(bodies![i]), request.request, request.text);
+    if (!shared) return;
+    [bodies![i], at![i], from![i], len![i]] = [shared.body, shared.at, shared.from, shared.len];
+  });
 }
 
 /** The kind of verification a v5 create resubmits (the binding's `resubmittable`: statuses.yaml conditions). */
