@@ -53,6 +53,9 @@ const INCLUDE = [
   "test/sandbox/template-units.test.ts",
   // Big text parameters staged in parts (store/pglite-staging.ts).
   "test/sandbox/pglite-staging.test.ts",
+  // A big text stored once (store/shared-text.ts), processing one transaction per verification.
+  "test/sandbox/shared-text.test.ts",
+  "test/sandbox/processing-transactions.test.ts",
 ];
 
 export default defineConfig({

@@ -42,6 +42,7 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
     "store/port",
     "store/retention",
     "store/service-store",
+    "store/shared-text",
     "store/sql",
     "store/verifications",
   ],
