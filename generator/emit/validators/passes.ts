@@ -137,7 +137,7 @@ function paramEntries(literal: string): [string, string][] {
  * invalid documents. Each becomes a call with a number into a table of those fixed parts, one table per
  * compiled function (so that a bundler still keeps only what an import reaches), kept as a JSON string (a
  * string literal costs next to nothing to scan) and parsed the first time that function reports an error.
- * The error objects are the same in content and key order, with one key more, `row` (the error number's slot,
+ * The error objects are the same in content and key order, with one key more, `row` (the error's number, unique in the module,
  * null where the params come from the document); a params object that holds nothing from the document is
  * shared by the errors of its place (read only). Params naming module constants
  * (`schema12.enum`) are built by a function, also on first use; params naming the document (an unknown
@@ -146,6 +146,7 @@ function paramEntries(literal: string): [string, string][] {
 export function compactErrors(code: string): string {
   const keywords: string[] = [];
   const segments = code.split(/(?=function validate\d+\()/);
+  let first = 0; // the module-wide number of each table's first error number
   const out = segments.map((segment) => {
     const fn = /^function (validate\d+)\(/.exec(segment)?.[1];
     const constParams: string[] = [];
@@ -178,22 +179,24 @@ export function compactErrors(code: string): string {
     if (!rows.length) return body;
     const json = JSON.stringify(rows).replace(/[\\']/g, "\\$&");
     const consts = constParams.length ? `, () => [${constParams.join(",")}]` : "";
-    return `const ${fn}_errors = /*#__PURE__*/ $errorTable('${json}'${consts});${body}`;
+    const table = `const ${fn}_errors = /*#__PURE__*/ $errorTable(${first}, '${json}'${consts});${body}`;
+    first += rows.length;
+    return table;
   });
   const runtime = [
     `const $keywords = ${JSON.stringify(keywords)};`,
     // A table's columns, by error number: schemaPath, keyword, params, the literal part of the instancePath.
-    `function $errorTable(rows, consts){return {rows, consts, schemaPath: null, keyword: null, params: null, at: null, row: null};}`,
-    // `row`: one slot per error number, where the mapping keeps the issue it worked out for that error at one
-    // place (templates/validators/quick-map.ts): every part of such an error but its base is fixed.
-    `function $read(t){const rows = JSON.parse(t.rows);const consts = t.consts === undefined ? [] : t.consts();const n = rows.length;const schemaPath = new Array(n), keyword = new Array(n), params = new Array(n), at = new Array(n), row = new Array(n);for(let i = 0; i < n; i++){const r = rows[i];schemaPath[i] = r[0];keyword[i] = $keywords[r[1]];params[i] = typeof r[2] === "number" ? consts[r[2]] : r[2];at[i] = r[3];row[i] = {sites: null, key: null, issue: null, same: null};}t.keyword = keyword;t.params = params;t.at = at;t.row = row;t.schemaPath = schemaPath;return t;}`,
+    `function $errorTable(first, rows, consts){return {first, rows, consts, schemaPath: null, keyword: null, params: null, at: null};}`,
+    // `row`: the error number, unique in the module (its table's first plus its index): the mapping keys its
+    // cache on it (templates/validators/quick-map.ts), since every part of such an error but its base is fixed.
+    `function $read(t){const rows = JSON.parse(t.rows);const consts = t.consts === undefined ? [] : t.consts();const n = rows.length;const schemaPath = new Array(n), keyword = new Array(n), params = new Array(n), at = new Array(n);for(let i = 0; i < n; i++){const r = rows[i];schemaPath[i] = r[0];keyword[i] = $keywords[r[1]];params[i] = typeof r[2] === "number" ? consts[r[2]] : r[2];at[i] = r[3];}t.keyword = keyword;t.params = params;t.at = at;t.schemaPath = schemaPath;return t;}`,
     // Past the caller's error budget (`this.$errorBudget`, the all-errors run of a bounded validation) one shared
     // placeholder stands for each further error: counted, never built, so a hostile document costs no memory.
     `const $OVER = Object.freeze({instancePath: "", schemaPath: "", keyword: ${JSON.stringify(OVER_BUDGET)}, params: Object.freeze({})});`,
     `function $spent(c){return c != null && c.$errorBudget !== undefined && c.$errorBudget-- <= 0;}`,
-    `function $err(t, instancePath, i){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.row[i]};}`,
+    `function $err(t, instancePath, i){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.first + i};}`,
     `function $errP(t, instancePath, i, params){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params, row: null};}`,
-    `function $errAt(t, base, i){if(t.schemaPath === null) $read(t);const at = t.at[i];return {instancePath: base + at, base, at, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.row[i]};}`,
+    `function $errAt(t, base, i){if(t.schemaPath === null) $read(t);const at = t.at[i];return {instancePath: base + at, base, at, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.first + i};}`,
     `function $errAtP(t, base, i, params){if(t.schemaPath === null) $read(t);const at = t.at[i];return {instancePath: base + at, base, at, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params, row: null};}`,
   ];
   return keywords.length ? [...runtime, out.join("")].join("\n") : code;
