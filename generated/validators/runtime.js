@@ -309,17 +309,17 @@ function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     }
     for (let s = 0; s < a.suffix.length; s++) path.push(a.suffix[s]);
     if (index === void 0 && out.length >= LINEAR_MAX) index = new Map(out.map((o, i) => [`${pathKey(o.path)} ${o.code}`, i]));
-    const seen2 = sameIssue(out, a.code, path, index);
+    const seen = sameIssue(out, a.code, path, index);
     if (a.code === "unrecognized_keys") {
       const name = /: (.*)$/.exec(a.message)?.[1] ?? "";
-      if (seen2 >= 0 && named?.[seen2] !== void 0) {
-        named[seen2].push(name);
+      if (seen >= 0 && named?.[seen] !== void 0) {
+        named[seen].push(name);
         const m = template(messages, "additionalProperties:plural");
-        out[seen2] = { code: m.code, message: fill(m.message, { keys: named[seen2].join(", ") }), path: out[seen2].path };
+        out[seen] = { code: m.code, message: fill(m.message, { keys: named[seen].join(", ") }), path: out[seen].path };
         continue;
       }
       (named ??= [])[out.length] = [name];
-    } else if (seen2 >= 0) continue;
+    } else if (seen >= 0) continue;
     index?.set(`${pathKey(path)} ${a.code}`, out.length);
     out.push({ message: a.message, code: a.code, path });
   }
@@ -361,7 +361,7 @@ var OVER_BUDGET = "$overBudget";
 // templates/validators/quick-map.ts
 var QUICK_MAX = 16;
 var ISSUES_MAX = 64;
-var SAME_MAX = 4096;
+var SAME_MAX = 31;
 function issueAt(site, answer2, pointer) {
   let issues = site.issues;
   let issue = issues?.get(pointer);
@@ -416,16 +416,12 @@ function sameNumber(cache, issue) {
   }
   return n;
 }
-function seen(keys, key) {
-  for (let i = 0; i < keys.length; i++) if (keys[i] === key) return true;
-  return false;
-}
 function quickIssues(errors, data, cache, table, maxErrors) {
   const n = errors.length;
   if (n > maxErrors || n > QUICK_MAX) return void 0;
   const slots = cache.slots;
   const out = [];
-  const same = [];
+  let same = 0;
   for (let k = 0; k < n; k++) {
     const e = errors[k];
     const row = e.row;
@@ -436,10 +432,13 @@ function quickIssues(errors, data, cache, table, maxErrors) {
     if (issue === void 0) return void 0;
     if (!hit && row != null) slot = slots[row];
     const key = slot !== void 0 && slot.issue === issue ? slot.same : -1;
-    if (key !== -1 && same.length === out.length) {
-      if (seen(same, key)) continue;
-      same.push(key);
-    } else if (out.length !== 0 && sameIssue(out, issue.code, issue.path, void 0) >= 0) continue;
+    if (same !== -1 && key !== -1) {
+      if ((same & 1 << key) !== 0) continue;
+      same |= 1 << key;
+    } else {
+      same = -1;
+      if (out.length !== 0 && sameIssue(out, issue.code, issue.path, void 0) >= 0) continue;
+    }
     out.push(issue);
   }
   return out;

@@ -13,8 +13,8 @@ import { OVER_BUDGET, type AjvError, type ErrorTable, type MessageTemplates, typ
 const QUICK_MAX = 16;
 /** Issues kept per location: a location under a map of free keys meets unboundedly many paths. */
 const ISSUES_MAX = 64;
-/** Codes and paths numbered per validator (QuickSites.same), for the same reason. */
-const SAME_MAX = 4096;
+/** Codes and paths numbered per validator (QuickSites.same): one bit each in quickIssues' 32-bit mask. */
+const SAME_MAX = 31;
 
 /**
  * The issue of a fixed answer at a plain pointer (no segment an array index: the path is the same whatever
@@ -97,8 +97,8 @@ function remember<T extends ValidationIssue | typeof NOISE>(e: AjvError, cache: 
 }
 
 /**
- * The number of an issue's code and path in this cache, given on first sight; -1 once SAME_MAX are given (paths
- * under a map of free keys are unbounded): such an issue is told from the others by comparing paths (sameIssue).
+ * The number of an issue's code and path in this cache, given on first sight; -1 once SAME_MAX are given (the
+ * paths met are unbounded under a map of free keys): such an issue is told from the others by its path (sameIssue).
  */
 function sameNumber(cache: QuickSites, issue: ValidationIssue): number {
   const key = `${issue.code} ${JSON.stringify(issue.path)}`;
@@ -110,17 +110,11 @@ function sameNumber(cache: QuickSites, issue: ValidationIssue): number {
   return n;
 }
 
-/** Whether `key` is among `keys`. */
-function seen(keys: readonly number[], key: number): boolean {
-  for (let i = 0; i < keys.length; i++) if (keys[i] === key) return true;
-  return false;
-}
-
 /**
  * mapErrors' answer for errors that are all simple (see above), or undefined. `cache` from quickSites
  * with the same table and messages as mapErrors would use. An error met before at the same place is
- * answered from its row's slot: one lookup and one comparison, and its issue told from the others by one
- * string (sameIssue compares the others' paths, for an issue that has no slot).
+ * answered from its slot (by its number, AjvError.row): one index and one comparison, and its issue told
+ * from the others by one bit (sameIssue compares the others' paths, for an issue that has no number).
  */
 export function quickIssues(
   errors: readonly AjvError[],
@@ -133,7 +127,7 @@ export function quickIssues(
   if (n > maxErrors || n > QUICK_MAX) return undefined;
   const slots = cache.slots;
   const out: ValidationIssue[] = [];
-  const same: number[] = []; // out's numbers (QuickSites.same), while every issue has one
+  let same = 0; // a bit per number (QuickSites.same) listed in out, while every issue of out has one; -1 after
   for (let k = 0; k < n; k++) {
     const e = errors[k]!;
     const row = e.row;
@@ -145,10 +139,13 @@ export function quickIssues(
     if (issue === undefined) return undefined;
     if (!hit && row != null) slot = slots[row];
     const key = slot !== undefined && slot.issue === issue ? slot.same : -1;
-    if (key !== -1 && same.length === out.length) {
-      if (seen(same, key)) continue;
-      same.push(key);
-    } else if (out.length !== 0 && sameIssue(out, issue.code, issue.path, undefined) >= 0) continue;
+    if (same !== -1 && key !== -1) {
+      if ((same & (1 << key)) !== 0) continue;
+      same |= 1 << key;
+    } else {
+      same = -1; // from here on, paths are compared
+      if (out.length !== 0 && sameIssue(out, issue.code, issue.path, undefined) >= 0) continue;
+    }
     out.push(issue);
   }
   return out;

@@ -23,8 +23,8 @@ declare const NOISE: null;
 /**
  * mapErrors' answer for errors that are all simple (see above), or undefined. `cache` from quickSites
  * with the same table and messages as mapErrors would use. An error met before at the same place is
- * answered from its row's slot: one lookup and one comparison, and its issue told from the others by one
- * string (sameIssue compares the others' paths, for an issue that has no slot).
+ * answered from its slot (by its number, AjvError.row): one index and one comparison, and its issue told
+ * from the others by one bit (sameIssue compares the others' paths, for an issue that has no number).
  */
 export declare function quickIssues(errors: readonly AjvError[], data: unknown, cache: QuickSites, table: ErrorTable, maxErrors: number): ValidationIssue[] | undefined;
 export {};
