@@ -309,17 +309,17 @@ function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     }
     for (let s = 0; s < a.suffix.length; s++) path.push(a.suffix[s]);
     if (index === void 0 && out.length >= LINEAR_MAX) index = new Map(out.map((o, i) => [`${pathKey(o.path)} ${o.code}`, i]));
-    const seen2 = sameIssue(out, a.code, path, index);
+    const seen = sameIssue(out, a.code, path, index);
     if (a.code === "unrecognized_keys") {
       const name = /: (.*)$/.exec(a.message)?.[1] ?? "";
-      if (seen2 >= 0 && named?.[seen2] !== void 0) {
-        named[seen2].push(name);
+      if (seen >= 0 && named?.[seen] !== void 0) {
+        named[seen].push(name);
         const m = template(messages, "additionalProperties:plural");
-        out[seen2] = { code: m.code, message: fill(m.message, { keys: named[seen2].join(", ") }), path: out[seen2].path };
+        out[seen] = { code: m.code, message: fill(m.message, { keys: named[seen].join(", ") }), path: out[seen].path };
         continue;
       }
       (named ??= [])[out.length] = [name];
-    } else if (seen2 >= 0) continue;
+    } else if (seen >= 0) continue;
     index?.set(`${pathKey(path)} ${a.code}`, out.length);
     out.push({ message: a.message, code: a.code, path });
   }
@@ -361,6 +361,7 @@ var OVER_BUDGET = "$overBudget";
 // templates/validators/quick-map.ts
 var QUICK_MAX = 16;
 var ISSUES_MAX = 64;
+var SAME_MAX = 31;
 function issueAt(site, answer2, pointer) {
   let issues = site.issues;
   let issue = issues?.get(pointer);
@@ -371,7 +372,7 @@ function issueAt(site, answer2, pointer) {
   return issue;
 }
 function quickSites(table, messages) {
-  return sitesOf(table, messages);
+  return { sites: sitesOf(table, messages), slots: [], same: /* @__PURE__ */ new Map() };
 }
 var NOISE = null;
 function walkedIssue(e, data, answer2) {
@@ -380,59 +381,62 @@ function walkedIssue(e, data, answer2) {
   for (let s = 0; s < suffix.length; s++) path.push(suffix[s]);
   return { message: answer2.message, code: answer2.code, path };
 }
-function issueOf(e, data, sites, table) {
+function issueOf(e, data, cache, table) {
   if (e.keyword === OVER_BUDGET) return void 0;
+  const sites = cache.sites;
   let site = sites.get(e.schemaPath);
   if (site === void 0 || site.keyword !== e.keyword) {
     site = newSite(e, table);
     sites.set(e.schemaPath, site);
   }
-  if (site.noise) return remember(e, sites, NOISE);
+  if (site.noise) return remember(e, cache, NOISE);
   if (site.isUnion || site.unionPrefixes.length !== 0 || site.keyword === "type") return void 0;
   const fixed = site.fixed;
   const answer2 = fixed ?? (site.keyword === "required" ? site.byParam.get(String(e.params.missingProperty)) : void 0);
   if (answer2 === void 0 || answer2.code === "unrecognized_keys") return void 0;
   const pointer = pointerOfError(e);
   if (!pointer.plain) return walkedIssue(e, data, answer2);
-  if (fixed !== void 0) return remember(e, sites, issueAt(site, fixed, pointer));
-  return remember(e, sites, Object.freeze({ message: answer2.message, code: answer2.code, path: Object.freeze([...pointer.segments, ...answer2.suffix]) }));
+  if (fixed !== void 0) return remember(e, cache, issueAt(site, fixed, pointer));
+  return remember(e, cache, Object.freeze({ message: answer2.message, code: answer2.code, path: Object.freeze([...pointer.segments, ...answer2.suffix]) }));
 }
-function remember(e, sites, answer2) {
+function remember(e, cache, answer2) {
   const row = e.row;
-  if (row != null) {
-    row.sites = sites;
-    row.key = e.base ?? e.instancePath;
-    row.issue = answer2;
-    row.same = answer2 === NOISE ? null : sameKey(answer2);
-  }
+  if (row == null) return answer2;
+  const slots = cache.slots;
+  while (slots.length <= row) slots.push(void 0);
+  slots[row] = { key: e.base ?? e.instancePath, issue: answer2, same: answer2 === NOISE ? -1 : sameNumber(cache, answer2) };
   return answer2;
 }
-function sameKey(issue) {
-  return Object.keys({ [`${issue.code} ${JSON.stringify(issue.path)}`]: 0 })[0];
+function sameNumber(cache, issue) {
+  const key = `${issue.code} ${JSON.stringify(issue.path)}`;
+  let n = cache.same.get(key);
+  if (n === void 0) {
+    if (cache.same.size >= SAME_MAX) return -1;
+    cache.same.set(key, n = cache.same.size);
+  }
+  return n;
 }
-var SAME = new Array(QUICK_MAX).fill(null);
-function seen(key, m) {
-  for (let i = 0; i < m; i++) if (SAME[i] === key) return true;
-  return false;
-}
-function quickIssues(errors, data, sites, table, maxErrors) {
+function quickIssues(errors, data, cache, table, maxErrors) {
   const n = errors.length;
   if (n > maxErrors || n > QUICK_MAX) return void 0;
+  const slots = cache.slots;
   const out = [];
-  let keyed = true;
+  let same = 0;
   for (let k = 0; k < n; k++) {
     const e = errors[k];
     const row = e.row;
-    const hit = row != null && row.sites === sites && (row.issue === NOISE || row.key === (e.base ?? e.instancePath));
-    const issue = hit ? row.issue : issueOf(e, data, sites, table);
+    let slot = row != null ? slots[row] : void 0;
+    const hit = slot !== void 0 && (slot.issue === NOISE || slot.key === (e.base ?? e.instancePath));
+    const issue = hit ? slot.issue : issueOf(e, data, cache, table);
     if (issue === NOISE) continue;
     if (issue === void 0) return void 0;
-    const key = hit || row != null && row.issue === issue ? row.same : null;
-    if (keyed && key !== null) {
-      if (seen(key, out.length)) continue;
-      SAME[out.length] = key;
+    if (!hit && row != null) slot = slots[row];
+    const key = slot !== void 0 && slot.issue === issue ? slot.same : -1;
+    if (same !== -1 && key !== -1) {
+      if ((same & 1 << key) !== 0) continue;
+      same |= 1 << key;
     } else {
-      keyed = false;
+      same = -1;
       if (out.length !== 0 && sameIssue(out, issue.code, issue.path, void 0) >= 0) continue;
     }
     out.push(issue);

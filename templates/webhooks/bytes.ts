@@ -33,24 +33,31 @@ export function toHex(bytes: Uint8Array, length = bytes.length): string {
   return out;
 }
 
-/** 0-15 for a hex digit (either case), -1 otherwise. */
-function hexValue(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48;
-  const lower = code | 0x20;
-  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+/** The value of each hex digit (either case) by character code below 128; -1 for every other character. */
+const HEX_VALUE: Int8Array = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_VALUE[HEX_DIGITS.charCodeAt(i)] = i;
+  HEX_VALUE[HEX_DIGITS.toUpperCase().charCodeAt(i)] = i;
 }
 
-/** The bytes of an even-length hex string, or undefined at the first character that is not a hex digit. */
-export function fromHex(hex: string): Uint8Array | undefined {
-  if (hex.length % 2 !== 0) return undefined;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) {
-    const high = hexValue(hex.charCodeAt(2 * i));
-    const low = hexValue(hex.charCodeAt(2 * i + 1));
-    if (high < 0 || low < 0) return undefined;
-    out[i] = (high << 4) | low;
+/**
+ * The bytes of the hex digits of `hex` from `start` (an even count), or undefined when a character is not a
+ * hex digit. Read in place: a signature header's digest is not copied out of it first.
+ */
+export function fromHex(hex: string, start = 0): Uint8Array | undefined {
+  const digits = hex.length - start;
+  if (digits < 0 || digits % 2 !== 0) return undefined;
+  const out = new Uint8Array(digits / 2);
+  let bad = 0; // any digit's -1 (a character that is none) sets the sign bit
+  for (let i = 0, at = start; i < out.length; i++, at += 2) {
+    const high = hex.charCodeAt(at);
+    const low = hex.charCodeAt(at + 1);
+    const h = high < 128 ? HEX_VALUE[high]! : -1;
+    const l = low < 128 ? HEX_VALUE[low]! : -1;
+    bad |= h | l;
+    out[i] = (h << 4) | l;
   }
-  return out;
+  return bad < 0 ? undefined : out;
 }
 
 /**

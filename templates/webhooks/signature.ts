@@ -29,9 +29,8 @@ export interface SignatureScheme {
 
 /** The 32 digest bytes after `prefix`, or undefined when the value is not `prefix` + 64 hex digits. */
 export function parseDigest(value: string, prefix: string): Uint8Array | undefined {
-  if (!value.startsWith(prefix)) return undefined;
-  const hex = value.slice(prefix.length);
-  return hex.length === 64 ? fromHex(hex) : undefined;
+  if (value.length !== prefix.length + 64 || !value.startsWith(prefix)) return undefined;
+  return fromHex(value, prefix.length);
 }
 
 export function hmacSha256(secret: SigningSecret, body: RawBody): Uint8Array {

@@ -10,6 +10,7 @@ import {
   hoistLongStrings,
   onePush,
   OUTPUT_PASSES,
+  propertyChains,
   pureRegExps,
   requiresToImports,
   splitInstancePaths,
@@ -24,6 +25,7 @@ describe("the output passes of the validators emitter", () => {
       "unescapeSchemaPaths",
       "pureRegExps",
       "enumSets",
+      "propertyChains",
       "onePush",
       "dropPlaceholderErrors",
       "splitInstancePaths",
@@ -54,6 +56,19 @@ describe("the output passes of the validators emitter", () => {
     expect(out).not.toContain("for(const v0");
   });
 
+  it("propertyChains: a key checked against a schema's declared properties by hasOwnProperty becomes a chain of comparisons", () => {
+    const code =
+      'const func4 = Object.prototype.hasOwnProperty;const schema9 = {"type":"object","properties":{"a\\"b":{"pattern":"}]"},"fields":{"properties":{"x":{},"y":{}}}}};' +
+      "function validate1(data){for(const key0 in data){if(!(func4.call(schema9.properties, key0))){e++;}}" +
+      "for(const key1 in data.fields){if(!(func4.call(schema9.properties.fields.properties, key1))){e++;}}}";
+    const out = propertyChains(code);
+    expect(out).toContain('if(!((key0 === "a\\"b" || key0 === "fields"))){e++;}');
+    expect(out).toContain('if(!((key1 === "x" || key1 === "y"))){e++;}');
+    expect(out).not.toContain("func4.call");
+    expect(propertyChains("const untouched = 1;")).toBe("const untouched = 1;");
+    expect(() => propertyChains("const func4 = Object.prototype.hasOwnProperty;func4.call(schema1.properties, key0)")).toThrow(/no constant schema1/);
+  });
+
   it("splitInstancePaths: an error below the function's place carries its two parts", () => {
     const code = push(1, 'instancePath:instancePath+"/a",schemaPath:"#/x",keyword:"type",params:{}');
     expect(splitInstancePaths(code)).toBe(push(1, 'instancePath:instancePath+"/a",base:instancePath,at:"/a",schemaPath:"#/x",keyword:"type",params:{}'));
@@ -66,9 +81,11 @@ describe("the output passes of the validators emitter", () => {
   });
 
   it("compactErrors: error statements become table rows, read on first use", () => {
-    const code = `function validate0(data, {instancePath=""}={}){${push(0, 'instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}')}}`;
-    const out = compactErrors(code);
-    expect(out).toContain('const validate0_errors = /*#__PURE__*/ $errorTable(\'[["#/type",0,{"type":"string"}]]\');');
+    const one = (n: number) => `function validate${n}(data, {instancePath=""}={}){${push(0, 'instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}')}}`;
+    const out = compactErrors(one(0) + one(1));
+    expect(out).toContain('const validate0_errors = /*#__PURE__*/ $errorTable(0, \'[["#/type",0,{"type":"string"}]]\');');
+    // Each table numbers its errors on from the one before: an error's number (`row`) is unique in the module.
+    expect(out).toContain('const validate1_errors = /*#__PURE__*/ $errorTable(1, \'[["#/type",0,{"type":"string"}]]\');');
     expect(out).toContain("(vErrors ??= []).push($spent(this) ? $OVER : $err(validate0_errors,instancePath,0));errors++;");
     // Past the caller's budget every error is one shared placeholder: counted, not built.
     expect(out).toContain('const $OVER = Object.freeze({instancePath: "", schemaPath: "", keyword: "$overBudget", params: Object.freeze({})});');

@@ -128,7 +128,7 @@ describe("mapErrors (the hot path) answers as the reference pipeline", () => {
   });
 });
 
-describe("quickIssues' slots (each error number keeps its issue at one place)", () => {
+describe("quickIssues' slots (each error number keeps its issue at one place, per validator)", () => {
   const id = "v4.VerifyRequest";
   // The older API's USA individual (the service's specification, section 2.2), three fields wrong.
   const fields = { country: "USA", firstName: "a".repeat(80), lastName: "Citizen", dateOfBirth: "15/07/1985", streetNumber: "12" };
@@ -160,6 +160,15 @@ describe("quickIssues' slots (each error number keeps its issue at one place)", 
       expect(there).toEqual(mapErrors(moved, movedData, TABLE, MESSAGES));
       expect(there.some((issue) => issue.path[0] === "other")).toBe(true);
     }
+  });
+
+  it("answers as mapErrors once its numbering of codes and paths is full (bounded: paths under free keys are unbounded)", () => {
+    const full = quickSites(TABLE, MESSAGES);
+    for (let i = 0; full.same.size < 31; i++) full.same.set(`filler ${i}`, full.same.size);
+    const errors = ajvErrors(id, data)!;
+    const twice = [...errors, ...errors];
+    for (let round = 0; round < 3; round++) expect(quickIssues(twice, data, full, TABLE, 100)).toEqual(mapErrors(errors, data, TABLE, MESSAGES));
+    expect(full.same.size).toBe(31);
   });
 
   it("keeps one issue per code and path, whether they come from slots or not", () => {

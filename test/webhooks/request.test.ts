@@ -157,6 +157,12 @@ describe("bytes (every runtime)", () => {
     expect(fromHex("abc")).toBeUndefined();
     expect(fromHex(":0")).toBeUndefined(); // ":" is the code after "9"
     expect(fromHex("@0")).toBeUndefined(); // "@" is the code before "A"
+    expect(fromHex("0\u0661")).toBeUndefined(); // a digit, but not a hex digit (Arabic-Indic one)
+    expect(fromHex("\u0130a")).toBeUndefined(); // beyond ASCII: its low byte (0x30, "0") must not count
+    // Read in place from an offset (a signature header after its prefix).
+    expect(fromHex("sha256=00017F80ff", 7)).toEqual(bytes);
+    expect(fromHex("sha256=00017F80f", 7)).toBeUndefined();
+    expect(fromHex("ab", 3)).toBeUndefined();
   });
 
   it("bytesEqual compares every byte and the lengths", () => {

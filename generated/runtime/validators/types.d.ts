@@ -58,19 +58,11 @@ export interface AjvError {
     /** Where the generated code knows it: instancePath is `base + at` (`at` a fixed string). */
     readonly base?: string;
     readonly at?: string;
-    /** The slot of the error's number in the generated code (null: its params come from the document). */
-    readonly row?: ErrorRow | null;
-}
-/**
- * One error number's slot (generator: compactErrors): the issue the mapping last worked out for it, for one
- * map of locations (`sites`) at one place (`key`: the base, or the instancePath); `issue` null: noise.
- */
-export interface ErrorRow {
-    sites: unknown;
-    key: string | null;
-    issue: ValidationIssue | null;
-    /** The issue's code and path as one string, equal for equal issues (mapErrors keeps one issue per code and path). */
-    same: string | null;
+    /**
+     * The error's number in the generated code (generator: compactErrors), unique in its module: errors with one
+     * number differ by their base alone. Null where the params come from the document.
+     */
+    readonly row?: number | null;
 }
 /**
  * The keyword of the one shared error object a generated validator reports once its error budget is spent

@@ -4,8 +4,11 @@ export type RawBody = string | Uint8Array | ArrayBuffer;
 export declare function toBytes(value: RawBody): Uint8Array;
 /** Hex of `bytes`, or of its first `length` bytes. */
 export declare function toHex(bytes: Uint8Array, length?: number): string;
-/** The bytes of an even-length hex string, or undefined at the first character that is not a hex digit. */
-export declare function fromHex(hex: string): Uint8Array | undefined;
+/**
+ * The bytes of the hex digits of `hex` from `start` (an even count), or undefined when a character is not a
+ * hex digit. Read in place: a signature header's digest is not copied out of it first.
+ */
+export declare function fromHex(hex: string, start?: number): Uint8Array | undefined;
 /**
  * Constant-time equality of two byte strings of public length (digests): every byte is compared
  * whatever differs first, so the time does not tell how much of a forged digest was right.

@@ -10,10 +10,9 @@ import { bytesEqual, fromHex, hmacSha256 as hmacBytes, keccakOf, sha3Of, toBytes
 export { toBytes, toHex } from "./bytes.js";
 /** The 32 digest bytes after `prefix`, or undefined when the value is not `prefix` + 64 hex digits. */
 export function parseDigest(value, prefix) {
-    if (!value.startsWith(prefix))
+    if (value.length !== prefix.length + 64 || !value.startsWith(prefix))
         return undefined;
-    const hex = value.slice(prefix.length);
-    return hex.length === 64 ? fromHex(hex) : undefined;
+    return fromHex(value, prefix.length);
 }
 export function hmacSha256(secret, body) {
     return hmacBytes(secret, toBytes(body));

@@ -50,6 +50,48 @@ export function enumSets(code: string): string {
   return out;
 }
 
+/** The JSON literal that starts at `start` (an object or array), by bracket depth outside strings. */
+function jsonLiteralAt(code: string, start: number): string {
+  let depth = 0;
+  for (let i = start; i < code.length; i++) {
+    const c = code[i];
+    if (c === '"') {
+      for (i++; code[i] !== '"'; i++) if (code[i] === "\\") i++;
+    } else if (c === "{" || c === "[") depth++;
+    else if ((c === "}" || c === "]") && --depth === 0) return code.slice(start, i + 1);
+  }
+  throw new Error("validators: an unterminated schema constant");
+}
+
+/**
+ * Ajv checks a key against more than 8 declared properties (`additionalProperties: false`) with
+ * `Object.prototype.hasOwnProperty.call(schemaN.properties, key)`: a keyed lookup that no inline cache can
+ * keep, about 18 ns per key of the document. Up to 8 it writes `key === "a" || ...`, which V8 compares by
+ * address (the keys of a for-in are internalized); this writes that form for every count. The names come
+ * from the schema constant itself, so the two agree; same answer for every key (own names only).
+ */
+export function propertyChains(code: string): string {
+  const hasOwn = /const (func\d+) = Object\.prototype\.hasOwnProperty;/.exec(code)?.[1];
+  if (hasOwn === undefined) return code;
+  const schemas = new Map<string, unknown>();
+  const schemaOf = (name: string): unknown => {
+    if (!schemas.has(name)) {
+      const at = code.indexOf(`const ${name} = `);
+      if (at < 0) throw new Error(`validators: no constant ${name}`);
+      schemas.set(name, JSON.parse(jsonLiteralAt(code, at + `const ${name} = `.length)));
+    }
+    return schemas.get(name);
+  };
+  const call = new RegExp(String.raw`${hasOwn}\.call\((schema\d+)((?:\.[A-Za-z_$][\w$]*)+), (key\d+)\)`, "g");
+  return code.replace(call, (_w, schema: string, path: string, key: string) => {
+    let node = schemaOf(schema);
+    for (const step of path.slice(1).split(".")) node = (node as Record<string, unknown> | undefined)?.[step];
+    if (node === null || typeof node !== "object" || Array.isArray(node)) throw new Error(`validators: ${schema}${path} is not an object`);
+    const names = Object.keys(node);
+    return names.length ? `(${names.map((n) => `${key} === ${JSON.stringify(n)}`).join(" || ")})` : "false";
+  });
+}
+
 /** Ajv's five-statement push, written as one (same effect; a third less code to parse at import). */
 export function onePush(code: string): string {
   return code.replace(/if\(vErrors === null\)\{vErrors = \[(err\d+)\];\}else \{vErrors\.push\(\1\);\}/g, "(vErrors ??= []).push($1);");
@@ -137,7 +179,7 @@ function paramEntries(literal: string): [string, string][] {
  * invalid documents. Each becomes a call with a number into a table of those fixed parts, one table per
  * compiled function (so that a bundler still keeps only what an import reaches), kept as a JSON string (a
  * string literal costs next to nothing to scan) and parsed the first time that function reports an error.
- * The error objects are the same in content and key order, with one key more, `row` (the error number's slot,
+ * The error objects are the same in content and key order, with one key more, `row` (the error's number, unique in the module,
  * null where the params come from the document); a params object that holds nothing from the document is
  * shared by the errors of its place (read only). Params naming module constants
  * (`schema12.enum`) are built by a function, also on first use; params naming the document (an unknown
@@ -146,6 +188,7 @@ function paramEntries(literal: string): [string, string][] {
 export function compactErrors(code: string): string {
   const keywords: string[] = [];
   const segments = code.split(/(?=function validate\d+\()/);
+  let first = 0; // the module-wide number of each table's first error number
   const out = segments.map((segment) => {
     const fn = /^function (validate\d+)\(/.exec(segment)?.[1];
     const constParams: string[] = [];
@@ -178,22 +221,24 @@ export function compactErrors(code: string): string {
     if (!rows.length) return body;
     const json = JSON.stringify(rows).replace(/[\\']/g, "\\$&");
     const consts = constParams.length ? `, () => [${constParams.join(",")}]` : "";
-    return `const ${fn}_errors = /*#__PURE__*/ $errorTable('${json}'${consts});${body}`;
+    const table = `const ${fn}_errors = /*#__PURE__*/ $errorTable(${first}, '${json}'${consts});${body}`;
+    first += rows.length;
+    return table;
   });
   const runtime = [
     `const $keywords = ${JSON.stringify(keywords)};`,
     // A table's columns, by error number: schemaPath, keyword, params, the literal part of the instancePath.
-    `function $errorTable(rows, consts){return {rows, consts, schemaPath: null, keyword: null, params: null, at: null, row: null};}`,
-    // `row`: one slot per error number, where the mapping keeps the issue it worked out for that error at one
-    // place (templates/validators/quick-map.ts): every part of such an error but its base is fixed.
-    `function $read(t){const rows = JSON.parse(t.rows);const consts = t.consts === undefined ? [] : t.consts();const n = rows.length;const schemaPath = new Array(n), keyword = new Array(n), params = new Array(n), at = new Array(n), row = new Array(n);for(let i = 0; i < n; i++){const r = rows[i];schemaPath[i] = r[0];keyword[i] = $keywords[r[1]];params[i] = typeof r[2] === "number" ? consts[r[2]] : r[2];at[i] = r[3];row[i] = {sites: null, key: null, issue: null, same: null};}t.keyword = keyword;t.params = params;t.at = at;t.row = row;t.schemaPath = schemaPath;return t;}`,
+    `function $errorTable(first, rows, consts){return {first, rows, consts, schemaPath: null, keyword: null, params: null, at: null};}`,
+    // `row`: the error number, unique in the module (its table's first plus its index): the mapping keys its
+    // cache on it (templates/validators/quick-map.ts), since every part of such an error but its base is fixed.
+    `function $read(t){const rows = JSON.parse(t.rows);const consts = t.consts === undefined ? [] : t.consts();const n = rows.length;const schemaPath = new Array(n), keyword = new Array(n), params = new Array(n), at = new Array(n);for(let i = 0; i < n; i++){const r = rows[i];schemaPath[i] = r[0];keyword[i] = $keywords[r[1]];params[i] = typeof r[2] === "number" ? consts[r[2]] : r[2];at[i] = r[3];}t.keyword = keyword;t.params = params;t.at = at;t.schemaPath = schemaPath;return t;}`,
     // Past the caller's error budget (`this.$errorBudget`, the all-errors run of a bounded validation) one shared
     // placeholder stands for each further error: counted, never built, so a hostile document costs no memory.
     `const $OVER = Object.freeze({instancePath: "", schemaPath: "", keyword: ${JSON.stringify(OVER_BUDGET)}, params: Object.freeze({})});`,
     `function $spent(c){return c != null && c.$errorBudget !== undefined && c.$errorBudget-- <= 0;}`,
-    `function $err(t, instancePath, i){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.row[i]};}`,
+    `function $err(t, instancePath, i){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.first + i};}`,
     `function $errP(t, instancePath, i, params){if(t.schemaPath === null) $read(t);return {instancePath, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params, row: null};}`,
-    `function $errAt(t, base, i){if(t.schemaPath === null) $read(t);const at = t.at[i];return {instancePath: base + at, base, at, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.row[i]};}`,
+    `function $errAt(t, base, i){if(t.schemaPath === null) $read(t);const at = t.at[i];return {instancePath: base + at, base, at, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params: t.params[i], row: t.first + i};}`,
     `function $errAtP(t, base, i, params){if(t.schemaPath === null) $read(t);const at = t.at[i];return {instancePath: base + at, base, at, schemaPath: t.schemaPath[i], keyword: t.keyword[i], params, row: null};}`,
   ];
   return keywords.length ? [...runtime, out.join("")].join("\n") : code;
@@ -218,6 +263,7 @@ export const OUTPUT_PASSES: readonly OutputPass[] = [
   { name: "unescapeSchemaPaths", run: unescapeSchemaPaths },
   { name: "pureRegExps", run: pureRegExps },
   { name: "enumSets", run: enumSets },
+  { name: "propertyChains", run: propertyChains },
   { name: "onePush", run: onePush },
   { name: "dropPlaceholderErrors", run: dropPlaceholderErrors },
   { name: "splitInstancePaths", run: splitInstancePaths },
