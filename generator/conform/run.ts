@@ -2,6 +2,7 @@
 // that claims to be the service. Every check reads its expectation from the model (the spec) or from the
 // vectors built from it (generator/emit/conformance/); nothing here restates a rule.
 import { randomBytes } from "node:crypto";
+import { errorTypeOfRole } from "../model/messages.js";
 import type { Endpoint, Model } from "../model/types.js";
 import { canonicalIssues, requestCases, type RequestCase } from "../emit/conformance/requests.js";
 import { lifecycleCases, type LifecycleCase } from "../emit/conformance/lifecycle.js";
@@ -156,7 +157,7 @@ class ConformRun {
   ) {
     this.create = this.endpoint("createVerification");
     this.get = this.endpoint("getVerification");
-    this.validation = model.errorTypes.find((e) => e.type === "validation_error")!;
+    this.validation = errorTypeOfRole(model, "validation");
     this.createdMessage = model.shapes[this.create.responses["200"]!]?.properties?.["message"]?.examples?.[0] as string | undefined;
     this.vectors = requestCases(model);
     this.lifecycle = lifecycleCases(model);
