@@ -64,6 +64,7 @@ const RUNTIME_FACTS = [
     literal: "unrecognized_keys",
   },
   { fact: "the status of refused credentials (the operator page tells it)", home: "sandbox.yaml choices.authFailure.httpStatus", literal: "=== 401" },
+  { fact: "the challenge of refused credentials (a sandbox choice)", home: "sandbox.yaml choices.authFailure.challenge", literal: "realm=" },
 ] as const;
 
 /**
@@ -429,13 +430,20 @@ describe("the validators follow errors.yaml's code of unknown keys", () => {
 });
 
 describe("the operator page follows sandbox.yaml choices.authFailure", () => {
-  it("the status of refused credentials changed: the sandbox refuses with it and the page's script tells a refusal by it", async () => {
+  it("the status and challenge of refused credentials changed: the sandbox refuses with them and the page's script tells a refusal by the status", async () => {
     const { binding } = await loadServedSpec(
-      edited([["sandbox.yaml", "    httpStatus: 401\n    code: unauthorized", "    httpStatus: 403\n    code: unauthorized"]]),
+      edited([
+        ["sandbox.yaml", "    httpStatus: 401\n    code: unauthorized", "    httpStatus: 403\n    code: unauthorized"],
+        ["sandbox.yaml", `challenge: 'Basic realm="verispec sandbox"'`, `challenge: 'Basic realm="acme", charset="UTF-8"'`],
+      ]),
     );
     const { running, credentials } = await sandboxOf(binding as SandboxBinding);
     try {
-      expect((await fetch(`${running.url}/_sandbox/state`)).status).toBe(403);
+      const refused = await fetch(`${running.url}/_sandbox/state`);
+      expect({ status: refused.status, challenge: refused.headers.get("www-authenticate") }).toEqual({
+        status: 403,
+        challenge: 'Basic realm="acme", charset="UTF-8"',
+      });
       const page = await fetch(`${running.url}/_sandbox`, { headers: { Authorization: `Basic ${btoa(`${credentials.serviceUid}:${credentials.secret}`)}` } });
       const text = await page.text();
       expect(text).toContain('if (!r.ok) return fail(r.status === 403 ? "The sandbox refused the credentials (HTTP " + r.status + ")');
