@@ -24,7 +24,7 @@ export class ControlOperations {
     const done = await c.db.transaction(async (tx) => {
       const due = await tx.claimDueVerifications(c.clock.now(), complete.from!, 100);
       for (const v of due) {
-        const to = complete.to.includes(v.outcome) ? v.outcome : c.b.spec.testValues.default;
+        const to = complete.to.includes(v.outcome) ? v.outcome : c.binding.spec.testValues.default;
         await w.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
       }
       return due.length;
@@ -45,12 +45,12 @@ export class ControlOperations {
       const found = await tx.lockVerification(trace);
       if (!found) throw c.notFound("trace", { trace });
       const v = opts.maxAttempts !== undefined ? { ...found, maxAttempts: opts.maxAttempts } : found;
-      if (!Object.hasOwn(c.b.rules.statuses, to))
-        throw c.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(c.b.rules.statuses).join(", ") });
-      if (v.api === "older" && !c.b.spec.olderVerificationStatuses.includes(to)) {
-        throw c.conflict("notInOlderPayload", { to, statuses: c.b.spec.olderVerificationStatuses.join(", ") });
+      if (!Object.hasOwn(c.binding.rules.statuses, to))
+        throw c.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(c.binding.rules.statuses).join(", ") });
+      if (v.api === "older" && !c.binding.spec.olderVerificationStatuses.includes(to)) {
+        throw c.conflict("notInOlderPayload", { to, statuses: c.binding.spec.olderVerificationStatuses.join(", ") });
       }
-      const candidates = findTransitions(c.b.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
+      const candidates = findTransitions(c.binding.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
         opts.trigger ? r.id === opts.trigger : !r.to.includes("any"),
       );
       const row = candidates.find((r) => !r.error) ?? candidates[0];
@@ -64,14 +64,14 @@ export class ControlOperations {
 
   /** Why no row of the table takes `v` to `to`: a message key of controlApi.messages and its values. */
   private whyNot(v: Verification, to: string, trigger: string | undefined): Reason {
-    const { b } = this.c;
-    const onlyWhen = b.rules.statuses[to]?.onlyWhen;
-    if (onlyWhen && !evaluateCondition(b.rules, { ref: onlyWhen }, subjectOf(v))) return ["onlyWhenFails", { to, condition: onlyWhen }];
-    const unconditioned = findTransitions(b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
+    const { binding } = this.c;
+    const onlyWhen = binding.rules.statuses[to]?.onlyWhen;
+    if (onlyWhen && !evaluateCondition(binding.rules, { ref: onlyWhen }, subjectOf(v))) return ["onlyWhenFails", { to, condition: onlyWhen }];
+    const unconditioned = findTransitions(binding.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
     const from = v.verificationStatus;
     if (unconditioned.length) {
       const transition = unconditioned[0]!;
-      const words = (key: string) => choiceMessage(b.spec, "controlApi", key);
+      const words = (key: string) => choiceMessage(binding.spec, "controlApi", key);
       const values = { from, to, id: String(transition.id), condition: transition.condition ?? words("conditionUnnamed") };
       return [
         "conditionFails",

@@ -27,7 +27,7 @@ export class FormOperations {
 
   /** A refusal of the hosted form: its status and code (hostedForm.refusals) and message (hostedForm.messages, `{name}` filled). */
   private refusal(key: string, values: Readonly<Record<string, string | number>>): ServiceError {
-    const { spec } = this.c.b;
+    const { spec } = this.c.binding;
     const refusal = choice<Record<string, { httpStatus: number; code: string }>>(spec, "hostedForm", "refusals")[key];
     const text = choice<Record<string, string>>(spec, "hostedForm", "messages")[key];
     if (refusal === undefined || text === undefined)
@@ -38,12 +38,12 @@ export class FormOperations {
 
   /** Whether the form's prefill is reduced by now (limits.yaml formLifetime.prefilledDataReducedAfterMinutes). */
   private reduced(age: number): boolean {
-    return age > this.c.b.spec.limits.prefilledDataReducedAfterMinutes * MINUTE_MS;
+    return age > this.c.binding.spec.limits.prefilledDataReducedAfterMinutes * MINUTE_MS;
   }
 
   /** Opening the form: lifetime, opens without saving, attempts (limits.yaml). */
   async open(id: string): Promise<{ request: Body; reduced: boolean; trace: string | null }> {
-    const { limits } = this.c.b.spec;
+    const { limits } = this.c.binding.spec;
     return this.c.db.transaction(async (tx) => {
       const { form, age } = await this.usable(tx, id);
       if (form.opensSinceSave >= limits.formOpens) throw this.refusal("openLimit", { count: limits.formOpens });
@@ -55,7 +55,7 @@ export class FormOperations {
   /** The form, locked for this transaction, when it is within its lifetime and has attempts left (limits.yaml). */
   private async usable(tx: StoreOps, id: string): Promise<{ form: HostedFormRow; age: number }> {
     const { c } = this;
-    const { limits } = c.b.spec;
+    const { limits } = c.binding.spec;
     const form = await tx.lockForm(id);
     if (!form) throw c.notFound("form");
     const age = c.clock.now() - form.createdAt;
@@ -97,7 +97,7 @@ export class FormOperations {
 
   /** The form's first saved attempt: a new older verification with the form's id as its trace. */
   private async first(tx: StoreOps, id: string, request: Body): Promise<Verification> {
-    const entity = this.older.newVerification(request, { id, maxAttempts: this.c.b.spec.limits.formAttempts });
+    const entity = this.older.newVerification(request, { id, maxAttempts: this.c.binding.spec.limits.formAttempts });
     await this.w.insert(tx, [{ v: entity, trigger: this.c.row("submit").trigger }]);
     return entity;
   }

@@ -14,7 +14,7 @@ export class OlderOperations {
   /** The name of an older request and the text the test values read (testValues.fields.olderIndividual / olderEntity). */
   nameOf(body: Body): { name: string; testText: string | undefined } {
     const fields = obj(body.fields);
-    const testFields = this.c.b.spec.testValues.fields;
+    const testFields = this.c.binding.spec.testValues.fields;
     if (body.type === this.c.individual) {
       return { name: olderPersonName(fields), testText: str(fields[testFields.olderIndividual]) };
     }
@@ -100,13 +100,14 @@ export class OlderOperations {
   /** The follow-up request (4.4): a verification in the followUp row's status moves to the documented target state. */
   async followUp(verificationUuid: string): Promise<string> {
     const { c, w } = this;
-    const target = choice<string>(c.b.spec, "followUpTarget", "to");
+    const target = choice<string>(c.binding.spec, "followUpTarget", "to");
     const row = c.row("followUp");
     const text = await c.db.transaction(async (tx) => {
       const v = await tx.lockVerification(verificationUuid, "older");
       if (!v) throw c.notFound("verificationUuid", { verificationUuid });
       if (v.verificationStatus !== row.from) throw c.conflict("followUpOnlyFrom", { status: v.verificationStatus, from: String(row.from) });
-      return (await w.change(tx, v, { verificationStatus: target, dueAt: c.dueAt(c.clock.now()), outcome: c.b.spec.testValues.default }, row.trigger)).text;
+      return (await w.change(tx, v, { verificationStatus: target, dueAt: c.dueAt(c.clock.now()), outcome: c.binding.spec.testValues.default }, row.trigger))
+        .text;
     });
     c.hooks.onChange();
     return text;

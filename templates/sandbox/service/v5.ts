@@ -18,7 +18,7 @@ export class V5Operations {
 
   /** The text of a v5 request the test values read (spec/sandbox.yaml testValues.fields.v5). */
   private testText(body: Body): string | undefined {
-    return str(body[this.c.b.spec.testValues.fields.v5]);
+    return str(body[this.c.binding.spec.testValues.fields.v5]);
   }
 
   /** POST /v5/verifications: a new verification, or a resubmission of one of the resubmittable kind (the binding's `resubmittable`). */
@@ -33,7 +33,7 @@ export class V5Operations {
     const { c, w } = this;
     const now = c.clock.now();
     const userId = str(body.userId) ?? null;
-    const resubmittable = evaluateCondition(c.b.rules, { ref: c.b.spec.resubmittable.condition }, body);
+    const resubmittable = evaluateCondition(c.binding.rules, { ref: c.binding.spec.resubmittable.condition }, body);
     const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
     const submit = c.row("submit").trigger;
     const v = w.newVerification(
@@ -46,7 +46,7 @@ export class V5Operations {
         country: str(body.country) ?? null,
         request: body,
         outcome: this.testText(body) ?? "",
-        maxAttempts: resubmittable ? c.b.spec.attempts.observedDefaultCap : null,
+        maxAttempts: resubmittable ? c.binding.spec.attempts.observedDefaultCap : null,
       },
       now,
     );
@@ -57,7 +57,7 @@ export class V5Operations {
     }
     return c.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
-        const existing = await tx.lockLatestResubmittable(userId, c.b.spec.resubmittable.fields);
+        const existing = await tx.lockLatestResubmittable(userId, c.binding.spec.resubmittable.fields);
         const resubmitted = existing ? await this.resubmit(tx, existing, body) : undefined;
         if (resubmitted) return resubmitted;
       }
@@ -84,7 +84,7 @@ export class V5Operations {
           roles,
           type: c.individual,
           subType: str(entity.subType) ?? null,
-          name: str(entity[c.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
+          name: str(entity[c.binding.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
           country: str(entity.country) ?? null,
           request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
         },
@@ -103,11 +103,11 @@ export class V5Operations {
   private async resubmit(tx: StoreOps, v: Verification, body: Body): Promise<Created | undefined> {
     const { c, w } = this;
     const awaitingProcessing = c.row("complete").from;
-    if (v.verificationStatus === awaitingProcessing) throw c.refusal(errorByRole(c.b.spec, "resubmissionInFlight").type, v.trace);
+    if (v.verificationStatus === awaitingProcessing) throw c.refusal(errorByRole(c.binding.spec, "resubmissionInFlight").type, v.trace);
     const retry = c.row("retry");
     const lock = c.row("lock");
     // A locked submission accepts no resubmission (statuses.yaml locksResubmission): the lock's error, nothing changes.
-    if (v.submissionStatus === c.b.spec.lockingSubmissionStatus) return { trace: v.trace, error: c.refusal(lock.error!, v.trace) };
+    if (v.submissionStatus === c.binding.spec.lockingSubmissionStatus) return { trace: v.trace, error: c.refusal(lock.error!, v.trace) };
     if (v.verificationStatus !== retry.from) return undefined;
     if (c.applies(retry, v)) {
       const outcome = c.pickOutcome(this.testText(body), subjectOf(v));
@@ -135,7 +135,7 @@ export class V5Operations {
   /** The verification detail of 2.11 (GET /v5/verifications/:trace `data`). */
   detail(v: Verification): Body {
     const r = v.request;
-    const { b } = this.c;
+    const { binding } = this.c;
     return {
       trace: v.trace,
       submissionId: v.submissionId,
@@ -151,9 +151,9 @@ export class V5Operations {
       other: [],
       submissionStatus: v.submissionStatus,
       verificationStatus: v.verificationStatus,
-      message: b.rules.statuses[v.verificationStatus]?.meaning ?? "",
+      message: binding.rules.statuses[v.verificationStatus]?.meaning ?? "",
       timestamp: v.updatedAt,
-      idvRiskScore: resultsFor(b.spec, v.name).idvRisk,
+      idvRiskScore: resultsFor(binding.spec, v.name).idvRisk,
       attempt: v.attempt,
       ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}),
       ...(v.parentTrace ? { parentTrace: v.parentTrace, roles: v.roles ?? [] } : {}),

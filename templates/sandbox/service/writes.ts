@@ -52,8 +52,8 @@ export class Writes {
       subType: null,
       country: null,
       verificationStatus: c.pending,
-      submissionStatus: choice<string>(c.b.spec, "initialSubmissionStatus", "value"),
-      attempt: c.b.spec.attempts.startsAt,
+      submissionStatus: choice<string>(c.binding.spec, "initialSubmissionStatus", "value"),
+      attempt: c.binding.spec.attempts.startsAt,
       maxAttempts: null,
       dueAt: c.dueAt(now),
       formId: null,
@@ -94,7 +94,7 @@ export class Writes {
    */
   async change(tx: StoreOps, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
     const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.c.clock.now(), v.updatedAt + 1) };
-    const w = this.c.b.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
+    const w = this.c.binding.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
     await tx.updateVerification(next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
     return { v: next, text: w?.text ?? "" };
   }
