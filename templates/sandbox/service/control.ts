@@ -12,24 +12,24 @@ type Reason = [key: string, values: Record<string, string | number>];
 
 export class ControlOperations {
   constructor(
-    private readonly c: ServiceCore,
-    private readonly w: Writes,
+    private readonly core: ServiceCore,
+    private readonly writes: Writes,
   ) {}
 
   /** Completes every verification awaiting processing whose time has come (several instances: each row once). */
   async processDue(): Promise<number> {
-    const { c, w } = this;
+    const { core, writes } = this;
     await this.refreshClock();
-    const complete = c.row("complete");
-    const done = await c.db.transaction(async (tx) => {
-      const due = await tx.claimDueVerifications(c.clock.now(), complete.from!, 100);
+    const complete = core.row("complete");
+    const done = await core.db.transaction(async (tx) => {
+      const due = await tx.claimDueVerifications(core.clock.now(), complete.from!, 100);
       for (const v of due) {
-        const to = complete.to.includes(v.outcome) ? v.outcome : c.binding.spec.testValues.default;
-        await w.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
+        const to = complete.to.includes(v.outcome) ? v.outcome : core.binding.spec.testValues.default;
+        await writes.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
       }
       return due.length;
     });
-    if (done) c.hooks.onChange();
+    if (done) core.hooks.onChange();
     return done;
   }
 
@@ -40,31 +40,31 @@ export class ControlOperations {
    * the reason when none applies.
    */
   async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
-    const { c, w } = this;
-    const result = await c.db.transaction(async (tx) => {
+    const { core, writes } = this;
+    const result = await core.db.transaction(async (tx) => {
       const found = await tx.lockVerification(trace);
-      if (!found) throw c.notFound("trace", { trace });
+      if (!found) throw core.notFound("trace", { trace });
       const v = opts.maxAttempts !== undefined ? { ...found, maxAttempts: opts.maxAttempts } : found;
-      if (!Object.hasOwn(c.binding.rules.statuses, to))
-        throw c.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(c.binding.rules.statuses).join(", ") });
-      if (v.api === "older" && !c.binding.spec.olderVerificationStatuses.includes(to)) {
-        throw c.conflict("notInOlderPayload", { to, statuses: c.binding.spec.olderVerificationStatuses.join(", ") });
+      if (!Object.hasOwn(core.binding.rules.statuses, to))
+        throw core.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(core.binding.rules.statuses).join(", ") });
+      if (v.api === "older" && !core.binding.spec.olderVerificationStatuses.includes(to)) {
+        throw core.conflict("notInOlderPayload", { to, statuses: core.binding.spec.olderVerificationStatuses.join(", ") });
       }
-      const candidates = findTransitions(c.binding.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
+      const candidates = findTransitions(core.binding.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
         opts.trigger ? r.id === opts.trigger : !r.to.includes("any"),
       );
       const row = candidates.find((r) => !r.error) ?? candidates[0];
-      if (!row) throw c.conflict(...this.whyNot(v, to, opts.trigger));
-      const patch = { ...c.effects(row, v), verificationStatus: to, dueAt: to === c.pending ? c.dueAt(c.clock.now()) : null };
-      return (await w.change(tx, v, patch, row.trigger)).v;
+      if (!row) throw core.conflict(...this.whyNot(v, to, opts.trigger));
+      const patch = { ...core.effects(row, v), verificationStatus: to, dueAt: to === core.pending ? core.dueAt(core.clock.now()) : null };
+      return (await writes.change(tx, v, patch, row.trigger)).v;
     });
-    c.hooks.onChange();
+    core.hooks.onChange();
     return result;
   }
 
   /** Why no row of the table takes `v` to `to`: a message key of controlApi.messages and its values. */
   private whyNot(v: Verification, to: string, trigger: string | undefined): Reason {
-    const { binding } = this.c;
+    const { binding } = this.core;
     const onlyWhen = binding.rules.statuses[to]?.onlyWhen;
     if (onlyWhen && !evaluateCondition(binding.rules, { ref: onlyWhen }, subjectOf(v))) return ["onlyWhenFails", { to, condition: onlyWhen }];
     const unconditioned = findTransitions(binding.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
@@ -84,24 +84,24 @@ export class ControlOperations {
   // ---- the sandbox clock, kept in the store ----
 
   async setClockOffset(offset: number): Promise<void> {
-    await this.c.db.saveClockOffset(offset);
+    await this.core.db.saveClockOffset(offset);
   }
 
   async loadClockOffset(): Promise<number> {
-    return this.c.db.loadClockOffset();
+    return this.core.db.loadClockOffset();
   }
 
   /** Sets the clock to the offset stored now (another instance on the same database may have moved it); an offset out of range is left as it was. */
   async refreshClock(): Promise<void> {
     const stored = await this.loadClockOffset();
-    if (this.c.clock.allows(stored)) this.c.clock.set(stored);
+    if (this.core.clock.allows(stored)) this.core.clock.set(stored);
   }
 
   /** Moves the stored offset forward by `ms` (atomically, beside other instances) and the clock with it; false when that would pass the clock's maximum. */
   async advanceClock(ms: number): Promise<boolean> {
-    const offset = await this.c.db.advanceClockOffset(ms, this.c.clock.maxOffsetMs);
+    const offset = await this.core.db.advanceClockOffset(ms, this.core.clock.maxOffsetMs);
     if (offset === undefined) return false;
-    this.c.clock.set(offset);
+    this.core.clock.set(offset);
     return true;
   }
 }
