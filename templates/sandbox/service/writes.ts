@@ -67,11 +67,11 @@ export class Writes {
   /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text and the outbox rows queued for a receiver. */
   async insert(tx: StoreOps, items: readonly Insert[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
-    for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
+    for (const { v } of items) webhooks.push({ v, webhook: await this.webhookOf(tx, v) });
     const write = this.outboxParams(webhooks);
     const written = await tx.insertVerifications(items, write);
     // The bodies are the texts at hand: not read back from the database; nor is the rest of each row (no tries yet).
-    const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
+    const bodies = new Map(webhooks.map(({ webhook }) => [webhook.deliveryId, webhook.text]));
     const queued = written
       .filter((row) => row.state === "queued" && row.url !== null)
       .map(
@@ -85,7 +85,7 @@ export class Writes {
           tries: 0,
         }),
       );
-    return { texts: webhooks.map(({ w }) => w.text), queued };
+    return { texts: webhooks.map(({ webhook }) => webhook.text), queued };
   }
 
   /**
@@ -94,9 +94,9 @@ export class Writes {
    */
   async change(tx: StoreOps, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
     const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.core.clock.now(), v.updatedAt + 1) };
-    const writes = this.core.binding.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
-    await tx.updateVerification(next, trigger, writes ? this.outboxParams([{ v: next, w: writes }]) : undefined);
-    return { v: next, text: writes?.text ?? "" };
+    const webhook = this.core.binding.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
+    await tx.updateVerification(next, trigger, webhook ? this.outboxParams([{ v: next, webhook }]) : undefined);
+    return { v: next, text: webhook?.text ?? "" };
   }
 
   /** The webhook of a state change. */
@@ -109,8 +109,10 @@ export class Writes {
     return { text, format, deliveryId: this.core.newId(), urls: urls.length ? [...urls] : [null] };
   }
 
-  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): OutboxWrite {
-    const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt] as const));
+  private outboxParams(webhooks: readonly { v: Verification; webhook: Webhook }[]): OutboxWrite {
+    const rows = webhooks.flatMap(({ v, webhook }) =>
+      webhook.urls.map((url) => [webhook.deliveryId, v.trace, url, webhook.format, webhook.text, v.updatedAt] as const),
+    );
     return { rows, signatureVersion: this.core.options.signatureVersion };
   }
 }
