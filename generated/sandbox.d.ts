@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "9bf338dc7aa64fc4";
+  readonly specHash: "36a1b56aec3bf258";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -16,6 +16,7 @@ export declare const sandboxSpec: {
       readonly httpStatus: 401;
       readonly code: "unauthorized";
       readonly message: "Authentication failed: wrong or missing credentials.";
+      readonly challenge: "Basic realm=\"verispec sandbox\"";
     };
     readonly notFound: {
       readonly choice: "An unknown trace, userId, form or path is answered 404 in the interface's error shape (the specification shows no 404).";

@@ -8,14 +8,15 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "9bf338dc7aa64fc4",
+  "specHash": "36a1b56aec3bf258",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
       "choice": "Wrong or missing credentials (HTTP Basic on /v5, metadata_serviceUid/metadata_secretKey in the body of the older endpoints) are answered 401 in the interface's error shape; v5 adds `WWW-Authenticate: Basic realm=\"verispec sandbox\"`. A v5 envelope's `serviceUid` is the one the caller sent in HTTP Basic (the empty string when it sent none: every v5 envelope carries the field, the service's specification, section 2.11), never the configured one: a caller without credentials does not learn the account id.",
       "httpStatus": 401,
       "code": "unauthorized",
-      "message": "Authentication failed: wrong or missing credentials."
+      "message": "Authentication failed: wrong or missing credentials.",
+      "challenge": "Basic realm=\"verispec sandbox\""
     },
     "notFound": {
       "choice": "An unknown trace, userId, form or path is answered 404 in the interface's error shape (the specification shows no 404).",

@@ -310,7 +310,7 @@ function mapErrors(errors, data, table, messages, maxErrors = Infinity) {
     for (let s = 0; s < a.suffix.length; s++) path.push(a.suffix[s]);
     if (index === void 0 && out.length >= LINEAR_MAX) index = new Map(out.map((o, i) => [`${pathKey(o.path)} ${o.code}`, i]));
     const seen = sameIssue(out, a.code, path, index);
-    if (a.code === "unrecognized_keys") {
+    if (site.keyword === "additionalProperties") {
       const name = /: (.*)$/.exec(a.message)?.[1] ?? "";
       if (seen >= 0 && named?.[seen] !== void 0) {
         named[seen].push(name);
@@ -393,7 +393,7 @@ function issueOf(e, data, cache, table) {
   if (site.isUnion || site.unionPrefixes.length !== 0 || site.keyword === "type") return void 0;
   const fixed = site.fixed;
   const answer2 = fixed ?? (site.keyword === "required" ? site.byParam.get(String(e.params.missingProperty)) : void 0);
-  if (answer2 === void 0 || answer2.code === "unrecognized_keys") return void 0;
+  if (answer2 === void 0 || site.keyword === "additionalProperties") return void 0;
   const pointer = pointerOfError(e);
   if (!pointer.plain) return walkedIssue(e, data, answer2);
   if (fixed !== void 0) return remember(e, cache, issueAt(site, fixed, pointer));

@@ -7,6 +7,7 @@
 import { request as httpRequest, Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse, type Server } from "node:http";
 import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
 import type { AddressInfo } from "node:net";
+import { errorTypeOfRole } from "../model/messages.js";
 import type { Endpoint, Model } from "../model/types.js";
 import { canonicalIssues } from "../emit/conformance/requests.js";
 import type { Issue } from "../emit/conformance/values.js";
@@ -91,7 +92,7 @@ export class ExchangeJudge {
     private readonly rt: Runtime,
     requestedActionsPath?: string,
   ) {
-    this.validation = model.errorTypes.find((e) => e.type === "validation_error")!;
+    this.validation = errorTypeOfRole(model, "validation");
     // An endpoint whose path is not shown is judged where the user says it is served.
     this.endpoints = model.endpoints.map((e) =>
       e.path === null && e.operationId === "submitRequestedActions" && requestedActionsPath ? { ...e, path: requestedActionsPath } : e,
@@ -233,8 +234,7 @@ export class ExchangeJudge {
 
   /** A resubmission of a verification whose last seen state decides the answer: locked or at the cap -> 474, pending -> 475. */
   private resubmission(id: string, e: Endpoint, state: Obj, a: Judged): CheckResult[] {
-    const byType = (t: string) => this.model.errorTypes.find((x) => x.type === t);
-    const [tooMany, conflict] = [byType("too_many_attempts"), byType("submission_conflict")];
+    const [tooMany, conflict] = [errorTypeOfRole(this.model, "attemptsExhausted"), errorTypeOfRole(this.model, "resubmissionInFlight")];
     const cap = state[this.model.attempts.capField];
     const attempt = state[this.model.attempts.field];
     const locked = this.model.submissionStatuses.find((s) => s.locksResubmission)?.value;

@@ -2,6 +2,7 @@
 // that claims to be the service. Every check reads its expectation from the model (the spec) or from the
 // vectors built from it (generator/emit/conformance/); nothing here restates a rule.
 import { randomBytes } from "node:crypto";
+import { errorTypeOfRole } from "../model/messages.js";
 import type { Endpoint, Model } from "../model/types.js";
 import { canonicalIssues, requestCases, type RequestCase } from "../emit/conformance/requests.js";
 import { lifecycleCases, type LifecycleCase } from "../emit/conformance/lifecycle.js";
@@ -66,43 +67,44 @@ function nameKeyOf(model: Model, type: unknown): string | undefined {
 }
 
 /** The payload with the test-data mark in its names; undefined when a valid case sets a name too short to carry it. */
-function markTestData(model: Model, createSchema: string | undefined, v: RequestCase, payload: Obj): Obj | undefined {
-  const p = clone(payload);
+function markTestData(model: Model, createSchema: string | undefined, vector: RequestCase, payload: Obj): Obj | undefined {
+  const marked = clone(payload);
   let unmarked = false;
   const markIn = (holder: Obj, key: string, at: string[]) => {
-    if (touches(v, ...at)) {
+    if (touches(vector, ...at)) {
       const value = holder[key];
       if (typeof value === "string" && value.length >= TEST_DATA_MARK.length && /^[A-Za-z ]*$/.test(value.slice(0, TEST_DATA_MARK.length)))
         holder[key] = TEST_DATA_MARK + value.slice(TEST_DATA_MARK.length);
       else unmarked = true;
     } else if (key in holder) holder[key] = TEST_DATA_MARK;
   };
-  const stakeholders = Array.isArray(p["stakeholders"]) ? p["stakeholders"] : [];
-  if (createSchema === v.schema) {
-    if (!touches(v, "name")) p["name"] = TEST_DATA_MARK;
-    else markIn(p, "name", ["name"]);
+  const stakeholders = Array.isArray(marked["stakeholders"]) ? marked["stakeholders"] : [];
+  if (createSchema === vector.schema) {
+    if (!touches(vector, "name")) marked["name"] = TEST_DATA_MARK;
+    else markIn(marked, "name", ["name"]);
     // A stakeholder becomes a verification of its own: its name is marked too (v5 objects are open).
-    stakeholders.forEach((x, i) => {
-      const holder = isObj(x) && isObj(x["entity"]) ? x["entity"] : x;
-      if (isObj(holder) && !touches(v, "stakeholders", i)) holder["name"] = TEST_DATA_MARK;
+    stakeholders.forEach((stakeholder, index) => {
+      const holder = isObj(stakeholder) && isObj(stakeholder["entity"]) ? stakeholder["entity"] : stakeholder;
+      if (isObj(holder) && !touches(vector, "stakeholders", index)) holder["name"] = TEST_DATA_MARK;
     });
-  } else if (isObj(p["fields"])) {
-    markIn(p["fields"], "name", ["fields", "name"]);
-    markIn(p["fields"], "firstName", ["fields", "firstName"]);
-    stakeholders.forEach((x, i) => {
-      const key = isObj(x) ? nameKeyOf(model, x["type"]) : undefined;
-      if (key && isObj(x) && isObj(x["fields"]) && !touches(v, "stakeholders", i, "fields", key)) x["fields"][key] = TEST_DATA_MARK;
+  } else if (isObj(marked["fields"])) {
+    markIn(marked["fields"], "name", ["fields", "name"]);
+    markIn(marked["fields"], "firstName", ["fields", "firstName"]);
+    stakeholders.forEach((stakeholder, index) => {
+      const key = isObj(stakeholder) ? nameKeyOf(model, stakeholder["type"]) : undefined;
+      if (key && isObj(stakeholder) && isObj(stakeholder["fields"]) && !touches(vector, "stakeholders", index, "fields", key))
+        stakeholder["fields"][key] = TEST_DATA_MARK;
     });
   }
-  return unmarked && v.valid ? undefined : p;
+  return unmarked && vector.valid ? undefined : marked;
 }
 
 /** Of each operation's vectors, the first of each kind (valid, or each set of error codes): what names a deviation first. */
 function coreVectors(vectors: readonly RequestCase[], operationId: string): RequestCase[] {
   const seen = new Set<string>();
-  return vectors.filter((v) => {
-    if (v.operation !== operationId) return false;
-    const key = v.valid ? "valid" : v.errors.map((e) => e.code).join(",");
+  return vectors.filter((vector) => {
+    if (vector.operation !== operationId) return false;
+    const key = vector.valid ? "valid" : vector.errors.map((e) => e.code).join(",");
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -115,12 +117,12 @@ export interface ConformOutcome {
   readonly stopped?: string;
 }
 
-export async function runConform(model: Model, rt: Runtime, options: ConformOptions): Promise<ConformOutcome> {
-  const run = new ConformRun(model, rt, options);
+export async function runConform(model: Model, runtime: Runtime, options: ConformOptions): Promise<ConformOutcome> {
+  const run = new ConformRun(model, runtime, options);
   await run.plan();
   await checkWebhooks(
     model,
-    rt,
+    runtime,
     options,
     run.created.map((x) => x.trace),
     run.results,
@@ -151,12 +153,12 @@ class ConformRun {
 
   constructor(
     private readonly model: Model,
-    private readonly rt: Runtime,
+    private readonly runtime: Runtime,
     private readonly options: ConformOptions,
   ) {
     this.create = this.endpoint("createVerification");
     this.get = this.endpoint("getVerification");
-    this.validation = model.errorTypes.find((e) => e.type === "validation_error")!;
+    this.validation = errorTypeOfRole(model, "validation");
     this.createdMessage = model.shapes[this.create.responses["200"]!]?.properties?.["message"]?.examples?.[0] as string | undefined;
     this.vectors = requestCases(model);
     this.lifecycle = lifecycleCases(model);
@@ -224,19 +226,19 @@ class ConformRun {
   ): Promise<Answer | undefined> {
     if (this.budgetHit) return void this.skipped(id, operation, this.budgetReason());
     if (this.stopped !== undefined) return void this.skipped(id, operation, `the run stopped: ${this.stopped}`);
-    let a: Answer;
+    let answer: Answer;
     try {
-      a = await this.options.client.send(method, path, body, auth);
-    } catch (e) {
-      if (e instanceof BudgetExhausted) {
+      answer = await this.options.client.send(method, path, body, auth);
+    } catch (error) {
+      if (error instanceof BudgetExhausted) {
         this.budgetHit = true;
         return void this.skipped(id, operation, this.budgetReason());
       }
-      if (!(e instanceof ExchangeFailed)) throw e;
-      if (!e.connected && this.options.client.answered === 0) throw new Unreachable(`${method} ${path}: ${e.why}`);
-      this.failed(id, operation, `an answer to ${method} ${path}`, e.why);
+      if (!(error instanceof ExchangeFailed)) throw error;
+      if (!error.connected && this.options.client.answered === 0) throw new Unreachable(`${method} ${path}: ${error.why}`);
+      this.failed(id, operation, `an answer to ${method} ${path}`, error.why);
       if (++this.exchangeFailures >= MAX_EXCHANGE_FAILURES)
-        this.stopped = `stopped after ${this.exchangeFailures} exchanges without a usable answer (the last: ${e.why})`;
+        this.stopped = `stopped after ${this.exchangeFailures} exchanges without a usable answer (the last: ${error.why})`;
       return undefined;
     }
     this.paths.add(path.split("?")[0]!);
@@ -244,54 +246,56 @@ class ConformRun {
       this.stopped = ALL_404;
       this.failed("run:base-url", "run", "answers from the service's paths", ALL_404);
     }
-    if (operation === "control" || probe) return a;
-    if (auth === "basic" && (a.status === 401 || a.status === 403) && !this.basicAccepted) {
+    if (operation === "control" || probe) return answer;
+    if (auth === "basic" && (answer.status === 401 || answer.status === 403) && !this.basicAccepted) {
       // Refused before ever accepted: the run's own credentials are wrong, and every later check would say so.
-      throw new CredentialsRefused(`${method} ${path}: the server refused the credentials (HTTP ${a.status})`);
+      throw new CredentialsRefused(`${method} ${path}: the server refused the credentials (HTTP ${answer.status})`);
     }
-    if (auth === "basic" && a.status !== 401 && a.status !== 403) this.basicAccepted = true;
-    this.answerChecks(id, operation, a);
-    return a;
+    if (auth === "basic" && answer.status !== 401 && answer.status !== 403) this.basicAccepted = true;
+    this.answerChecks(id, operation, answer);
+    return answer;
   }
 
   /** What every answer of an operation must be (judge.ts), and the presence of its fields. */
-  private answerChecks(id: string, operation: string, a: Answer): void {
-    const e = this.endpoint(operation);
-    if (!e) return;
-    this.results.push(...answerChecks(e, this.model.bodyMediaType, id, a));
-    const schema = e.responses[String(a.status)] ?? (a.status >= 400 && e.auth === "basic" ? e.errorBody : undefined);
-    if (schema && this.rt.schemaOf) this.results.push(...presenceChecks(this.rt.schemaOf, id, operation, schema, a.json));
+  private answerChecks(id: string, operation: string, answer: Answer): void {
+    const endpoint = this.endpoint(operation);
+    if (!endpoint) return;
+    this.results.push(...answerChecks(endpoint, this.model.bodyMediaType, id, answer));
+    const schema = endpoint.responses[String(answer.status)] ?? (answer.status >= 400 && endpoint.auth === "basic" ? endpoint.errorBody : undefined);
+    if (schema && this.runtime.schemaOf) this.results.push(...presenceChecks(this.runtime.schemaOf, id, operation, schema, answer.json));
   }
 
   private schemaCheck(id: string, operation: string, schema: string, body: unknown): void {
-    this.results.push(schemaResult(this.rt, id, operation, schema, body));
+    this.results.push(schemaResult(this.runtime, id, operation, schema, body));
   }
 
   /** The payload as sent: test data marked, credentials and real lookup keys filled in. */
-  private prepare(v: RequestCase): Prepared {
-    const e = this.endpoint(v.operation);
-    const path = e.path ?? (e.operationId === "submitRequestedActions" ? this.options.requestedActionsPath : undefined);
+  private prepare(vector: RequestCase): Prepared {
+    const endpoint = this.endpoint(vector.operation);
+    const path = endpoint.path ?? (endpoint.operationId === "submitRequestedActions" ? this.options.requestedActionsPath : undefined);
     if (path === undefined)
-      return { skip: `${e.operationId}: its path is not shown (the service's specification, section ${e.source}); give --requested-actions-path to run it` };
-    if (v.changed && CREDENTIAL_FIELDS.has(String(v.changed[0])))
+      return {
+        skip: `${endpoint.operationId}: its path is not shown (the service's specification, section ${endpoint.source}); give --requested-actions-path to run it`,
+      };
+    if (vector.changed && CREDENTIAL_FIELDS.has(String(vector.changed[0])))
       return { skip: "the answer to failed authentication is not shown (the service's specification, section 7)" };
-    const body = markTestData(this.model, this.create.request, v, v.payload as Obj);
+    const body = markTestData(this.model, this.create.request, vector, vector.payload as Obj);
     if (body === undefined) return { skip: "a valid case that sets the name itself, too short to carry the test-data mark, is not sent" };
-    if (e.auth !== "body") return { path, body, auth: e.auth === "basic" ? "basic" : "none" };
+    if (endpoint.auth !== "body") return { path, body, auth: endpoint.auth === "basic" ? "basic" : "none" };
     for (const [k, value] of [
       ["metadata_serviceUid", this.options.serviceUid],
       ["metadata_secretKey", this.options.secret],
     ] as const)
       if (k in body) body[k] = value;
-    if (v.valid && e.operationId === "getVerificationStatus") {
+    if (vector.valid && endpoint.operationId === "getVerificationStatus") {
       for (const key of ["trace", "userId"] as const) {
         if (!(key in body)) continue;
         if (this.older[key] === undefined) return { skip: `no verification of this run to look up by ${key}` };
         body[key] = this.older[key];
       }
     }
-    if (v.valid && e.operationId === "submitRequestedActions") return { skip: "a valid follow-up needs a verification in status info" };
-    if (v.valid && "metadata_userId" in body) body["metadata_userId"] = `${this.options.runId}-${this.created.length + this.results.length}`;
+    if (vector.valid && endpoint.operationId === "submitRequestedActions") return { skip: "a valid follow-up needs a verification in status info" };
+    if (vector.valid && "metadata_userId" in body) body["metadata_userId"] = `${this.options.runId}-${this.created.length + this.results.length}`;
     return { path, body, auth: "none" };
   }
 
@@ -303,74 +307,80 @@ class ConformRun {
   }
 
   /** One request vector: status, body schema, and the exact issues. */
-  private async runVector(v: RequestCase): Promise<void> {
-    if (this.done.has(v.id)) return;
-    this.done.add(v.id);
-    const id = `vector:${v.id}`;
-    const e = this.endpoint(v.operation);
-    const p = this.prepare(v);
-    if ("skip" in p) return void this.skipped(id, e.operationId, p.skip);
-    const a = await this.send(id, e.operationId, e.method, p.path, p.body, p.auth);
-    if (!a) return;
-    if (v.valid) this.checkAccepted(id, v, e, p.body, a);
-    else this.checkRefused(id, v, e, a);
+  private async runVector(vector: RequestCase): Promise<void> {
+    if (this.done.has(vector.id)) return;
+    this.done.add(vector.id);
+    const id = `vector:${vector.id}`;
+    const endpoint = this.endpoint(vector.operation);
+    const prepared = this.prepare(vector);
+    if ("skip" in prepared) return void this.skipped(id, endpoint.operationId, prepared.skip);
+    const answer = await this.send(id, endpoint.operationId, endpoint.method, prepared.path, prepared.body, prepared.auth);
+    if (!answer) return;
+    if (vector.valid) this.checkAccepted(id, vector, endpoint, prepared.body, answer);
+    else this.checkRefused(id, vector, endpoint, answer);
   }
 
-  private checkAccepted(id: string, v: RequestCase, e: Endpoint, sent: Obj, a: Answer): void {
-    this.check(`${id}#status`, e.operationId, a.status === 200, "HTTP 200 for a valid payload", `HTTP ${a.status}: ${brief(a.text, 200)}`);
-    if (a.status !== 200) return;
-    this.schemaCheck(`${id}#body`, e.operationId, e.responses["200"]!, a.json);
-    if (e === this.create) {
-      const body = isObj(a.json) ? a.json : {};
+  private checkAccepted(id: string, vector: RequestCase, endpoint: Endpoint, sent: Obj, answer: Answer): void {
+    this.check(
+      `${id}#status`,
+      endpoint.operationId,
+      answer.status === 200,
+      "HTTP 200 for a valid payload",
+      `HTTP ${answer.status}: ${brief(answer.text, 200)}`,
+    );
+    if (answer.status !== 200) return;
+    this.schemaCheck(`${id}#body`, endpoint.operationId, endpoint.responses["200"]!, answer.json);
+    if (endpoint === this.create) {
+      const body = isObj(answer.json) ? answer.json : {};
       if (this.createdMessage !== undefined)
         this.check(
           `${id}#message`,
-          e.operationId,
+          endpoint.operationId,
           body["message"] === this.createdMessage,
           `message ${JSON.stringify(this.createdMessage)}`,
           brief(body["message"]),
         );
       this.check(
         `${id}#envelope`,
-        e.operationId,
+        endpoint.operationId,
         body["status"] === "success" && body["data"] === null && body["error"] === null,
         "status success, data null, error null",
         `status ${brief(body["status"])}, data ${brief(body["data"])}, error ${brief(body["error"])}`,
       );
       this.check(
         `${id}#trace`,
-        e.operationId,
+        endpoint.operationId,
         typeof body["trace"] === "string" && body["trace"] !== "",
         "a trace naming the new verification",
         brief(body["trace"]),
       );
-      if (typeof body["trace"] === "string" && body["trace"] !== "") this.created.push({ trace: body["trace"], sent, vector: v.id });
+      if (typeof body["trace"] === "string" && body["trace"] !== "") this.created.push({ trace: body["trace"], sent, vector: vector.id });
     }
-    if (e.operationId === "verify" && isObj(a.json)) {
-      if (typeof a.json["trace"] === "string") this.older.trace ??= a.json["trace"];
+    if (endpoint.operationId === "verify" && isObj(answer.json)) {
+      if (typeof answer.json["trace"] === "string") this.older.trace ??= answer.json["trace"];
       if (typeof sent["metadata_userId"] === "string") this.older.userId ??= sent["metadata_userId"];
     }
   }
 
-  private checkRefused(id: string, v: RequestCase, e: Endpoint, a: Answer): void {
+  private checkRefused(id: string, vector: RequestCase, endpoint: Endpoint, answer: Answer): void {
     const validation = this.validation;
-    const expected = `HTTP ${validation.httpStatus} ${validation.type} with ${JSON.stringify(v.errors)}`;
+    const expected = `HTTP ${validation.httpStatus} ${validation.type} with ${JSON.stringify(vector.errors)}`;
     this.check(
       `${id}#status`,
-      e.operationId,
-      a.status === validation.httpStatus,
+      endpoint.operationId,
+      answer.status === validation.httpStatus,
       `HTTP ${validation.httpStatus} for an invalid payload`,
-      `HTTP ${a.status}: ${brief(a.text, 200)}`,
+      `HTTP ${answer.status}: ${brief(answer.text, 200)}`,
     );
-    if (a.status !== validation.httpStatus) return;
-    const body = isObj(a.json) ? a.json : {};
+    if (answer.status !== validation.httpStatus) return;
+    const body = isObj(answer.json) ? answer.json : {};
     let details: unknown;
-    if (e.auth === "basic") {
-      this.schemaCheck(`${id}#body`, e.operationId, e.errorBody, a.json);
+    if (endpoint.auth === "basic") {
+      this.schemaCheck(`${id}#body`, endpoint.operationId, endpoint.errorBody, answer.json);
       const error = isObj(body["error"]) ? body["error"] : {};
       this.check(
         `${id}#type`,
-        e.operationId,
+        endpoint.operationId,
         error["type"] === validation.type && (validation.message === undefined || body["message"] === validation.message),
         `error.type ${validation.type}, message ${JSON.stringify(validation.message)}`,
         `error.type ${brief(error["type"])}, message ${brief(body["message"])}`,
@@ -382,12 +392,12 @@ class ConformRun {
       if (!Array.isArray(details))
         return void this.skipped(
           `${id}#errors`,
-          e.operationId,
+          endpoint.operationId,
           "the older interface's error body is not shown (the service's specification, section 7) and this one lists no details",
         );
     }
     const got = Array.isArray(details) ? canonicalIssues(details as RequestCase["errors"]) : details;
-    this.check(`${id}#errors`, e.operationId, equal(got, v.errors), expected, brief(got, 600));
+    this.check(`${id}#errors`, endpoint.operationId, equal(got, vector.errors), expected, brief(got, 600));
   }
 
   /**
@@ -397,43 +407,51 @@ class ConformRun {
    */
   private async authProbes(): Promise<void> {
     const wrong = `verispec-conform-wrong-${randomBytes(6).toString("hex")}`;
-    const v5: [string, Auth][] = [
+    const v5Probes: [string, Auth][] = [
       ["wrong-secret", { authorization: basicAuth(this.options.serviceUid, wrong) }],
       ["missing", "none"],
       ["malformed", { authorization: "Basic %not-base64%" }],
     ];
     const valid = this.vectors.find((v) => v.schema === this.create.request && v.valid);
-    const p = valid && this.prepare(valid);
-    for (const [kind, auth] of v5) {
-      if (!p || "skip" in p) break;
+    const prepared = valid && this.prepare(valid);
+    for (const [kind, auth] of v5Probes) {
+      if (!prepared || "skip" in prepared) break;
       const id = `auth:v5/${kind}`;
-      const a = await this.send(id, this.create.operationId, "POST", p.path, { ...p.body, userId: `${this.options.runId}-${kind}` }, auth, true);
-      if (!a) continue;
-      const trace = isObj(a.json) && typeof a.json["trace"] === "string" ? a.json["trace"] : undefined;
+      const answer = await this.send(
+        id,
+        this.create.operationId,
+        "POST",
+        prepared.path,
+        { ...prepared.body, userId: `${this.options.runId}-${kind}` },
+        auth,
+        true,
+      );
+      if (!answer) continue;
+      const trace = isObj(answer.json) && typeof answer.json["trace"] === "string" ? answer.json["trace"] : undefined;
       const created = trace !== undefined && (await this.detailStatus(`${id}#created`, trace)) === 200;
-      this.refusal(id, this.create.operationId, a, created);
+      this.refusal(id, this.create.operationId, answer, created);
     }
     const first = this.created[0];
     if (first) {
-      const a = await this.send(
+      const answer = await this.send(
         "auth:v5/get/wrong-secret",
         this.get.operationId,
         "GET",
         this.get.path!.replace("{trace}", encodeURIComponent(first.trace)),
         undefined,
-        v5[0]![1],
+        v5Probes[0]![1],
         true,
       );
-      if (a) this.refusal("auth:v5/get/wrong-secret", this.get.operationId, a, false);
+      if (answer) this.refusal("auth:v5/get/wrong-secret", this.get.operationId, answer, false);
     }
     await this.olderAuthProbes(wrong);
   }
 
   private async olderAuthProbes(wrong: string): Promise<void> {
     const older = this.vectors.find((v) => v.operation === "verify" && v.valid && this.endpoint(v.operation).auth === "body");
-    const p = older && this.prepare(older);
-    if (!p || "skip" in p) return;
-    const kinds: [string, (b: Obj) => void][] = [
+    const prepared = older && this.prepare(older);
+    if (!prepared || "skip" in prepared) return;
+    const kinds: [string, (body: Obj) => void][] = [
       ["wrong-secret", (b) => (b["metadata_secretKey"] = wrong)],
       ["missing", (b) => (delete b["metadata_serviceUid"], delete b["metadata_secretKey"])],
       ["malformed", (b) => (b["metadata_secretKey"] = 42)],
@@ -441,11 +459,11 @@ class ConformRun {
     const lookup = this.endpoint("getVerificationStatus");
     for (const [kind, spoil] of kinds) {
       const id = `auth:${older!.operation}/${kind}`;
-      const body = { ...clone(p.body), metadata_userId: `${this.options.runId}-${kind}` };
+      const body = { ...clone(prepared.body), metadata_userId: `${this.options.runId}-${kind}` };
       spoil(body);
-      const a = await this.send(id, older!.operation, "POST", p.path, body, "none", true);
-      if (!a) continue;
-      let created = isObj(a.json) && typeof a.json["trace"] === "string";
+      const answer = await this.send(id, older!.operation, "POST", prepared.path, body, "none", true);
+      if (!answer) continue;
+      let created = isObj(answer.json) && typeof answer.json["trace"] === "string";
       if (!created && lookup?.path) {
         const found = await this.send(
           `${id}#created`,
@@ -453,7 +471,7 @@ class ConformRun {
           "POST",
           lookup.path,
           {
-            metadata_version: p.body["metadata_version"],
+            metadata_version: prepared.body["metadata_version"],
             metadata_serviceUid: this.options.serviceUid,
             metadata_secretKey: this.options.secret,
             userId: body["metadata_userId"],
@@ -462,19 +480,19 @@ class ConformRun {
         );
         created = found?.status === 200 && isObj(found.json) && typeof found.json["trace"] === "string";
       }
-      this.refusal(id, older!.operation, a, created);
+      this.refusal(id, older!.operation, answer, created);
     }
   }
 
   /** A probe's answer: not a 2xx success, and nothing created. */
-  private refusal(id: string, operation: string, a: Answer, created: boolean): void {
-    const ok = (a.status < 200 || a.status > 299) && !created;
+  private refusal(id: string, operation: string, answer: Answer, created: boolean): void {
+    const ok = (answer.status < 200 || answer.status > 299) && !created;
     this.check(
       id,
       operation,
       ok,
       "not a 2xx success, and nothing created (the refusal's status and body are not shown: the service's specification, section 7)",
-      `HTTP ${a.status}${created ? ", and the verification was created" : ""}: ${brief(a.text, 160)}`,
+      `HTTP ${answer.status}${created ? ", and the verification was created" : ""}: ${brief(answer.text, 160)}`,
     );
   }
 
@@ -483,25 +501,31 @@ class ConformRun {
   }
 
   /** GET by trace: the detail of a created verification matches what was sent. */
-  private async checkGet(x: Created): Promise<void> {
+  private async checkGet(created: Created): Promise<void> {
     const get = this.get;
-    const id = `get:${x.vector}`;
-    const a = await this.send(id, get.operationId, "GET", get.path!.replace("{trace}", encodeURIComponent(x.trace)));
-    if (!a) return;
-    this.check(`${id}#status`, get.operationId, a.status === 200, "HTTP 200 for a created verification", `HTTP ${a.status}: ${brief(a.text, 200)}`);
-    if (a.status !== 200) return;
-    this.schemaCheck(`${id}#body`, get.operationId, get.responses["200"]!, a.json);
-    const data = isObj(a.json) && isObj(a.json["data"]) ? a.json["data"] : {};
-    this.check(`${id}#trace`, get.operationId, data["trace"] === x.trace, `data.trace ${x.trace}`, brief(data["trace"]));
+    const id = `get:${created.vector}`;
+    const answer = await this.send(id, get.operationId, "GET", get.path!.replace("{trace}", encodeURIComponent(created.trace)));
+    if (!answer) return;
+    this.check(
+      `${id}#status`,
+      get.operationId,
+      answer.status === 200,
+      "HTTP 200 for a created verification",
+      `HTTP ${answer.status}: ${brief(answer.text, 200)}`,
+    );
+    if (answer.status !== 200) return;
+    this.schemaCheck(`${id}#body`, get.operationId, get.responses["200"]!, answer.json);
+    const data = isObj(answer.json) && isObj(answer.json["data"]) ? answer.json["data"] : {};
+    this.check(`${id}#trace`, get.operationId, data["trace"] === created.trace, `data.trace ${created.trace}`, brief(data["trace"]));
     const detail = this.model.shapes[get.responses["200"]!]?.properties?.["data"];
-    const keys = Object.keys(this.model.shapes[detail?.ref ?? ""]?.properties ?? {}).filter((k) => k in x.sent && k !== "trace");
-    const differ = keys.filter((k) => !equal(data[k], x.sent[k]));
+    const keys = Object.keys(this.model.shapes[detail?.ref ?? ""]?.properties ?? {}).filter((k) => k in created.sent && k !== "trace");
+    const differ = keys.filter((k) => !equal(data[k], created.sent[k]));
     this.check(
       `${id}#matches-request`,
       get.operationId,
       differ.length === 0,
       `${keys.join(", ")} as sent`,
-      differ.map((k) => `${k}: sent ${brief(x.sent[k], 80)}, got ${brief(data[k], 80)}`).join("; "),
+      differ.map((k) => `${k}: sent ${brief(created.sent[k], 80)}, got ${brief(data[k], 80)}`).join("; "),
     );
   }
 
@@ -560,66 +584,72 @@ class ConformRun {
         expect: inFlight.expect.outcome === "error" ? { ...inFlight.expect, state: { ...inFlight.expect.state, attempt: startAttempt } } : inFlight.expect,
       });
     for (let attempt = this.model.attempts.startsAt; attempt <= cap; attempt++) {
-      const l = vector(`resubmit/rejected/attempt-${attempt}-of-${cap}`);
-      if (!l)
+      const rejectedCase = vector(`resubmit/rejected/attempt-${attempt}-of-${cap}`);
+      if (!rejectedCase)
         return void this.skipped(
           "lifecycle:resubmit",
           this.create.operationId,
           `the server's cap (${cap}) is not the spec's observed default; no vector for it`,
         );
-      const control = await this.send(`lifecycle:${l.id}#control`, "control", "POST", `/_sandbox/verifications/${encodeURIComponent(trace)}/status`, {
-        verificationStatus: "rejected",
-      });
+      const control = await this.send(
+        `lifecycle:${rejectedCase.id}#control`,
+        "control",
+        "POST",
+        `/_sandbox/verifications/${encodeURIComponent(trace)}/status`,
+        {
+          verificationStatus: "rejected",
+        },
+      );
       if (control?.status !== 200)
         return this.budgetHit
-          ? void this.skipped(`lifecycle:${l.id}`, this.create.operationId, this.budgetReason())
-          : void this.failed(`lifecycle:${l.id}#control`, "control", "the control API sets rejected", "it refused");
-      await this.resubmit(trace, base, l);
+          ? void this.skipped(`lifecycle:${rejectedCase.id}`, this.create.operationId, this.budgetReason())
+          : void this.failed(`lifecycle:${rejectedCase.id}#control`, "control", "the control API sets rejected", "it refused");
+      await this.resubmit(trace, base, rejectedCase);
     }
     const again = vector("resubmit/rejected/already-locked-at-cap");
     if (again) await this.resubmit(trace, base, again);
   }
 
   private async detail(id: string, trace: string): Promise<Obj | undefined> {
-    const a = await this.send(id, this.get.operationId, "GET", this.get.path!.replace("{trace}", encodeURIComponent(trace)));
-    return a && isObj(a.json) && isObj(a.json["data"]) ? a.json["data"] : undefined;
+    const answer = await this.send(id, this.get.operationId, "GET", this.get.path!.replace("{trace}", encodeURIComponent(trace)));
+    return answer && isObj(answer.json) && isObj(answer.json["data"]) ? answer.json["data"] : undefined;
   }
 
   /** A resubmission against a vector: its answer, then the state the server reports. */
-  private async resubmit(trace: string, base: Obj, l: LifecycleCase): Promise<void> {
+  private async resubmit(trace: string, base: Obj, lifecycleCase: LifecycleCase): Promise<void> {
     const create = this.create;
-    const id = `lifecycle:${l.id}`;
-    const a = await this.send(id, create.operationId, "POST", create.path!, base);
-    if (!a) return;
+    const id = `lifecycle:${lifecycleCase.id}`;
+    const answer = await this.send(id, create.operationId, "POST", create.path!, base);
+    if (!answer) return;
     const after = lifecycleState(await this.detail(`${id}#state`, trace));
     if (this.budgetHit) return void this.skipped(id, create.operationId, this.budgetReason());
-    const x = l.expect;
-    if (x.outcome === "error") {
-      const type = isObj(a.json) && isObj(a.json["error"]) ? a.json["error"]["type"] : undefined;
+    const expected = lifecycleCase.expect;
+    if (expected.outcome === "error") {
+      const type = isObj(answer.json) && isObj(answer.json["error"]) ? answer.json["error"]["type"] : undefined;
       this.check(
         id,
         create.operationId,
-        a.status === x.httpStatus && type === x.error && equal(after, x.state),
-        `HTTP ${x.httpStatus} ${x.error}, then ${brief(x.state)}`,
-        `HTTP ${a.status} ${brief(type)}, then ${brief(after)}`,
+        answer.status === expected.httpStatus && type === expected.error && equal(after, expected.state),
+        `HTTP ${expected.httpStatus} ${expected.error}, then ${brief(expected.state)}`,
+        `HTTP ${answer.status} ${brief(type)}, then ${brief(after)}`,
       );
-    } else if (x.outcome === "transition") {
+    } else if (expected.outcome === "transition") {
       this.check(
         id,
         create.operationId,
-        a.status === 200 && equal(after, x.state),
-        `HTTP 200, then ${brief(x.state)}`,
-        `HTTP ${a.status}, then ${brief(after)}`,
+        answer.status === 200 && equal(after, expected.state),
+        `HTTP 200, then ${brief(expected.state)}`,
+        `HTTP ${answer.status}, then ${brief(after)}`,
       );
     }
   }
 }
 
 /** The part of a verification's detail the life-cycle vectors state. */
-const lifecycleState = (d: Obj | undefined) => ({
-  verificationStatus: d?.["verificationStatus"] ?? null,
-  submissionStatus: d?.["submissionStatus"] ?? null,
-  attempt: d?.["attempt"] ?? null,
+const lifecycleState = (detail: Obj | undefined) => ({
+  verificationStatus: detail?.["verificationStatus"] ?? null,
+  submissionStatus: detail?.["submissionStatus"] ?? null,
+  attempt: detail?.["attempt"] ?? null,
 });
 
 export type { Endpoint };

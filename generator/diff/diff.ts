@@ -7,15 +7,15 @@ import { locate, type Side } from "./sides.js";
 
 export function diffSides(base: Side, head: Side, overrides: Overrides = {}): DiffResult {
   const changes = applyOverrides(compareSides(base, head), overrides);
-  const [bv, hv] = [base.model.versions.specVersion, head.model.versions.specVersion];
+  const [baseVersion, headVersion] = [base.model.versions.specVersion, head.model.versions.specVersion];
   const bpos = locate(base, "versions.yaml", ["specVersion"]);
   const hpos = locate(head, "versions.yaml", ["specVersion"]);
-  const version = versionFinding(changes, bv, hv, { ...(bpos ? { base: bpos } : {}), ...(hpos ? { head: hpos } : {}) });
+  const version = versionFinding(changes, baseVersion, headVersion, { ...(bpos ? { base: bpos } : {}), ...(hpos ? { head: hpos } : {}) });
   const findings = version ? [...changes, ...applyOverrides([version], overrides)] : changes;
-  const info = (s: Side) => ({
-    label: s.label,
-    ...(s.commit ? { commit: s.commit } : {}),
-    ...(s.model.versions.specVersion ? { specVersion: s.model.versions.specVersion } : {}),
+  const info = (side: Side) => ({
+    label: side.label,
+    ...(side.commit ? { commit: side.commit } : {}),
+    ...(side.model.versions.specVersion ? { specVersion: side.model.versions.specVersion } : {}),
   });
   return { base: info(base), head: info(head), findings: sortFindings(findings) };
 }

@@ -41,19 +41,19 @@ const text = (f: Finding) => `${f.schema ?? ""}\u0000${f.path ?? ""}\u0000${f.op
 /** Breaking first, then by audience, check id and place: the same findings always print in one order. */
 export function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort(
-    (a, b) =>
-      rank(SEVERITIES, a.severity) - rank(SEVERITIES, b.severity) ||
-      rank(AUDIENCES, a.audience) - rank(AUDIENCES, b.audience) ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) ||
-      (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0),
+    (left, right) =>
+      rank(SEVERITIES, left.severity) - rank(SEVERITIES, right.severity) ||
+      rank(AUDIENCES, left.audience) - rank(AUDIENCES, right.audience) ||
+      (left.id < right.id ? -1 : left.id > right.id ? 1 : 0) ||
+      (text(left) < text(right) ? -1 : text(left) > text(right) ? 1 : 0),
   );
 }
 
 /** The same change reached twice (a shape used by two bodies is compared once per body): keep one. */
 export function dedupe(findings: readonly Finding[]): Finding[] {
   const seen = new Set<string>();
-  return findings.filter((f) => {
-    const key = `${f.id}\u0000${text(f)}`;
+  return findings.filter((finding) => {
+    const key = `${finding.id}\u0000${text(finding)}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -65,30 +65,30 @@ class Unsupported extends Error {}
 
 /** A tiny recursive-descent reader of the subset; throws Unsupported on anything else. */
 class Reader {
-  private i = 0;
+  private position = 0;
   private readonly cps: number[];
   constructor(text: string) {
     this.cps = [...text].map((c) => c.codePointAt(0)!);
   }
   private peek(): string | undefined {
-    const c = this.cps[this.i];
-    return c === undefined ? undefined : String.fromCodePoint(c);
+    const char = this.cps[this.position];
+    return char === undefined ? undefined : String.fromCodePoint(char);
   }
   private take(): string {
-    const c = this.peek();
-    if (c === undefined) throw new Unsupported();
-    this.i += 1;
-    return c;
+    const char = this.peek();
+    if (char === undefined) throw new Unsupported();
+    this.position += 1;
+    return char;
   }
   get done(): boolean {
-    return this.i >= this.cps.length;
+    return this.position >= this.cps.length;
   }
   atEndAnchor(): boolean {
-    return this.i === this.cps.length - 1 && this.peek() === "$";
+    return this.position === this.cps.length - 1 && this.peek() === "$";
   }
-  eat(c: string): boolean {
-    if (this.peek() !== c) return false;
-    this.i += 1;
+  eat(char: string): boolean {
+    if (this.peek() !== char) return false;
+    this.position += 1;
     return true;
   }
 
@@ -108,8 +108,8 @@ class Reader {
   }
 
   private atom(): Node {
-    const c = this.take();
-    if (c === "(") {
+    const char = this.take();
+    if (char === "(") {
       if (this.eat("?")) {
         if (!this.eat(":")) throw new Unsupported(); // lookarounds, named groups
       }
@@ -117,12 +117,12 @@ class Reader {
       if (!this.eat(")")) throw new Unsupported();
       return inner;
     }
-    if (c === "[") return this.characterClass();
-    if (c === ".") return { kind: "set", ranges: complement(LINE_TERMINATORS) };
-    if (c === "\\") return { kind: "set", ranges: this.escape(false) };
-    if ("^$*+?{})|]".includes(c)) throw new Unsupported();
-    const cp = c.codePointAt(0)!;
-    return { kind: "set", ranges: [[cp, cp]] };
+    if (char === "[") return this.characterClass();
+    if (char === ".") return { kind: "set", ranges: complement(LINE_TERMINATORS) };
+    if (char === "\\") return { kind: "set", ranges: this.escape(false) };
+    if ("^$*+?{})|]".includes(char)) throw new Unsupported();
+    const codePoint = char.codePointAt(0)!;
+    return { kind: "set", ranges: [[codePoint, codePoint]] };
   }
 
   private quantified(node: Node): Node {
@@ -133,11 +133,11 @@ class Reader {
     else if (this.eat("?")) [min, max] = [0, 1];
     else if (this.peek() === "{") {
       this.take();
-      const lo = this.number();
-      let hi = lo;
-      if (this.eat(",")) hi = this.peek() === "}" ? Infinity : this.number();
-      if (!this.eat("}") || hi < lo) throw new Unsupported();
-      [min, max] = [lo, hi];
+      const lower = this.number();
+      let upper = lower;
+      if (this.eat(",")) upper = this.peek() === "}" ? Infinity : this.number();
+      if (!this.eat("}") || upper < lower) throw new Unsupported();
+      [min, max] = [lower, upper];
     } else return node;
     this.eat("?"); // lazy: the same language
     return { kind: "rep", node, min, max };
@@ -152,45 +152,45 @@ class Reader {
 
   /** After a backslash: a class escape or one character. */
   private escape(inClass: boolean): Ranges {
-    const c = this.take();
+    const char = this.take();
     const classes: Record<string, Ranges> = { d: DIGIT, D: complement(DIGIT), w: WORD, W: complement(WORD), s: SPACE, S: complement(SPACE) };
-    if (classes[c]) return classes[c];
+    if (classes[char]) return classes[char];
     const controls: Record<string, number> = { n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b, f: 0x0c, 0: 0 };
-    if (controls[c] !== undefined) return [[controls[c], controls[c]]];
-    if (c === "u") {
+    if (controls[char] !== undefined) return [[controls[char], controls[char]]];
+    if (char === "u") {
       let hex = "";
       if (this.eat("{")) {
         while (this.peek() !== "}") hex += this.take();
         this.take();
       } else for (let k = 0; k < 4; k++) hex += this.take();
       if (!/^[0-9A-Fa-f]{1,6}$/.test(hex)) throw new Unsupported();
-      const cp = parseInt(hex, 16);
-      return [[cp, cp]];
+      const codePoint = parseInt(hex, 16);
+      return [[codePoint, codePoint]];
     }
-    if (c === "x") {
+    if (char === "x") {
       const hex = this.take() + this.take();
       if (!/^[0-9A-Fa-f]{2}$/.test(hex)) throw new Unsupported();
       return [[parseInt(hex, 16), parseInt(hex, 16)]];
     }
-    if (c === "-" && inClass) return [[0x2d, 0x2d]];
+    if (char === "-" && inClass) return [[0x2d, 0x2d]];
     // Syntax characters escaped stand for themselves (the `u` flag allows no other identity escape).
-    if (!"^$\\.*+?()[]{}|/".includes(c)) throw new Unsupported(); // \b, \B, \p{..}, back-references
-    const cp = c.codePointAt(0)!;
-    return [[cp, cp]];
+    if (!"^$\\.*+?()[]{}|/".includes(char)) throw new Unsupported(); // \b, \B, \p{..}, back-references
+    const codePoint = char.codePointAt(0)!;
+    return [[codePoint, codePoint]];
   }
 
   private characterClass(): Node {
     const negated = this.eat("^");
     const ranges: [number, number][] = [];
     const single = (): Ranges => {
-      const c = this.take();
-      if (c === "\\") return this.escape(true);
-      const cp = c.codePointAt(0)!;
-      return [[cp, cp]];
+      const char = this.take();
+      if (char === "\\") return this.escape(true);
+      const codePoint = char.codePointAt(0)!;
+      return [[codePoint, codePoint]];
     };
     while (!this.eat("]")) {
       const first = single();
-      if (this.peek() === "-" && this.cps[this.i + 1] !== undefined && String.fromCodePoint(this.cps[this.i + 1]!) !== "]") {
+      if (this.peek() === "-" && this.cps[this.position + 1] !== undefined && String.fromCodePoint(this.cps[this.position + 1]!) !== "]") {
         this.take();
         const last = single();
         if (first.length !== 1 || last.length !== 1 || first[0]![0] !== first[0]![1] || last[0]![0] !== last[0]![1] || last[0]![0] < first[0]![0])
@@ -210,11 +210,11 @@ interface Parsed {
 
 function parse(pattern: string): Parsed | undefined {
   try {
-    const r = new Reader(pattern);
-    const start = r.eat("^");
-    const body = r.alternation();
-    const end = r.eat("$");
-    return r.done ? { start, end, body } : undefined;
+    const reader = new Reader(pattern);
+    const start = reader.eat("^");
+    const body = reader.alternation();
+    const end = reader.eat("$");
+    return reader.done ? { start, end, body } : undefined;
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;
@@ -225,45 +225,47 @@ const asRep = (n: Node): { node: Node; min: number; max: number } => (n.kind ===
 const itemsOf = (n: Node): readonly Node[] => (n.kind === "seq" ? n.items : [n]);
 
 /** Whether a node accepts the empty string. */
-function nullable(n: Node): boolean {
-  if (n.kind === "set") return false;
-  if (n.kind === "rep") return n.min === 0 || nullable(n.node);
-  if (n.kind === "seq") return n.items.every(nullable);
-  return n.options.some(nullable);
+function nullable(node: Node): boolean {
+  if (node.kind === "set") return false;
+  if (node.kind === "rep") return node.min === 0 || nullable(node.node);
+  if (node.kind === "seq") return node.items.every(nullable);
+  return node.options.some(nullable);
 }
 
 /** L(a) ⊆ L(b), proven structurally (false: not proven). */
-function within(a: Node, b: Node): boolean {
-  if (a.kind === "alt") return a.options.every((o) => within(o, b));
-  if (b.kind === "alt" && b.options.some((o) => within(a, o))) return true;
-  if (a.kind === "set" && b.kind === "set") return rangesWithin(a.ranges, b.ranges);
-  const [ai, bi] = [itemsOf(a), itemsOf(b)];
-  if (ai.length === 1 && bi.length === 1) {
-    const [ra, rb] = [asRep(a), asRep(b)];
-    if (ra.node === a && rb.node === b) return false; // two non-repeats of different kinds
-    return rb.min <= ra.min && ra.max <= rb.max && within(ra.node, rb.node);
+function within(inner: Node, outer: Node): boolean {
+  if (inner.kind === "alt") return inner.options.every((o) => within(o, outer));
+  if (outer.kind === "alt" && outer.options.some((o) => within(inner, o))) return true;
+  if (inner.kind === "set" && outer.kind === "set") return rangesWithin(inner.ranges, outer.ranges);
+  const [innerItems, outerItems] = [itemsOf(inner), itemsOf(outer)];
+  if (innerItems.length === 1 && outerItems.length === 1) {
+    const [innerRep, outerRep] = [asRep(inner), asRep(outer)];
+    if (innerRep.node === inner && outerRep.node === outer) return false; // two non-repeats of different kinds
+    return outerRep.min <= innerRep.min && innerRep.max <= outerRep.max && within(innerRep.node, outerRep.node);
   }
-  return seqWithin(ai, bi);
+  return seqWithin(innerItems, outerItems);
 }
 
 /**
  * A sequence within another: consecutive runs of `a`'s items, in order, each within one item of `b`;
  * the items of `b` left over accept the empty string (`5` within `5(-4)?`, `ab|c` within `(?:ab|c)Z?`).
  */
-function seqWithin(a: readonly Node[], b: readonly Node[]): boolean {
+function seqWithin(inner: readonly Node[], outer: readonly Node[]): boolean {
   const memo = new Map<string, boolean>();
   // Runs longer than one item only into an alternation (its options are compared), and never the whole
   // of `a` into the whole of `b` (the call this one came from).
   const runs = (i: number, j: number) =>
-    Array.from({ length: a.length - i }, (_, n) => i + n + 1).filter((k) => k === i + 1 || (b[j]!.kind === "alt" && !(k - i === a.length && b.length === 1)));
+    Array.from({ length: inner.length - i }, (_, n) => i + n + 1).filter(
+      (k) => k === i + 1 || (outer[j]!.kind === "alt" && !(k - i === inner.length && outer.length === 1)),
+    );
   const go = (i: number, j: number): boolean => {
     const key = `${i},${j}`;
     const known = memo.get(key);
     if (known !== undefined) return known;
     const result =
-      (i === a.length && b.slice(j).every(nullable)) ||
-      (j < b.length && nullable(b[j]!) && go(i, j + 1)) ||
-      (j < b.length && runs(i, j).some((k) => within(k === i + 1 ? a[i]! : { kind: "seq", items: a.slice(i, k) }, b[j]!) && go(k, j + 1)));
+      (i === inner.length && outer.slice(j).every(nullable)) ||
+      (j < outer.length && nullable(outer[j]!) && go(i, j + 1)) ||
+      (j < outer.length && runs(i, j).some((k) => within(k === i + 1 ? inner[i]! : { kind: "seq", items: inner.slice(i, k) }, outer[j]!) && go(k, j + 1)));
     memo.set(key, result);
     return result;
   };
@@ -276,8 +278,8 @@ function seqWithin(a: readonly Node[], b: readonly Node[]): boolean {
  */
 export function acceptsAll(wider: string, narrower: string): boolean {
   if (wider === narrower) return true;
-  const [w, n] = [parse(wider), parse(narrower)];
-  if (!w || !n) return false;
-  if ((w.start && !n.start) || (w.end && !n.end)) return false;
-  return within(n.body, w.body);
+  const [widerParsed, narrowerParsed] = [parse(wider), parse(narrower)];
+  if (!widerParsed || !narrowerParsed) return false;
+  if ((widerParsed.start && !narrowerParsed.start) || (widerParsed.end && !narrowerParsed.end)) return false;
+  return within(narrowerParsed.body, widerParsed.body);
 }

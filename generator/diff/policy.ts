@@ -49,18 +49,18 @@ export function readOverrides(file: string, required: boolean): Overrides {
 export function applyOverrides(findings: readonly Finding[], overrides: Overrides): Finding[] {
   const out: Finding[] = [];
   for (const f of findings) {
-    const o = overrides[f.id];
-    if (o === "none") continue;
-    out.push(o ? { ...f, severity: o } : f);
+    const override = overrides[f.id];
+    if (override === "none") continue;
+    out.push(override ? { ...f, severity: override } : f);
   }
   return out;
 }
 
 type Semver = readonly [number, number, number];
 
-function parseSemver(v: string | undefined): Semver | undefined {
-  const m = v === undefined ? null : /^(\d+)\.(\d+)\.(\d+)$/.exec(v);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+function parseSemver(version: string | undefined): Semver | undefined {
+  const match = version === undefined ? null : /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
 }
 
 /**
@@ -70,17 +70,20 @@ function parseSemver(v: string | undefined): Semver | undefined {
  */
 export function versionFinding(findings: readonly Finding[], base: string | undefined, head: string | undefined, where: Location): Finding | undefined {
   if (findings.length === 0) return undefined;
-  const b = parseSemver(base);
-  if (!b) return undefined;
-  const h = parseSemver(head);
+  const baseSemver = parseSemver(base);
+  if (!baseSemver) return undefined;
+  const headSemver = parseSemver(head);
   const breaking = findings.some((f) => f.severity === "breaking");
-  const need = breaking ? (b[0] === 0 ? "minor" : "major") : "minor";
-  const ok = h !== undefined && (need === "major" ? h[0] > b[0] : h[0] > b[0] || (h[0] === b[0] && h[1] > b[1]));
+  const need = breaking ? (baseSemver[0] === 0 ? "minor" : "major") : "minor";
+  const ok =
+    headSemver !== undefined &&
+    (need === "major" ? headSemver[0] > baseSemver[0] : headSemver[0] > baseSemver[0] || (headSemver[0] === baseSemver[0] && headSemver[1] > baseSemver[1]));
   if (ok) return undefined;
   // The other findings, named as such: the summary line counts this one too, so "N breaking" there is N+1 here's.
-  const n = findings.length;
-  const k = findings.filter((f) => f.severity === "breaking").length;
-  const counts = n === 1 ? `other change (${k ? "breaking" : "not breaking"}) calls` : `${n} other changes (${k} breaking) call`;
+  const others = findings.length;
+  const othersBreaking = findings.filter((f) => f.severity === "breaking").length;
+  const counts =
+    others === 1 ? `other change (${othersBreaking ? "breaking" : "not breaking"}) calls` : `${others} other changes (${othersBreaking} breaking) call`;
   return {
     id: "spec-version-not-bumped",
     severity: breaking ? "breaking" : "warning",

@@ -89,6 +89,6 @@ export function loadSide(arg: string, cwd: string, specDir: string): Side {
 
 /** Position of `path` in the side's spec file whose display path or name is `file`. */
 export function locate(side: Side, file: string, path: readonly PathSegment[], key = false): SourcePos | undefined {
-  const f = side.spec.files.find((x) => x.displayPath === file || x.name === file);
-  return f ? positionOf(f, path, key) : undefined;
+  const specFile = side.spec.files.find((x) => x.displayPath === file || x.name === file);
+  return specFile ? positionOf(specFile, path, key) : undefined;
 }

@@ -10,14 +10,14 @@ export interface Use {
   readonly webhook?: string;
 }
 
-function refsOf(f: Field, out: string[]): string[] {
-  if (f.ref) out.push(f.ref);
-  for (const p of Object.values(f.properties ?? {})) refsOf(p, out);
-  if (typeof f.additionalProperties === "object") refsOf(f.additionalProperties, out);
-  if (f.items) refsOf(f.items, out);
-  for (const b of f.oneOf ?? []) refsOf(b, out);
-  for (const c of f.when) for (const p of Object.values(c.properties)) refsOf(p, out);
-  if (f.selectBy) out.push(f.selectBy.then, f.selectBy.else);
+function refsOf(field: Field, out: string[]): string[] {
+  if (field.ref) out.push(field.ref);
+  for (const p of Object.values(field.properties ?? {})) refsOf(p, out);
+  if (typeof field.additionalProperties === "object") refsOf(field.additionalProperties, out);
+  if (field.items) refsOf(field.items, out);
+  for (const b of field.oneOf ?? []) refsOf(b, out);
+  for (const c of field.when) for (const p of Object.values(c.properties)) refsOf(p, out);
+  if (field.selectBy) out.push(field.selectBy.then, field.selectBy.else);
   return out;
 }
 
@@ -39,10 +39,10 @@ export function shapeUses(model: Model): Map<string, Use[]> {
   for (const e of model.endpoints) {
     if (e.request) {
       visit(e.request, { direction: "request", operation: e.operationId });
-      const er = model.entityRequests.find((r) => r.id === e.request);
-      if (er) {
-        visitFields(er.fields, { direction: "request", operation: e.operationId });
-        for (const k of model.entityKinds.filter((x) => x.interface === er.interface)) {
+      const entityRequest = model.entityRequests.find((r) => r.id === e.request);
+      if (entityRequest) {
+        visitFields(entityRequest.fields, { direction: "request", operation: e.operationId });
+        for (const k of model.entityKinds.filter((x) => x.interface === entityRequest.interface)) {
           for (const b of k.branches) visitFields(b.fields, { direction: "request", operation: e.operationId });
         }
       }
@@ -57,7 +57,7 @@ export function shapeUses(model: Model): Map<string, Use[]> {
 
 /** The operation whose request body carries the entity kinds of an interface. */
 export function operationOfInterface(model: Model, iface: string): { operation?: string } {
-  const r = model.entityRequests.find((x) => x.interface === iface);
-  const e = r ? model.endpoints.find((x) => x.request === r.id) : undefined;
-  return e ? { operation: e.operationId } : {};
+  const entityRequest = model.entityRequests.find((x) => x.interface === iface);
+  const endpoint = entityRequest ? model.endpoints.find((x) => x.request === entityRequest.id) : undefined;
+  return endpoint ? { operation: endpoint.operationId } : {};
 }

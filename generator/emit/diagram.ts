@@ -41,11 +41,11 @@ function layout(model: Model): { nodes: Map<string, Node>; unplaced: string[] } 
     changed = false;
     for (const t of model.transitions) {
       const from = t.from ?? START;
-      const r = rank.get(from);
-      if (r === undefined) continue;
+      const fromRank = rank.get(from);
+      if (fromRank === undefined) continue;
       for (const to of targets(t)) {
         if (to === ANY || rank.has(to)) continue;
-        rank.set(to, r + 1);
+        rank.set(to, fromRank + 1);
         changed = true;
       }
     }
@@ -65,42 +65,42 @@ function layout(model: Model): { nodes: Map<string, Node>; unplaced: string[] } 
 }
 
 /** Where the line from a node's centre towards (tx, ty) leaves its box. */
-function border(n: Node, tx: number, ty: number): [number, number] {
-  const dx = tx - n.x;
-  const dy = ty - n.y;
-  const sx = dx === 0 ? Infinity : n.w / 2 / Math.abs(dx);
-  const sy = dy === 0 ? Infinity : NODE_H / 2 / Math.abs(dy);
-  const s = Math.min(sx, sy);
-  return [n.x + dx * s, n.y + dy * s];
+function border(node: Node, towardX: number, towardY: number): [number, number] {
+  const deltaX = towardX - node.x;
+  const deltaY = towardY - node.y;
+  const scaleX = deltaX === 0 ? Infinity : node.w / 2 / Math.abs(deltaX);
+  const scaleY = deltaY === 0 ? Infinity : NODE_H / 2 / Math.abs(deltaY);
+  const scale = Math.min(scaleX, scaleY);
+  return [node.x + deltaX * scale, node.y + deltaY * scale];
 }
 
-function nodeSvg(n: Node): string {
-  if (n.id === START) {
-    return `<circle cx="${num(n.x)}" cy="${num(n.y)}" r="9" class="start"/><text x="${num(n.x)}" y="${num(n.y - 16)}" class="note">${esc(n.label)}</text>`;
+function nodeSvg(node: Node): string {
+  if (node.id === START) {
+    return `<circle cx="${num(node.x)}" cy="${num(node.y)}" r="9" class="start"/><text x="${num(node.x)}" y="${num(node.y - 16)}" class="note">${esc(node.label)}</text>`;
   }
-  const x = n.x - n.w / 2;
-  return `<rect x="${num(x)}" y="${num(n.y - NODE_H / 2)}" width="${num(n.w)}" height="${NODE_H}" rx="8" class="${n.dashed ? "node dashed" : "node"}"/><text x="${num(n.x)}" y="${num(n.y + 4.5)}" class="label">${esc(n.label)}</text>`;
+  const left = node.x - node.w / 2;
+  return `<rect x="${num(left)}" y="${num(node.y - NODE_H / 2)}" width="${num(node.w)}" height="${NODE_H}" rx="8" class="${node.dashed ? "node dashed" : "node"}"/><text x="${num(node.x)}" y="${num(node.y + 4.5)}" class="label">${esc(node.label)}</text>`;
 }
 
 /** An arrow with its number; bent when the opposite arrow exists, a loop when it returns to its node. */
-function edgeSvg(a: Node, b: Node, label: number, bend: number): string {
-  if (a === b) {
-    const top = a.y - NODE_H / 2;
-    const d = `M ${num(a.x - 14)} ${num(top)} C ${num(a.x - 34)} ${num(top - 44)} ${num(a.x + 34)} ${num(top - 44)} ${num(a.x + 14)} ${num(top)}`;
-    return `<path d="${d}" class="edge"/>${badge(a.x, top - 34, label)}`;
+function edgeSvg(from: Node, to: Node, label: number, bend: number): string {
+  if (from === to) {
+    const top = from.y - NODE_H / 2;
+    const loopPath = `M ${num(from.x - 14)} ${num(top)} C ${num(from.x - 34)} ${num(top - 44)} ${num(from.x + 34)} ${num(top - 44)} ${num(from.x + 14)} ${num(top)}`;
+    return `<path d="${loopPath}" class="edge"/>${badge(from.x, top - 34, label)}`;
   }
-  const mx = (a.x + b.x) / 2;
-  const my = (a.y + b.y) / 2;
-  const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
-  const cx = mx + (-(b.y - a.y) / len) * bend;
-  const cy = my + ((b.x - a.x) / len) * bend;
-  const [x1, y1] = border(a, cx, cy);
-  const [x2, y2] = border(b, cx, cy);
-  return `<path d="M ${num(x1)} ${num(y1)} Q ${num(cx)} ${num(cy)} ${num(x2)} ${num(y2)}" class="edge"/>${badge((x1 + 2 * cx + x2) / 4, (y1 + 2 * cy + y2) / 4, label)}`;
+  const midX = (from.x + to.x) / 2;
+  const midY = (from.y + to.y) / 2;
+  const len = Math.hypot(to.x - from.x, to.y - from.y) || 1;
+  const controlX = midX + (-(to.y - from.y) / len) * bend;
+  const controlY = midY + ((to.x - from.x) / len) * bend;
+  const [startX, startY] = border(from, controlX, controlY);
+  const [endX, endY] = border(to, controlX, controlY);
+  return `<path d="M ${num(startX)} ${num(startY)} Q ${num(controlX)} ${num(controlY)} ${num(endX)} ${num(endY)}" class="edge"/>${badge((startX + 2 * controlX + endX) / 4, (startY + 2 * controlY + endY) / 4, label)}`;
 }
 
-const badge = (x: number, y: number, n: number) =>
-  `<circle cx="${num(x)}" cy="${num(y)}" r="9" class="badge"/><text x="${num(x)}" y="${num(y + 4)}" class="badge-text">${n}</text>`;
+const badge = (centerX: number, centerY: number, number: number) =>
+  `<circle cx="${num(centerX)}" cy="${num(centerY)}" r="9" class="badge"/><text x="${num(centerX)}" y="${num(centerY + 4)}" class="badge-text">${number}</text>`;
 
 /** Words into lines of at most `width` characters (a long word stays whole). */
 function wrap(text: string, width: number): string[] {
@@ -118,10 +118,10 @@ function wrap(text: string, width: number): string[] {
 
 /** Each transition as one line of Markdown, in the order of its number: from, to, trigger, condition, what also happens. */
 export function transitionLines(model: Model): string[] {
-  return model.transitions.map((t) => {
-    const parts = [`${t.from ?? START} → ${targets(t).join(", ")}: ${t.trigger}`];
-    if (t.condition) parts.push(`when ${t.condition}`);
-    if (t.alsoHappens) parts.push(`also: ${t.alsoHappens}`);
+  return model.transitions.map((transition) => {
+    const parts = [`${transition.from ?? START} → ${targets(transition).join(", ")}: ${transition.trigger}`];
+    if (transition.condition) parts.push(`when ${transition.condition}`);
+    if (transition.alsoHappens) parts.push(`also: ${transition.alsoHappens}`);
     return parts.join("; ");
   });
 }
@@ -135,8 +135,8 @@ export const dashedNote = (unplaced: readonly string[]): string | undefined =>
 
 function legendLines(model: Model, unplaced: readonly string[]): { text: string; strong: boolean }[] {
   const out: { text: string; strong: boolean }[] = [];
-  transitionLines(model).forEach((line, i) => {
-    wrap(plain(`${i + 1}. ${line}`), LEGEND_CHARS).forEach((text, j) => out.push({ text: j ? `    ${text}` : text, strong: false }));
+  transitionLines(model).forEach((line, index) => {
+    wrap(plain(`${index + 1}. ${line}`), LEGEND_CHARS).forEach((text, j) => out.push({ text: j ? `    ${text}` : text, strong: false }));
   });
   out.push({ text: "", strong: false });
   for (const rule of model.attempts.rules) out.push(...wrap(plain(`Attempts: ${rule}`), LEGEND_CHARS).map((text) => ({ text, strong: false })));
@@ -157,12 +157,12 @@ export function statusDiagramSvg(model: Model, { legend: withLegend = true } = {
   const { nodes, unplaced } = layout(model);
   // Statuses whose transitions are not shown: one dashed row below the graph.
   const graphBottom = Math.max(...[...nodes.values()].map((n) => n.y)) + NODE_H;
-  let x = MARGIN + 60;
+  let nextX = MARGIN + 60;
   const extra: Node[] = unplaced.map((id) => {
-    const w = nodeWidth(id);
-    const n = { id, label: id, x: x + w / 2 - 42, y: graphBottom + 40, w, dashed: true };
-    x += w + 16;
-    return n;
+    const boxWidth = nodeWidth(id);
+    const node = { id, label: id, x: nextX + boxWidth / 2 - 42, y: graphBottom + 40, w: boxWidth, dashed: true };
+    nextX += boxWidth + 16;
+    return node;
   });
   const placed = [...nodes.values(), ...extra];
   const graphWidth = Math.max(...placed.map((n) => n.x + n.w / 2)) + MARGIN;
@@ -174,12 +174,12 @@ export function statusDiagramSvg(model: Model, { legend: withLegend = true } = {
 
   const pairs = new Set(model.transitions.flatMap((t) => targets(t).map((to) => `${t.from ?? START}>${to}`)));
   const edges: string[] = [];
-  model.transitions.forEach((t, i) => {
-    const from = nodes.get(t.from ?? START)!;
-    for (const to of targets(t)) {
+  model.transitions.forEach((transition, index) => {
+    const from = nodes.get(transition.from ?? START)!;
+    for (const to of targets(transition)) {
       const target = to === ANY ? from : nodes.get(to)!;
-      const reverse = pairs.has(`${to}>${t.from ?? START}`) && to !== (t.from ?? START);
-      edges.push(edgeSvg(from, target, i + 1, reverse ? 22 : 0));
+      const reverse = pairs.has(`${to}>${transition.from ?? START}`) && to !== (transition.from ?? START);
+      edges.push(edgeSvg(from, target, index + 1, reverse ? 22 : 0));
     }
   });
   const legendSvg = legend.map((l, i) => `<text x="${MARGIN}" y="${num(legendTop + i * LEGEND_LINE)}" class="legend">${esc(l.text)}</text>`);

@@ -34,7 +34,7 @@ function errorResponses(model: Model, schemas: Schemas, e: Endpoint): Record<str
     };
     if (t.message) example.message = t.message;
     else if ("message" in base) example.message = "<message>";
-    if (type === "validation_error") {
+    if (t.role === "validation") {
       (example.error as JsonSchema).details = model.messages.observed.map((m) => ({ message: m.message, code: m.code, path: m.paths[0] }));
     }
     out[String(t.httpStatus)] = {

@@ -44,3 +44,10 @@ export function buildErrorTypes(ctx: ModelContext): ErrorType[] {
     condition: e.condition,
   }));
 }
+
+/** The error type answered for `role` (errors.yaml `role`; check VS433 makes sure the roles the tools read exist). */
+export function errorTypeOfRole(model: Pick<Model, "errorTypes">, role: string): ErrorType {
+  const found = model.errorTypes.find((e) => e.role === role);
+  if (found === undefined) throw new Error(`errors.yaml: no error type has the role ${role}`);
+  return found;
+}

@@ -64,7 +64,7 @@ export function refusalAnswer(
   const { status, type, message } = refusal;
   const details = refusal.details ?? [];
   const headers: Record<string, string> =
-    status === choice<number>(spec, "authFailure", "httpStatus") && o.basic ? { "WWW-Authenticate": 'Basic realm="verispec sandbox"' } : {};
+    status === choice<number>(spec, "authFailure", "httpStatus") && o.basic ? { "WWW-Authenticate": choice<string>(spec, "authFailure", "challenge") } : {};
   if (shape === "older") {
     const older = { status: choice<string>(spec, "olderErrorShape", "status"), statusCode: status, type, message, details };
     return { body: JSON.stringify(older), headers };

@@ -95,7 +95,7 @@ export const SANDBOX_NEEDS = {
     resubmissionInFlight: "refuses a resubmission while another of the same verification is in flight with it",
   },
   choices: {
-    authFailure: ["httpStatus", "code", "message"],
+    authFailure: ["httpStatus", "code", "message", "challenge"],
     notFound: ["httpStatus", "code", "messages"],
     errorMessages: ["messages"],
     followUpTarget: ["to"],

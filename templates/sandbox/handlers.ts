@@ -141,7 +141,8 @@ export class SandboxHandlers {
 
   // ---- the sandbox's own control API and page ----
 
-  readonly page: Handler = async (exchange) => this.http.send(exchange.res, 200, sandboxPage(), HTML);
+  readonly page: Handler = async (exchange) =>
+    this.http.send(exchange.res, 200, sandboxPage(choice<number>(this.http.spec, "authFailure", "httpStatus")), HTML);
 
   readonly state: Handler = async (exchange) => {
     // One page of each (browse.ts): the filter and cursor apply to the verifications; deliveries are of those.

@@ -18,7 +18,8 @@ export function messagePage(title: string, text: string): string {
 <body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`;
 }
 
-export function sandboxPage(): string {
+/** The /_sandbox page; `authFailureStatus`: the status the sandbox refuses credentials with (sandbox.yaml choices.authFailure). */
+export function sandboxPage(authFailureStatus: number): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>verispec sandbox</title><style>${PAGE_STYLE}</style></head>
 <body><h1>verispec sandbox</h1><p id="clock"></p><p id="problem" role="alert" class="failed" hidden></p>
 <form method="get" action="/_sandbox" id="filter"><label>trace <input name="trace"></label><label>userId <input name="userId"></label><label>status <input name="status"></label><button type="submit">Filter</button> <a href="/_sandbox">all</a></form>
@@ -37,7 +38,7 @@ async function refresh() {
   // credentials the page was opened with to its own origin.
   try { r = await fetch(location.origin + "/_sandbox/state" + location.search, { credentials: "same-origin", cache: "no-store" }); }
   catch (e) { return fail("Could not reach the sandbox (" + (e && e.message || e) + ")."); }
-  if (!r.ok) return fail(r.status === 401 ? "The sandbox refused the credentials (HTTP 401): reload the page and give the service UID and secret it was started with." : "Could not read the sandbox's state (HTTP " + r.status + ").");
+  if (!r.ok) return fail(r.status === ${JSON.stringify(authFailureStatus)} ? "The sandbox refused the credentials (HTTP " + r.status + "): reload the page and give the service UID and secret it was started with." : "Could not read the sandbox's state (HTTP " + r.status + ").");
   let s;
   try { s = await r.json(); } catch (e) { return fail("The sandbox's state was not JSON."); }
   problem.hidden = true;

@@ -59,7 +59,7 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     if (site.keyword === "type") types++;
   }
   const out: ValidationIssue[] = [];
-  let named: string[][] | undefined; // unknown keys collected per issue (unrecognized_keys)
+  let named: string[][] | undefined; // unknown keys collected per issue (additionalProperties)
   let index: Map<string, number> | undefined; // past LINEAR_MAX issues: by path and code
   let wrongType: Set<string> | undefined; // past LINEAR_MAX type errors: their instancePaths
   let more = 0; // past maxErrors: issues not listed
@@ -95,7 +95,7 @@ export function mapErrors(errors: readonly AjvError[], data: unknown, table: Err
     for (let s = 0; s < a.suffix.length; s++) path.push(a.suffix[s]!);
     if (index === undefined && out.length >= LINEAR_MAX) index = new Map(out.map((o, i) => [`${pathKey(o.path)} ${o.code}`, i]));
     const seen = sameIssue(out, a.code, path, index);
-    if (a.code === "unrecognized_keys") {
+    if (site.keyword === "additionalProperties") {
       const name = /: (.*)$/.exec(a.message)?.[1] ?? "";
       if (seen >= 0 && named?.[seen] !== undefined) {
         named[seen]!.push(name);

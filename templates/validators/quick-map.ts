@@ -78,7 +78,7 @@ function issueOf(e: AjvError, data: unknown, cache: QuickSites, table: ErrorTabl
   if (site.isUnion || site.unionPrefixes.length !== 0 || site.keyword === "type") return undefined;
   const fixed = site.fixed;
   const answer = fixed ?? (site.keyword === "required" ? site.byParam.get(String(e.params.missingProperty)) : undefined);
-  if (answer === undefined || answer.code === "unrecognized_keys") return undefined;
+  if (answer === undefined || site.keyword === "additionalProperties") return undefined;
   const pointer = pointerOfError(e);
   if (!pointer.plain) return walkedIssue(e, data, answer);
   // A plain path is the same whatever the document holds: one frozen issue, shared.

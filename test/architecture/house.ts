@@ -212,6 +212,71 @@ export function measureHouse(root = ROOT): HouseFigures {
   };
 }
 
+/** Two-letter names that are words or conventions of the trade (an id, a database, a transaction, ms). */
+const SHORT_WORDS = new Set([
+  "id",
+  "at",
+  "db",
+  "tx",
+  "io",
+  "ms",
+  "ok",
+  "to",
+  "of",
+  "on",
+  "in",
+  "by",
+  "up",
+  "os",
+  "fs",
+  "ts",
+  "no",
+  "is",
+  "as",
+  "or",
+  "if",
+  "do",
+  "go",
+  "me",
+  "we",
+  "it",
+  "ip",
+  "pg",
+  "js",
+]);
+
+/**
+ * Declared names of one or two letters (issue 40: names that hide what they are), as file:line name:
+ * variables, parameters, functions and class members, leaving out a one-line lambda's parameters, the
+ * variables of a loop's head, `_` and the two-letter words of SHORT_WORDS.
+ */
+export function shortDeclarations(root = ROOT, files = houseFiles(root)): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    const source = parse(root, file);
+    const lineOf = (position: number) => source.getLineAndCharacterOfPosition(position).line + 1;
+    const oneLineLambda = (fn: ts.Node) => (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && lineOf(fn.getStart(source)) === lineOf(fn.getEnd());
+    const inLoopHead = (node: ts.Node) => {
+      const loop = node.parent?.parent;
+      return loop !== undefined && (ts.isForStatement(loop) || ts.isForOfStatement(loop) || ts.isForInStatement(loop)) && loop.initializer === node.parent;
+    };
+    const record = (name: ts.BindingName | ts.PropertyName): void => {
+      if (ts.isObjectBindingPattern(name) || ts.isArrayBindingPattern(name)) {
+        for (const element of name.elements) if (ts.isBindingElement(element)) record(element.name);
+      } else if (ts.isIdentifier(name) && name.text.length <= 2 && name.text !== "_" && !SHORT_WORDS.has(name.text))
+        out.push(`${file}:${lineOf(name.getStart(source))} ${name.text}`);
+    };
+    const visit = (node: ts.Node): void => {
+      if (ts.isParameter(node) && !oneLineLambda(node.parent)) record(node.name);
+      else if (ts.isVariableDeclaration(node) && !inLoopHead(node)) record(node.name);
+      else if ((ts.isFunctionDeclaration(node) || ts.isPropertyDeclaration(node) || ts.isMethodDeclaration(node)) && node.name) record(node.name);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return out;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const f = measureHouse();
   const show = (s: FunctionSize) => `${s.file}:${s.line} ${s.name} ${s.lines} lines`;
@@ -231,4 +296,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const b of f.breaches) console.log(`  ${b.kind}: ${b.from} -> ${b.to}`);
   console.log(`SQL statements outside templates/sandbox/store/: ${f.sql.length}`);
   for (const at of f.sql) console.log(`  ${at}`);
+  console.log(`short declarations (one or two letters, see shortDeclarations): ${shortDeclarations().length}`);
 }

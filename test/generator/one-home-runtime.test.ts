@@ -6,6 +6,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { getResponse } from "msw";
+import { ExchangeJudge } from "../../generator/conform/proxy.js";
+import { loadRuntime } from "../../generator/cli/commands/conform.js";
+import { messageTemplates } from "../../generator/emit/validators/error-table.js";
+import { TABLE } from "../../generated/validators/errors.js";
+import { rawV4GetVerificationStatusRequest } from "../../generated/validators/ajv.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadServedSpec } from "../../generator/cli/commands/sandbox-binding.js";
 import { clientFiles, errorClassTable } from "../../generator/emit/client.js";
@@ -23,6 +28,7 @@ import { processed } from "../../templates/sandbox/results.js";
 import { startSandbox } from "../../templates/sandbox/index.js";
 import { SandboxService, type ServiceError } from "../../templates/sandbox/service.js";
 import { memoryStore } from "../../templates/sandbox/store/memory.js";
+import { createValidator } from "../../templates/validators/validator.js";
 import { createWebhookKit } from "../../templates/webhooks/index.js";
 import { ROOT, scratchSpec, type ScratchSpec } from "./helpers.js";
 
@@ -52,6 +58,13 @@ const RUNTIME_FACTS = [
   { fact: "the sandbox's refusal of a body over the limit", home: "sandbox.yaml choices.refusals.payloadTooLarge", literal: '"payload_too_large"' },
   { fact: "the sandbox's refusal of another media type", home: "sandbox.yaml choices.refusals.unsupportedMediaType", literal: '"unsupported_media_type"' },
   { fact: "the validation error's message", home: "errors.yaml errorTypes.validation_error.message", literal: '"Validation error"' },
+  {
+    fact: "the code of unknown keys (grouped per object by the validators)",
+    home: "errors.yaml validationMessages.defaults.additionalProperties.code",
+    literal: "unrecognized_keys",
+  },
+  { fact: "the status of refused credentials (the operator page tells it)", home: "sandbox.yaml choices.authFailure.httpStatus", literal: "=== 401" },
+  { fact: "the challenge of refused credentials (a sandbox choice)", home: "sandbox.yaml choices.authFailure.challenge", literal: "realm=" },
 ] as const;
 
 /**
@@ -353,6 +366,91 @@ describe("the error codes follow errors.yaml, looked up by their role", () => {
       await running.close();
     }
     expect(toError(422, { error: { type: "invalid_request", details: [] } }, clientConstants(spec))).toBeInstanceOf(clientErrors.ValidationError);
+  });
+});
+
+describe("the generator's tools look the error codes up by their role", () => {
+  it("the validation error's code renamed: the OpenAPI 422 example lists the observed issues, and the conform proxy expects the new code for an invalid payload", async () => {
+    const model = modelFromSpec(renamedValidation());
+    const answer = buildOpenApi(model).paths!["/v5/verifications"]!.post!.responses!["422"] as { content: Record<string, { example: { error: object } }> };
+    const { error } = answer.content[model.bodyMediaType]!.example;
+    expect(error).toMatchObject({
+      type: "invalid_request",
+      details: expect.arrayContaining([expect.objectContaining({ message: "ABN must be exactly 11 digits." })]),
+    });
+    const judge = new ExchangeJudge(model, await loadRuntime());
+    const accepted = { status: 200, contentType: "application/json", text: "{}", json: {} };
+    const results = judge.judge({ n: 1, method: "POST", path: "/v5/verifications", requestBody: Buffer.from('{"type":"individual"}'), answer: accepted }, 64);
+    expect(results).toContainEqual(
+      expect.objectContaining({ outcome: "warned", got: expect.stringMatching(/^the service should answer 422 invalid_request: /) }),
+    );
+    expect(results).toContainEqual(
+      expect.objectContaining({ outcome: "failed", expected: "HTTP 422 invalid_request (or another refusal) for an invalid payload" }),
+    );
+  });
+
+  it("the code of a resubmission in flight renamed: the conform proxy expects it for a resubmission of a pending verification", async () => {
+    const judge = new ExchangeJudge(modelFromSpec(renamedConflict()), await loadRuntime());
+    const trace = "00000000-0000-4000-8000-000000000001";
+    const person = JSON.stringify({ type: "individual", subType: "data", userId: "u-1", name: "A Person", country: "AUS" });
+    const answered = (status: number, json: object) => ({ status, contentType: "application/json", text: JSON.stringify(json), json });
+    const post = (n: number, status: number, json: object) =>
+      judge.judge({ n, method: "POST", path: "/v5/verifications", requestBody: Buffer.from(person), answer: answered(status, json) }, 64);
+    post(1, 200, { trace });
+    const data = { verificationStatus: "pending", submissionStatus: "submitted", attempt: 1, maxAttempts: 5, type: "individual", subType: "data" };
+    judge.judge({ n: 2, method: "GET", path: `/v5/verifications/${trace}`, requestBody: undefined, answer: answered(200, { data }) }, 64);
+    expect(post(3, 200, { trace })).toContainEqual(
+      expect.objectContaining({
+        id: "proxy:3:createVerification#resubmission",
+        expected: expect.stringMatching(/^HTTP 475 resubmission_in_flight for a resubmission/),
+      }),
+    );
+  });
+});
+
+/** The spec with the code of unknown keys renamed to `unknown_keys` (its list of codes and both of its templates). */
+function renamedUnknownKeys(): string {
+  const spec = edited([]);
+  scratch!.write("errors.yaml", readFileSync(join(spec, "errors.yaml"), "utf8").replace(/\bunrecognized_keys\b/g, "unknown_keys"));
+  return spec;
+}
+
+describe("the validators follow errors.yaml's code of unknown keys", () => {
+  it("renamed: the unknown keys of one closed object are still one issue, with the new code and the plural message", () => {
+    const validator = createValidator(rawV4GetVerificationStatusRequest, TABLE, messageTemplates(modelFromSpec(renamedUnknownKeys())));
+    const older = { metadata_version: "4", metadata_serviceUid: "u", metadata_secretKey: "s", trace: "t", extra: 1, more: 2 };
+    for (let call = 0; call < 2; call++) {
+      // Twice: the second call meets the error locations already worked out (quick-map.ts's fast path).
+      expect(validator(older)).toEqual({
+        valid: false,
+        errors: [{ code: "unknown_keys", message: 'Unrecognized keys: "extra", "more"', path: [] }],
+      });
+    }
+  });
+});
+
+describe("the operator page follows sandbox.yaml choices.authFailure", () => {
+  it("the status and challenge of refused credentials changed: the sandbox refuses with them and the page's script tells a refusal by the status", async () => {
+    const { binding } = await loadServedSpec(
+      edited([
+        ["sandbox.yaml", "    httpStatus: 401\n    code: unauthorized", "    httpStatus: 403\n    code: unauthorized"],
+        ["sandbox.yaml", `challenge: 'Basic realm="verispec sandbox"'`, `challenge: 'Basic realm="acme", charset="UTF-8"'`],
+      ]),
+    );
+    const { running, credentials } = await sandboxOf(binding as SandboxBinding);
+    try {
+      const refused = await fetch(`${running.url}/_sandbox/state`);
+      expect({ status: refused.status, challenge: refused.headers.get("www-authenticate") }).toEqual({
+        status: 403,
+        challenge: 'Basic realm="acme", charset="UTF-8"',
+      });
+      const page = await fetch(`${running.url}/_sandbox`, { headers: { Authorization: `Basic ${btoa(`${credentials.serviceUid}:${credentials.secret}`)}` } });
+      const text = await page.text();
+      expect(text).toContain('if (!r.ok) return fail(r.status === 403 ? "The sandbox refused the credentials (HTTP " + r.status + ")');
+      expect(text).not.toContain("401");
+    } finally {
+      await running.close();
+    }
   });
 });
 

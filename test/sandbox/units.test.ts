@@ -88,13 +88,16 @@ describe("the pages", () => {
   });
 
   it("the /_sandbox page has both tables and its refreshing script", () => {
-    const page = sandboxPage();
+    const page = sandboxPage(401);
     expect(page).toContain("<title>verispec sandbox</title>");
     expect(page).toContain('<table id="verifications">');
     expect(page).toContain('<table id="deliveries">');
     // The page's own filters and cursor (its query string) go to the state call as they are.
     expect(page).toContain('fetch(location.origin + "/_sandbox/state" + location.search, { credentials: "same-origin", cache: "no-store" })');
     expect(page).toContain("refresh(); setInterval(refresh, 1000);");
+    // A refusal of the credentials is told by the status the binding gives (sandbox.yaml choices.authFailure).
+    expect(page).toContain('r.status === 401 ? "The sandbox refused the credentials (HTTP " + r.status + ")');
+    expect(sandboxPage(499)).toContain("r.status === 499 ?");
   });
 });
 

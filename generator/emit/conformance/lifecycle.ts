@@ -3,6 +3,7 @@
 // submissionStatus, event) -> the new state, an error (474 too_many_attempts, 475 submission_conflict),
 // or refused (the table has no row for it). Conditions are evaluated by the one evaluator of conditions.
 import { evaluateCondition } from "../../../templates/lifecycle/index.js";
+import { errorTypeOfRole } from "../../model/messages.js";
 import type { Model, Transition } from "../../model/types.js";
 
 export interface LifecycleState {
@@ -160,7 +161,7 @@ function resubmitExpect(t: Table, given: LifecycleState): LifecycleExpect {
   const complete = rowOf(t, "complete");
   const retry = rowOf(t, "retry");
   const lock = rowOf(t, "lock");
-  const conflict = errorOf(t, "submission_conflict");
+  const conflict = errorTypeOfRole(t.model, "resubmissionInFlight");
   if (given.verificationStatus === complete.from)
     return {
       outcome: "error",

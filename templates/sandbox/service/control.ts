@@ -15,8 +15,8 @@ type Reason = [key: string, values: Record<string, string | number>];
 
 export class ControlOperations {
   constructor(
-    private readonly c: ServiceCore,
-    private readonly w: Writes,
+    private readonly core: ServiceCore,
+    private readonly writes: Writes,
   ) {}
 
   /**
@@ -25,23 +25,23 @@ export class ControlOperations {
    * client's statements run between two (a due 1 MiB verification held it for the whole batch before).
    */
   async processDue(): Promise<number> {
-    const { c } = this;
+    const { core } = this;
     await this.refreshClock();
     let done = 0;
     while (done < PROCESS_AT_ONCE && (await this.processOneDue())) done++;
-    if (done) c.hooks.onChange();
+    if (done) core.hooks.onChange();
     return done;
   }
 
   /** Claims one due verification (skipping those another transaction holds) and completes it: false when none is due. */
   private processOneDue(): Promise<boolean> {
-    const { c, w } = this;
-    const complete = c.row("complete");
-    return c.db.transaction(async (tx) => {
-      const [v] = await tx.claimDueVerifications(c.clock.now(), complete.from!, 1);
+    const { core, writes } = this;
+    const complete = core.row("complete");
+    return core.db.transaction(async (tx) => {
+      const [v] = await tx.claimDueVerifications(core.clock.now(), complete.from!, 1);
       if (!v) return false;
-      const to = complete.to.includes(v.outcome) ? v.outcome : c.b.spec.testValues.default;
-      await w.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
+      const to = complete.to.includes(v.outcome) ? v.outcome : core.binding.spec.testValues.default;
+      await writes.change(tx, v, { verificationStatus: to, dueAt: null }, complete.trigger);
       return true;
     });
   }
@@ -53,38 +53,38 @@ export class ControlOperations {
    * the reason when none applies.
    */
   async applyStatus(trace: string, to: string, opts: { maxAttempts?: number; trigger?: string }): Promise<Verification> {
-    const { c, w } = this;
-    const result = await c.db.transaction(async (tx) => {
+    const { core, writes } = this;
+    const result = await core.db.transaction(async (tx) => {
       const found = await tx.lockVerification(trace);
-      if (!found) throw c.notFound("trace", { trace });
+      if (!found) throw core.notFound("trace", { trace });
       const v = opts.maxAttempts !== undefined ? { ...found, maxAttempts: opts.maxAttempts } : found;
-      if (!Object.hasOwn(c.b.rules.statuses, to))
-        throw c.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(c.b.rules.statuses).join(", ") });
-      if (v.api === "older" && !c.b.spec.olderVerificationStatuses.includes(to)) {
-        throw c.conflict("notInOlderPayload", { to, statuses: c.b.spec.olderVerificationStatuses.join(", ") });
+      if (!Object.hasOwn(core.binding.rules.statuses, to))
+        throw core.conflict("unknownStatus", { quoted: JSON.stringify(to), statuses: Object.keys(core.binding.rules.statuses).join(", ") });
+      if (v.api === "older" && !core.binding.spec.olderVerificationStatuses.includes(to)) {
+        throw core.conflict("notInOlderPayload", { to, statuses: core.binding.spec.olderVerificationStatuses.join(", ") });
       }
-      const candidates = findTransitions(c.b.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
+      const candidates = findTransitions(core.binding.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
         opts.trigger ? r.id === opts.trigger : !r.to.includes("any"),
       );
       const row = candidates.find((r) => !r.error) ?? candidates[0];
-      if (!row) throw c.conflict(...this.whyNot(v, to, opts.trigger));
-      const patch = { ...c.effects(row, v), verificationStatus: to, dueAt: to === c.pending ? c.dueAt(c.clock.now()) : null };
-      return (await w.change(tx, v, patch, row.trigger)).v;
+      if (!row) throw core.conflict(...this.whyNot(v, to, opts.trigger));
+      const patch = { ...core.effects(row, v), verificationStatus: to, dueAt: to === core.pending ? core.dueAt(core.clock.now()) : null };
+      return (await writes.change(tx, v, patch, row.trigger)).v;
     });
-    c.hooks.onChange();
+    core.hooks.onChange();
     return result;
   }
 
   /** Why no row of the table takes `v` to `to`: a message key of controlApi.messages and its values. */
   private whyNot(v: Verification, to: string, trigger: string | undefined): Reason {
-    const { b } = this.c;
-    const onlyWhen = b.rules.statuses[to]?.onlyWhen;
-    if (onlyWhen && !evaluateCondition(b.rules, { ref: onlyWhen }, subjectOf(v))) return ["onlyWhenFails", { to, condition: onlyWhen }];
-    const unconditioned = findTransitions(b.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
+    const { binding } = this.core;
+    const onlyWhen = binding.rules.statuses[to]?.onlyWhen;
+    if (onlyWhen && !evaluateCondition(binding.rules, { ref: onlyWhen }, subjectOf(v))) return ["onlyWhenFails", { to, condition: onlyWhen }];
+    const unconditioned = findTransitions(binding.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
     const from = v.verificationStatus;
     if (unconditioned.length) {
       const transition = unconditioned[0]!;
-      const words = (key: string) => choiceMessage(b.spec, "controlApi", key);
+      const words = (key: string) => choiceMessage(binding.spec, "controlApi", key);
       const values = { from, to, id: String(transition.id), condition: transition.condition ?? words("conditionUnnamed") };
       return [
         "conditionFails",
@@ -97,24 +97,24 @@ export class ControlOperations {
   // ---- the sandbox clock, kept in the store ----
 
   async setClockOffset(offset: number): Promise<void> {
-    await this.c.db.saveClockOffset(offset);
+    await this.core.db.saveClockOffset(offset);
   }
 
   async loadClockOffset(): Promise<number> {
-    return this.c.db.loadClockOffset();
+    return this.core.db.loadClockOffset();
   }
 
   /** Sets the clock to the offset stored now (another instance on the same database may have moved it); an offset out of range is left as it was. */
   async refreshClock(): Promise<void> {
     const stored = await this.loadClockOffset();
-    if (this.c.clock.allows(stored)) this.c.clock.set(stored);
+    if (this.core.clock.allows(stored)) this.core.clock.set(stored);
   }
 
   /** Moves the stored offset forward by `ms` (atomically, beside other instances) and the clock with it; false when that would pass the clock's maximum. */
   async advanceClock(ms: number): Promise<boolean> {
-    const offset = await this.c.db.advanceClockOffset(ms, this.c.clock.maxOffsetMs);
+    const offset = await this.core.db.advanceClockOffset(ms, this.core.clock.maxOffsetMs);
     if (offset === undefined) return false;
-    this.c.clock.set(offset);
+    this.core.clock.set(offset);
     return true;
   }
 }

@@ -94,7 +94,7 @@ export const olderPersonName = (f: Body) => [f.firstName, f.middleName, f.lastNa
 
 /** The binding's rules as the rooms read them, the store, the clock and the ids of one service. */
 export class ServiceCore {
-  readonly b: SandboxBinding;
+  readonly binding: SandboxBinding;
   readonly db: ServiceStore;
   readonly newId: () => string;
   readonly clock: SandboxClock;
@@ -104,25 +104,25 @@ export class ServiceCore {
   private readonly testWords: readonly { readonly pattern: RegExp; readonly outcome: string }[];
 
   constructor(readonly options: ServiceOptions) {
-    this.b = options.binding;
+    this.binding = options.binding;
     this.clock = options.clock;
     this.tenant = options.tenant ?? DEFAULT_TENANT;
     if (options.store === undefined && options.db === undefined) throw new Error("sandbox bug: a service needs a db or a store");
     this.db = options.store ?? sqlStore(options.db!, this.tenant);
     this.newId = options.newId ?? (() => globalThis.crypto.randomUUID());
-    this.testWords = this.b.spec.testValues.rules.map((r) => ({ pattern: new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu"), outcome: r.outcome }));
+    this.testWords = this.binding.spec.testValues.rules.map((r) => ({ pattern: new RegExp(`(^|[^\\p{L}])${r.word}($|[^\\p{L}])`, "iu"), outcome: r.outcome }));
     const hooks: ServiceHooks = { onChange: () => {}, onQueued: () => hooks.onChange() };
     this.hooks = hooks;
   }
 
   /** A row of the transition table by its id (statuses.yaml; `verispec check` requires the ids the sandbox reads). */
   row(id: string): TransitionRule {
-    return transitionRow(this.b.rules, id);
+    return transitionRow(this.binding.rules, id);
   }
 
   /** The entity type of an individual (the binding's individualType). */
   get individual(): string {
-    return this.b.spec.individualType;
+    return this.binding.spec.individualType;
   }
 
   /** The status every verification starts in: the submit row's target. */
@@ -132,11 +132,11 @@ export class ServiceCore {
 
   /** The outcome the test values pick (spec/sandbox.yaml testValues); a status the subject may not take falls back to the default. */
   pickOutcome(text: string | undefined, subject: Record<string, unknown>): string {
-    const values = this.b.spec.testValues;
+    const values = this.binding.spec.testValues;
     const hit = text === undefined ? undefined : this.testWords.find((r) => r.pattern.test(text));
     const outcome = hit?.outcome ?? values.default;
-    const onlyWhen = this.b.rules.statuses[outcome]?.onlyWhen;
-    return onlyWhen && !evaluateCondition(this.b.rules, { ref: onlyWhen }, subject) ? values.default : outcome;
+    const onlyWhen = this.binding.rules.statuses[outcome]?.onlyWhen;
+    return onlyWhen && !evaluateCondition(this.binding.rules, { ref: onlyWhen }, subject) ? values.default : outcome;
   }
 
   /** When processing completes a verification created or resubmitted `now` (null: by hand only). */
@@ -146,7 +146,7 @@ export class ServiceCore {
 
   /** Whether the transition row `row` applies to `v` on the way to its first target (its condition evaluated). */
   applies(row: TransitionRule, v: Verification): boolean {
-    return findTransitions(this.b.rules, v.verificationStatus, row.to[0]!, subjectOf(v)).some((r) => r.id === row.id);
+    return findTransitions(this.binding.rules, v.verificationStatus, row.to[0]!, subjectOf(v)).some((r) => r.id === row.id);
   }
 
   /** A transition row's effects (`increment`, `set`), on the payload-named status fields. */
@@ -164,15 +164,15 @@ export class ServiceCore {
 
   /** A request as stored (without the older endpoints' credentials). */
   storable(body: Body): Body {
-    return withoutCredentials(body, choice<string[]>(this.b.spec, "storedRequest", "omit"));
+    return withoutCredentials(body, choice<string[]>(this.binding.spec, "storedRequest", "omit"));
   }
 
   // ---- refusals, their statuses, codes and texts from the binding ----
 
   errorOf(type: string): { httpStatus: number; message: string } {
-    const error = this.b.spec.errors[type];
+    const error = this.binding.spec.errors[type];
     if (!error) throw new Error(`sandbox binding: no error type ${type}`);
-    const messages = choice<Record<string, string>>(this.b.spec, "errorMessages", "messages");
+    const messages = choice<Record<string, string>>(this.binding.spec, "errorMessages", "messages");
     return { httpStatus: error.httpStatus, message: error.message ?? messages[type] ?? type };
   }
 
@@ -185,15 +185,15 @@ export class ServiceCore {
   /** The 404 of spec/sandbox.yaml `notFound`, with its message for what was not found. */
   notFound(what: string, values: Readonly<Record<string, string>> = {}): ServiceError {
     return new ServiceError(
-      choice<number>(this.b.spec, "notFound", "httpStatus"),
-      choice<string>(this.b.spec, "notFound", "code"),
-      choiceMessage(this.b.spec, "notFound", what, values),
+      choice<number>(this.binding.spec, "notFound", "httpStatus"),
+      choice<string>(this.binding.spec, "notFound", "code"),
+      choiceMessage(this.binding.spec, "notFound", what, values),
     );
   }
 
   /** The control API's refusal of a status change (spec/sandbox.yaml controlApi: its conflict status and code, the message of `key`). */
   conflict(key: string, values: Readonly<Record<string, string | number>>): ServiceError {
-    const { httpStatus, code } = choice<{ httpStatus: number; code: string }>(this.b.spec, "controlApi", "conflict");
-    return new ServiceError(httpStatus, code, choiceMessage(this.b.spec, "controlApi", key, values));
+    const { httpStatus, code } = choice<{ httpStatus: number; code: string }>(this.binding.spec, "controlApi", "conflict");
+    return new ServiceError(httpStatus, code, choiceMessage(this.binding.spec, "controlApi", key, values));
   }
 }

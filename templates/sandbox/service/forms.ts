@@ -14,20 +14,20 @@ const MINUTE_MS = 60_000;
 
 export class FormOperations {
   constructor(
-    private readonly c: ServiceCore,
-    private readonly w: Writes,
+    private readonly core: ServiceCore,
+    private readonly writes: Writes,
     private readonly older: OlderOperations,
   ) {}
 
   async create(body: Body): Promise<string> {
-    const id = this.c.newId();
-    await this.c.db.insertForm(id, this.c.storable(body), this.c.clock.now());
+    const id = this.core.newId();
+    await this.core.db.insertForm(id, this.core.storable(body), this.core.clock.now());
     return id;
   }
 
   /** A refusal of the hosted form: its status and code (hostedForm.refusals) and message (hostedForm.messages, `{name}` filled). */
   private refusal(key: string, values: Readonly<Record<string, string | number>>): ServiceError {
-    const { spec } = this.c.b;
+    const { spec } = this.core.binding;
     const refusal = choice<Record<string, { httpStatus: number; code: string }>>(spec, "hostedForm", "refusals")[key];
     const text = choice<Record<string, string>>(spec, "hostedForm", "messages")[key];
     if (refusal === undefined || text === undefined)
@@ -38,13 +38,13 @@ export class FormOperations {
 
   /** Whether the form's prefill is reduced by now (limits.yaml formLifetime.prefilledDataReducedAfterMinutes). */
   private reduced(age: number): boolean {
-    return age > this.c.b.spec.limits.prefilledDataReducedAfterMinutes * MINUTE_MS;
+    return age > this.core.binding.spec.limits.prefilledDataReducedAfterMinutes * MINUTE_MS;
   }
 
   /** Opening the form: lifetime, opens without saving, attempts (limits.yaml). */
   async open(id: string): Promise<{ request: Body; reduced: boolean; trace: string | null }> {
-    const { limits } = this.c.b.spec;
-    return this.c.db.transaction(async (tx) => {
+    const { limits } = this.core.binding.spec;
+    return this.core.db.transaction(async (tx) => {
       const { form, age } = await this.usable(tx, id);
       if (form.opensSinceSave >= limits.formOpens) throw this.refusal("openLimit", { count: limits.formOpens });
       await tx.countFormOpening(id);
@@ -54,11 +54,11 @@ export class FormOperations {
 
   /** The form, locked for this transaction, when it is within its lifetime and has attempts left (limits.yaml). */
   private async usable(tx: StoreOps, id: string): Promise<{ form: HostedFormRow; age: number }> {
-    const { c } = this;
-    const { limits } = c.b.spec;
+    const { core } = this;
+    const { limits } = core.binding.spec;
     const form = await tx.lockForm(id);
-    if (!form) throw c.notFound("form");
-    const age = c.clock.now() - form.createdAt;
+    if (!form) throw core.notFound("form");
+    const age = core.clock.now() - form.createdAt;
     if (age > limits.formLifetimeDays * DAY_MS) throw this.refusal("expired", { days: limits.formLifetimeDays });
     if (form.attempts >= limits.formAttempts) throw this.refusal("attemptsUsed", { count: limits.formAttempts });
     return { form, age };
@@ -66,7 +66,7 @@ export class FormOperations {
 
   /** The form as a submission reads it (no opening counted): its request and whether the prefill is reduced; refused past its lifetime or attempts. */
   async read(id: string): Promise<{ request: Body; reduced: boolean }> {
-    return this.c.db.transaction(async (tx) => {
+    return this.core.db.transaction(async (tx) => {
       const { form, age } = await this.usable(tx, id);
       return { request: form.request, reduced: this.reduced(age) };
     });
@@ -80,41 +80,41 @@ export class FormOperations {
    * counts no attempt and keeps the open count.
    */
   async submit(id: string, request: Body): Promise<string> {
-    const { c, w } = this;
-    await c.db.transaction(async (tx) => {
+    const { core, writes } = this;
+    await core.db.transaction(async (tx) => {
       await this.usable(tx, id);
       const existing = await tx.lockVerification(id);
       // A further attempt on the form: the retry row of the table (conditions evaluated), else refused.
-      if (existing && !c.applies(c.row("retry"), existing)) throw this.refusal("notRetryable", { status: existing.verificationStatus });
+      if (existing && !core.applies(core.row("retry"), existing)) throw this.refusal("notRetryable", { status: existing.verificationStatus });
       await tx.saveFormAttempt(id, id, request);
       const entity = existing ? await this.retry(tx, existing, request) : await this.first(tx, id, request);
       const children = this.older.stakeholders(entity, request);
-      if (children.length) await w.insert(tx, children);
+      if (children.length) await writes.insert(tx, children);
     });
-    c.hooks.onChange();
+    core.hooks.onChange();
     return id;
   }
 
   /** The form's first saved attempt: a new older verification with the form's id as its trace. */
   private async first(tx: StoreOps, id: string, request: Body): Promise<Verification> {
-    const entity = this.older.newVerification(request, { id, maxAttempts: this.c.b.spec.limits.formAttempts });
-    await this.w.insert(tx, [{ v: entity, trigger: this.c.row("submit").trigger }]);
+    const entity = this.older.newVerification(request, { id, maxAttempts: this.core.binding.spec.limits.formAttempts });
+    await this.writes.insert(tx, [{ v: entity, trigger: this.core.row("submit").trigger }]);
     return entity;
   }
 
   /** A later attempt: the retry row applied to the form's verification, with the request saved. */
   private async retry(tx: StoreOps, existing: Verification, request: Body): Promise<Verification> {
-    const { c } = this;
-    const retry = c.row("retry");
+    const { core } = this;
+    const retry = core.row("retry");
     const { name, testText } = this.older.nameOf(request);
     const patch = {
-      ...c.effects(retry, existing),
+      ...core.effects(retry, existing),
       verificationStatus: retry.to[0]!,
-      request: c.storable(request),
+      request: core.storable(request),
       name,
-      dueAt: c.dueAt(c.clock.now()),
-      outcome: c.pickOutcome(testText, subjectOf(existing)),
+      dueAt: core.dueAt(core.clock.now()),
+      outcome: core.pickOutcome(testText, subjectOf(existing)),
     };
-    return (await this.w.change(tx, existing, patch, retry.trigger)).v;
+    return (await this.writes.change(tx, existing, patch, retry.trigger)).v;
   }
 }

@@ -7,15 +7,15 @@ import type { Insert, Writes } from "./writes.js";
 
 export class OlderOperations {
   constructor(
-    private readonly c: ServiceCore,
-    private readonly w: Writes,
+    private readonly core: ServiceCore,
+    private readonly writes: Writes,
   ) {}
 
   /** The name of an older request and the text the test values read (testValues.fields.olderIndividual / olderEntity). */
   nameOf(body: Body): { name: string; testText: string | undefined } {
     const fields = obj(body.fields);
-    const testFields = this.c.b.spec.testValues.fields;
-    if (body.type === this.c.individual) {
+    const testFields = this.core.binding.spec.testValues.fields;
+    if (body.type === this.core.individual) {
       return { name: olderPersonName(fields), testText: str(fields[testFields.olderIndividual]) };
     }
     return { name: str(fields.name) ?? String(body.type), testText: str(fields[testFields.olderEntity]) };
@@ -26,44 +26,44 @@ export class OlderOperations {
    * An entity's individual stakeholders get their own verifications and webhooks (6.2: one per individual).
    */
   async verify(body: Body): Promise<{ trace: string; text: string }> {
-    const { c, w } = this;
+    const { core, writes } = this;
     const v = this.newVerification(body);
-    const submit = c.row("submit").trigger;
+    const submit = core.row("submit").trigger;
     const children = this.stakeholders(v, body);
-    if (!children.length) return { trace: v.trace, text: await w.created.add({ v, trigger: submit }) };
-    const text = await c.db.transaction(async (tx) => {
-      const { texts } = await w.insert(tx, [{ v, trigger: submit }]);
-      await w.insert(tx, children); // after the entity: their webhooks read its userId (parentUserId)
+    if (!children.length) return { trace: v.trace, text: await writes.created.add({ v, trigger: submit }) };
+    const text = await core.db.transaction(async (tx) => {
+      const { texts } = await writes.insert(tx, [{ v, trigger: submit }]);
+      await writes.insert(tx, children); // after the entity: their webhooks read its userId (parentUserId)
       return texts[0]!;
     });
-    c.hooks.onChange();
+    core.hooks.onChange();
     return { trace: v.trace, text };
   }
 
   /** The verifications of an older entity's individual stakeholders in the entity's current attempt (traces: olderStakeholderTrace). */
   stakeholders(entity: Verification, body: Body): Insert[] {
-    const { c } = this;
-    if (body.type === c.individual || !Array.isArray(body.stakeholders)) return [];
-    const submit = c.row("submit").trigger;
+    const { core } = this;
+    if (body.type === core.individual || !Array.isArray(body.stakeholders)) return [];
+    const submit = core.row("submit").trigger;
     return body.stakeholders.flatMap((s, i) => {
       const shape = obj(s);
-      if (shape.type !== c.individual) return [];
-      const person = { type: c.individual, role: shape.role, fields: obj(shape.fields) };
+      if (shape.type !== core.individual) return [];
+      const person = { type: core.individual, role: shape.role, fields: obj(shape.fields) };
       const { name, testText } = this.nameOf(person);
-      const child = this.w.newVerification(
+      const child = this.writes.newVerification(
         "older",
         {
           trace: olderStakeholderTrace(entity, i),
           submissionId: olderStakeholderSubmissionId(entity, i),
           parentTrace: entity.trace,
           roles: str(shape.role) ? [shape.role as string] : [],
-          type: c.individual,
+          type: core.individual,
           name,
           country: str(person.fields.country) ?? null,
           request: person,
           outcome: testText ?? "",
         },
-        c.clock.now(),
+        core.clock.now(),
       );
       return [{ v: child, trigger: submit }];
     });
@@ -71,10 +71,10 @@ export class OlderOperations {
 
   /** A new verification of the older interface (a hosted form's: its id as trace, the form's attempt limit). */
   newVerification(body: Body, form?: { id: string; maxAttempts: number }): Verification {
-    const { c } = this;
+    const { core } = this;
     const { name, testText } = this.nameOf(body);
     const fields = obj(body.fields);
-    const v = this.w.newVerification(
+    const v = this.writes.newVerification(
       "older",
       {
         ...(form ? { trace: form.id, formId: form.id, maxAttempts: form.maxAttempts } : {}),
@@ -82,33 +82,40 @@ export class OlderOperations {
         type: String(body.type),
         name,
         country: str(fields.country) ?? null,
-        request: c.storable(body),
+        request: core.storable(body),
         outcome: testText ?? "",
       },
-      c.clock.now(),
+      core.clock.now(),
     );
     // Entities: submissionId is the trace (the service's specification, section 6.3).
-    return body.type === c.individual ? v : { ...v, submissionId: v.trace };
+    return body.type === core.individual ? v : { ...v, submissionId: v.trace };
   }
 
   /** POST /getVerificationStatus: the latest webhook content, by trace or userId (the service's specification, section 4.3). */
   async latest(key: { trace?: string; userId?: string }): Promise<string | undefined> {
-    const trace = await this.c.db.olderTraceOf(key);
-    return trace === undefined ? undefined : this.c.db.latestWebhookBody(trace);
+    const trace = await this.core.db.olderTraceOf(key);
+    return trace === undefined ? undefined : this.core.db.latestWebhookBody(trace);
   }
 
   /** The follow-up request (4.4): a verification in the followUp row's status moves to the documented target state. */
   async followUp(verificationUuid: string): Promise<string> {
-    const { c, w } = this;
-    const target = choice<string>(c.b.spec, "followUpTarget", "to");
-    const row = c.row("followUp");
-    const text = await c.db.transaction(async (tx) => {
+    const { core, writes } = this;
+    const target = choice<string>(core.binding.spec, "followUpTarget", "to");
+    const row = core.row("followUp");
+    const text = await core.db.transaction(async (tx) => {
       const v = await tx.lockVerification(verificationUuid, "older");
-      if (!v) throw c.notFound("verificationUuid", { verificationUuid });
-      if (v.verificationStatus !== row.from) throw c.conflict("followUpOnlyFrom", { status: v.verificationStatus, from: String(row.from) });
-      return (await w.change(tx, v, { verificationStatus: target, dueAt: c.dueAt(c.clock.now()), outcome: c.b.spec.testValues.default }, row.trigger)).text;
+      if (!v) throw core.notFound("verificationUuid", { verificationUuid });
+      if (v.verificationStatus !== row.from) throw core.conflict("followUpOnlyFrom", { status: v.verificationStatus, from: String(row.from) });
+      return (
+        await writes.change(
+          tx,
+          v,
+          { verificationStatus: target, dueAt: core.dueAt(core.clock.now()), outcome: core.binding.spec.testValues.default },
+          row.trigger,
+        )
+      ).text;
     });
-    c.hooks.onChange();
+    core.hooks.onChange();
     return text;
   }
 }

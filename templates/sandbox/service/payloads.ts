@@ -7,26 +7,26 @@ import type { Api, Verification } from "../store/verifications.js";
 import { type Body, obj, olderPersonName, olderStakeholderSubmissionId, olderStakeholderTrace, type ServiceCore, str } from "./core.js";
 
 export class Payloads {
-  constructor(private readonly c: ServiceCore) {}
+  constructor(private readonly core: ServiceCore) {}
 
   /** The exact text a webhook carries. Older payloads also carry the body signature (6.4 body variant). */
   text(v: Verification, parentUserId: string | null, children: readonly Verification[]): { format: Api; text: string } {
-    const { b } = this.c;
+    const { binding } = this.core;
     if (v.api === "v5") {
       const payload = this.v5(v, parentUserId);
-      this.check(b.spec.payloadSchemas.v5, payload);
+      this.check(binding.spec.payloadSchemas.v5, payload);
       return { format: "v5", text: JSON.stringify(payload) };
     }
     const unsigned = this.older(v, parentUserId, children);
-    const headers = b.signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: this.c.options.signingSecret });
-    const { sha, keccak } = b.rules.signatures.v1;
+    const headers = binding.signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: this.core.options.signingSecret });
+    const { sha, keccak } = binding.rules.signatures.v1;
     const payload = { ...unsigned, signature: { version: "1", sha256: headers[sha.name] ?? "", keccak256: headers[keccak.name] ?? "" } };
-    this.check(b.spec.payloadSchemas.older, payload);
+    this.check(binding.spec.payloadSchemas.older, payload);
     return { format: "older", text: JSON.stringify(payload) };
   }
 
   private check(schemaId: string, payload: unknown): void {
-    const result = validateWith(this.c.b, schemaId, payload);
+    const result = validateWith(this.core.binding, schemaId, payload);
     if (!result.valid) throw new Error(`sandbox bug: a webhook payload fails ${schemaId}: ${JSON.stringify(result.errors)}`);
   }
 
@@ -34,7 +34,7 @@ export class Payloads {
   private v5(v: Verification, parentUserId: string | null): Body {
     const r = v.request;
     return {
-      version: this.c.b.spec.webhookVersion,
+      version: this.core.binding.spec.webhookVersion,
       userId: v.userId,
       ...(str(r.onBehalfUid) ? { onBehalfUid: r.onBehalfUid } : {}),
       tags: Array.isArray(r.tags) ? r.tags : [],
@@ -45,7 +45,7 @@ export class Payloads {
       type: v.type,
       ...(v.subType ? { subType: v.subType } : {}),
       ...(str(r.inputRisk) ? { inputRisk: r.inputRisk } : {}),
-      ...v5Results(this.c.b, v),
+      ...v5Results(this.core.binding, v),
       verificationStatus: v.verificationStatus,
       submissionStatus: v.submissionStatus,
       attempt: v.attempt,
@@ -75,14 +75,14 @@ export class Payloads {
       ...(v.parentTrace ? { parentVerificationTrace: v.parentTrace, parentVerificationUuid: v.parentTrace, ...(parentUserId ? { parentUserId } : {}) } : {}),
       submissionStatus: v.submissionStatus,
       ...(stakeholders.length ? { stakeholders: stakeholders.map((s, i) => this.olderStakeholderItem(v, obj(s), i, children)) } : {}),
-      ...olderResults(this.c.b, v),
+      ...olderResults(this.core.binding, v),
       // A verification awaiting the follow-up request (the followUp row's status) says what it asks for.
-      ...(v.verificationStatus === this.c.row("followUp").from ? { requestedActions: this.requestedActions(v, stakeholders) } : {}),
+      ...(v.verificationStatus === this.core.row("followUp").from ? { requestedActions: this.requestedActions(v, stakeholders) } : {}),
     };
   }
 
   private olderStakeholderItem(v: Verification, s: Body, i: number, children: readonly Verification[]): Body {
-    const { individual } = this.c;
+    const { individual } = this.core;
     const trace = olderStakeholderTrace(v, i);
     const child = children.find((c) => c.trace === trace);
     const f = obj(s.fields);
@@ -96,7 +96,7 @@ export class Payloads {
       updatedAt: v.updatedAt,
       submissionId: s.type === individual ? olderStakeholderSubmissionId(v, i) : trace,
     };
-    const { inWatchLists, outOfWatchLists, idvRiskScore, verificationScore } = olderResults(this.c.b, { ...own, type: individual });
+    const { inWatchLists, outOfWatchLists, idvRiskScore, verificationScore } = olderResults(this.core.binding, { ...own, type: individual });
     return {
       id: trace,
       submissionId: own.submissionId,
@@ -116,12 +116,12 @@ export class Payloads {
 
   /** What an entity awaiting the follow-up is asked for (spec/sandbox.yaml choices.requestedActions): a document, and an individual of the first role sent. */
   private requestedActions(v: Verification, stakeholders: readonly unknown[]): Body[] {
-    const ask = choice<{ extractType: string }>(this.c.b.spec, "requestedActions", "document");
-    const ids = choice<{ document: string; individual: string }>(this.c.b.spec, "requestedActions", "ids");
+    const ask = choice<{ extractType: string }>(this.core.binding.spec, "requestedActions", "document");
+    const ids = choice<{ document: string; individual: string }>(this.core.binding.spec, "requestedActions", "ids");
     const role = stakeholders.map((s) => str(obj(s).role)).find((r) => r);
     return [
-      { type: this.c.b.spec.requestedDocumentType, id: filled(ids.document, { trace: v.trace }), extractType: ask.extractType },
-      ...(role ? [{ type: this.c.individual, role, id: filled(ids.individual, { trace: v.trace }), fields: {} }] : []),
+      { type: this.core.binding.spec.requestedDocumentType, id: filled(ids.document, { trace: v.trace }), extractType: ask.extractType },
+      ...(role ? [{ type: this.core.individual, role, id: filled(ids.individual, { trace: v.trace }), fields: {} }] : []),
     ];
   }
 }

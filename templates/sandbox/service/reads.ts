@@ -14,10 +14,10 @@ export function tenantOfForm(db: Db, id: string): Promise<string | undefined> {
 }
 
 export class ControlReads {
-  constructor(private readonly c: ServiceCore) {}
+  constructor(private readonly core: ServiceCore) {}
 
   private get sql(): Db {
-    const { db } = this.c.options;
+    const { db } = this.core.options;
     if (db === undefined) throw new Error("sandbox bug: the control API's pages need the SQL store");
     return db;
   }
@@ -31,10 +31,10 @@ export class ControlReads {
     deliveryRows: number,
     details: (v: Verification) => Record<string, unknown>,
   ): Promise<{ verifications: Record<string, unknown>[]; nextCursor: string | null; deliveries: Record<string, unknown>[] }> {
-    const { tenant } = this.c;
+    const { tenant } = this.core;
     const page = await verificationsPage(this.sql, tenant, browse);
     const shown = page.items.map((row) => row.verification);
-    const histories = await this.c.db.historiesOf(shown.map((v) => v.trace));
+    const histories = await this.core.db.historiesOf(shown.map((v) => v.trace));
     const verifications = shown.map((v) => ({ ...details(v), api: v.api, userId: v.userId, history: histories.get(v.trace) ?? [] }));
     const filtered = browse.trace || browse.userId || browse.status || browse.cursor;
     const deliveries = filtered ? await this.deliveriesOf(shown.map((v) => v.trace)) : (await deliveriesPage(this.sql, tenant, { limit: deliveryRows })).items;
@@ -43,16 +43,16 @@ export class ControlReads {
 
   /** Every delivery of these traces (a page's verifications) of the tenant, newest first. */
   private async deliveriesOf(traces: readonly string[]): Promise<Record<string, unknown>[]> {
-    return traces.length ? describeDeliveries(this.sql, await outboxRowsOfTraces(this.sql, this.c.tenant, traces, 500)) : [];
+    return traces.length ? describeDeliveries(this.sql, await outboxRowsOfTraces(this.sql, this.core.tenant, traces, 500)) : [];
   }
 
   /** One page of the tenant's deliveries. */
   deliveries(browse: Browse): ReturnType<typeof deliveriesPage> {
-    return deliveriesPage(this.sql, this.c.tenant, browse);
+    return deliveriesPage(this.sql, this.core.tenant, browse);
   }
 
   /** Re-sends a delivery (a new outbox row, same bytes); -1 when the tenant has none with that id. */
   resend(deliveryId: string): Promise<number> {
-    return resend(this.sql, this.c.tenant, deliveryId);
+    return resend(this.sql, this.core.tenant, deliveryId);
   }
 }

@@ -12,31 +12,31 @@ type Created = { trace: string; error?: ServiceError; grouped?: true };
 
 export class V5Operations {
   constructor(
-    private readonly c: ServiceCore,
-    private readonly w: Writes,
+    private readonly core: ServiceCore,
+    private readonly writes: Writes,
   ) {}
 
   /** The text of a v5 request the test values read (spec/sandbox.yaml testValues.fields.v5). */
   private testText(body: Body): string | undefined {
-    return str(body[this.c.b.spec.testValues.fields.v5]);
+    return str(body[this.core.binding.spec.testValues.fields.v5]);
   }
 
   /** POST /v5/verifications: a new verification, or a resubmission of one of the resubmittable kind (the binding's `resubmittable`). */
   async create(body: Body): Promise<{ trace: string }> {
     const result = await this.createInTransaction(body);
-    if (!result.grouped) this.c.hooks.onChange();
+    if (!result.grouped) this.core.hooks.onChange();
     if (result.error) throw result.error;
     return { trace: result.trace };
   }
 
   private async createInTransaction(body: Body): Promise<Created> {
-    const { c, w } = this;
-    const now = c.clock.now();
+    const { core, writes } = this;
+    const now = core.clock.now();
     const userId = str(body.userId) ?? null;
-    const resubmittable = evaluateCondition(c.b.rules, { ref: c.b.spec.resubmittable.condition }, body);
+    const resubmittable = evaluateCondition(core.binding.rules, { ref: core.binding.spec.resubmittable.condition }, body);
     const stakeholders = Array.isArray(body.stakeholders) ? body.stakeholders : [];
-    const submit = c.row("submit").trigger;
-    const v = w.newVerification(
+    const submit = core.row("submit").trigger;
+    const v = writes.newVerification(
       "v5",
       {
         userId,
@@ -46,45 +46,45 @@ export class V5Operations {
         country: str(body.country) ?? null,
         request: body,
         outcome: this.testText(body) ?? "",
-        maxAttempts: resubmittable ? c.b.spec.attempts.observedDefaultCap : null,
+        maxAttempts: resubmittable ? core.binding.spec.attempts.observedDefaultCap : null,
       },
       now,
     );
     // One new verification needs no lookup: it joins the group commit. A possible resubmission or stakeholders take a transaction.
     if (!(resubmittable && userId !== null) && stakeholders.length === 0) {
-      await w.created.add({ v, trigger: submit });
+      await writes.created.add({ v, trigger: submit });
       return { trace: v.trace, grouped: true };
     }
-    return c.db.transaction(async (tx) => {
+    return core.db.transaction(async (tx) => {
       if (resubmittable && userId !== null) {
-        const existing = await tx.lockLatestResubmittable(userId, c.b.spec.resubmittable.fields);
+        const existing = await tx.lockLatestResubmittable(userId, core.binding.spec.resubmittable.fields);
         const resubmitted = existing ? await this.resubmit(tx, existing, body) : undefined;
         if (resubmitted) return resubmitted;
       }
-      await w.insert(tx, [{ v, trigger: submit }]);
+      await writes.insert(tx, [{ v, trigger: submit }]);
       const children = this.stakeholders(v, body, stakeholders, now);
-      if (children.length) await w.insert(tx, children);
+      if (children.length) await writes.insert(tx, children);
       return { trace: v.trace };
     });
   }
 
   /** The verifications of an entity's individual stakeholders (6.2: each gets its own webhooks). */
   private stakeholders(v: Verification, body: Body, stakeholders: readonly unknown[], now: number): Insert[] {
-    const { c } = this;
-    const submit = c.row("submit").trigger;
+    const { core } = this;
+    const submit = core.row("submit").trigger;
     return stakeholders.flatMap((s) => {
       const shape = obj(s);
       const entity = shape.entity ? obj(shape.entity) : shape;
-      if (entity.type !== c.individual) return [];
+      if (entity.type !== core.individual) return [];
       const roles = Array.isArray(shape.roles) ? shape.roles.filter((r): r is string => typeof r === "string") : str(shape.role) ? [shape.role as string] : [];
-      const child = this.w.newVerification(
+      const child = this.writes.newVerification(
         "v5",
         {
           parentTrace: v.trace,
           roles,
-          type: c.individual,
+          type: core.individual,
           subType: str(entity.subType) ?? null,
-          name: str(entity[c.b.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
+          name: str(entity[core.binding.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
           country: str(entity.country) ?? null,
           request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
         },
@@ -101,33 +101,33 @@ export class V5Operations {
    * locked, its error). Other statuses: not a resubmission (undefined).
    */
   private async resubmit(tx: StoreOps, v: Verification, body: Body): Promise<Created | undefined> {
-    const { c, w } = this;
-    const awaitingProcessing = c.row("complete").from;
-    if (v.verificationStatus === awaitingProcessing) throw c.refusal(errorByRole(c.b.spec, "resubmissionInFlight").type, v.trace);
-    const retry = c.row("retry");
-    const lock = c.row("lock");
+    const { core, writes } = this;
+    const awaitingProcessing = core.row("complete").from;
+    if (v.verificationStatus === awaitingProcessing) throw core.refusal(errorByRole(core.binding.spec, "resubmissionInFlight").type, v.trace);
+    const retry = core.row("retry");
+    const lock = core.row("lock");
     // A locked submission accepts no resubmission (statuses.yaml locksResubmission): the lock's error, nothing changes.
-    if (v.submissionStatus === c.b.spec.lockingSubmissionStatus) return { trace: v.trace, error: c.refusal(lock.error!, v.trace) };
+    if (v.submissionStatus === core.binding.spec.lockingSubmissionStatus) return { trace: v.trace, error: core.refusal(lock.error!, v.trace) };
     if (v.verificationStatus !== retry.from) return undefined;
-    if (c.applies(retry, v)) {
-      const outcome = c.pickOutcome(this.testText(body), subjectOf(v));
+    if (core.applies(retry, v)) {
+      const outcome = core.pickOutcome(this.testText(body), subjectOf(v));
       const patch = {
-        ...c.effects(retry, v),
+        ...core.effects(retry, v),
         verificationStatus: retry.to[0]!,
         request: body,
         name: str(body.name) ?? v.name,
         country: str(body.country) ?? v.country,
-        dueAt: c.dueAt(c.clock.now()),
+        dueAt: core.dueAt(core.clock.now()),
         outcome,
       };
-      await w.change(tx, v, patch, retry.trigger);
+      await writes.change(tx, v, patch, retry.trigger);
       return { trace: v.trace };
     }
-    if (c.applies(lock, v)) {
-      const patch = c.effects(lock, v);
-      if (patch.submissionStatus !== v.submissionStatus) await w.change(tx, v, { ...patch, dueAt: null }, lock.trigger);
+    if (core.applies(lock, v)) {
+      const patch = core.effects(lock, v);
+      if (patch.submissionStatus !== v.submissionStatus) await writes.change(tx, v, { ...patch, dueAt: null }, lock.trigger);
       // The lock is a committed state change: the 474 is answered after the transaction commits.
-      return { trace: v.trace, error: c.refusal(lock.error!, v.trace) };
+      return { trace: v.trace, error: core.refusal(lock.error!, v.trace) };
     }
     return undefined;
   }
@@ -135,7 +135,7 @@ export class V5Operations {
   /** The verification detail of 2.11 (GET /v5/verifications/:trace `data`). */
   detail(v: Verification): Body {
     const r = v.request;
-    const { b } = this.c;
+    const { binding } = this.core;
     return {
       trace: v.trace,
       submissionId: v.submissionId,
@@ -151,9 +151,9 @@ export class V5Operations {
       other: [],
       submissionStatus: v.submissionStatus,
       verificationStatus: v.verificationStatus,
-      message: b.rules.statuses[v.verificationStatus]?.meaning ?? "",
+      message: binding.rules.statuses[v.verificationStatus]?.meaning ?? "",
       timestamp: v.updatedAt,
-      idvRiskScore: resultsFor(b.spec, v.name).idvRisk,
+      idvRiskScore: resultsFor(binding.spec, v.name).idvRisk,
       attempt: v.attempt,
       ...(v.maxAttempts !== null ? { maxAttempts: v.maxAttempts } : {}),
       ...(v.parentTrace ? { parentTrace: v.parentTrace, roles: v.roles ?? [] } : {}),

@@ -28,56 +28,56 @@ export class Writes {
   /** New verifications without a lookup (the common create), inserted together: one statement per group. */
   readonly created: Group<Insert, string>;
 
-  constructor(private readonly c: ServiceCore) {
-    this.payloads = new Payloads(c);
+  constructor(private readonly core: ServiceCore) {
+    this.payloads = new Payloads(core);
     this.created = new Group<Insert, string>(async (items) => {
-      const { texts, queued } = await this.insert(c.db, items);
-      if (queued.length) c.hooks.onQueued(queued);
+      const { texts, queued } = await this.insert(core.db, items);
+      if (queued.length) core.hooks.onQueued(queued);
       return texts;
     });
   }
 
   /** A new verification of `api` as the submit row starts it (its outcome picked by the test values). */
   newVerification(api: Api, init: Partial<Verification> & Pick<Verification, "type" | "name" | "request">, now: number): Verification {
-    const { c } = this;
+    const { core } = this;
     const subject = { type: init.type, ...(init.parentTrace ? { parentTrace: init.parentTrace } : {}) };
     const outcomeText = init.outcome ?? init.name;
     return {
-      trace: c.newId(),
+      trace: core.newId(),
       api,
       userId: null,
-      submissionId: c.newId(),
+      submissionId: core.newId(),
       parentTrace: null,
       roles: null,
       subType: null,
       country: null,
-      verificationStatus: c.pending,
-      submissionStatus: choice<string>(c.b.spec, "initialSubmissionStatus", "value"),
-      attempt: c.b.spec.attempts.startsAt,
+      verificationStatus: core.pending,
+      submissionStatus: choice<string>(core.binding.spec, "initialSubmissionStatus", "value"),
+      attempt: core.binding.spec.attempts.startsAt,
       maxAttempts: null,
-      dueAt: c.dueAt(now),
+      dueAt: core.dueAt(now),
       formId: null,
       createdAt: now,
       updatedAt: now,
       ...init,
-      outcome: c.pickOutcome(outcomeText, subject),
+      outcome: core.pickOutcome(outcomeText, subject),
     };
   }
 
   /** New verifications, their history rows and their webhooks in the outbox: one statement. Returns each webhook's text and the outbox rows queued for a receiver. */
   async insert(tx: StoreOps, items: readonly Insert[]): Promise<{ texts: string[]; queued: QueuedRow[] }> {
     const webhooks = [];
-    for (const { v } of items) webhooks.push({ v, w: await this.webhookOf(tx, v) });
+    for (const { v } of items) webhooks.push({ v, webhook: await this.webhookOf(tx, v) });
     const write = this.outboxParams(webhooks);
     const written = await tx.insertVerifications(items, write);
     // The bodies are the texts at hand: not read back from the database; nor is the rest of each row (no tries yet).
-    const bodies = new Map(webhooks.map(({ w }) => [w.deliveryId, w.text]));
+    const bodies = new Map(webhooks.map(({ webhook }) => [webhook.deliveryId, webhook.text]));
     const queued = written
       .filter((row) => row.state === "queued" && row.url !== null)
       .map(
         (row): QueuedRow => ({
           id: row.id,
-          tenant: this.c.tenant,
+          tenant: this.core.tenant,
           deliveryId: row.deliveryId,
           url: row.url!,
           body: bodies.get(row.deliveryId)!,
@@ -85,7 +85,7 @@ export class Writes {
           tries: 0,
         }),
       );
-    return { texts: webhooks.map(({ w }) => w.text), queued };
+    return { texts: webhooks.map(({ webhook }) => webhook.text), queued };
   }
 
   /**
@@ -93,10 +93,10 @@ export class Writes {
    * A change into a status that sends no webhook (statuses.yaml sendsWebhook: false) queues none; its text is then "".
    */
   async change(tx: StoreOps, v: Verification, patch: Partial<Verification>, trigger: string): Promise<{ v: Verification; text: string }> {
-    const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.c.clock.now(), v.updatedAt + 1) };
-    const w = this.c.b.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
-    await tx.updateVerification(next, trigger, w ? this.outboxParams([{ v: next, w }]) : undefined);
-    return { v: next, text: w?.text ?? "" };
+    const next: Verification = { ...v, ...patch, updatedAt: Math.max(this.core.clock.now(), v.updatedAt + 1) };
+    const webhook = this.core.binding.spec.silentStatuses.includes(next.verificationStatus) ? undefined : await this.webhookOf(tx, next);
+    await tx.updateVerification(next, trigger, webhook ? this.outboxParams([{ v: next, webhook }]) : undefined);
+    return { v: next, text: webhook?.text ?? "" };
   }
 
   /** The webhook of a state change. */
@@ -105,12 +105,14 @@ export class Writes {
     // An older entity's stakeholder items carry its individuals' own statuses (none stored yet at its creation).
     const children = v.api === "older" && !v.parentTrace && Array.isArray(v.request.stakeholders) ? await tx.childrenOf(v.trace) : [];
     const { format, text } = this.payloads.text(v, parentUserId, children);
-    const urls = this.c.options.webhookUrls;
-    return { text, format, deliveryId: this.c.newId(), urls: urls.length ? [...urls] : [null] };
+    const urls = this.core.options.webhookUrls;
+    return { text, format, deliveryId: this.core.newId(), urls: urls.length ? [...urls] : [null] };
   }
 
-  private outboxParams(webhooks: readonly { v: Verification; w: Webhook }[]): OutboxWrite {
-    const rows = webhooks.flatMap(({ v, w }) => w.urls.map((url) => [w.deliveryId, v.trace, url, w.format, w.text, v.updatedAt] as const));
-    return { rows, signatureVersion: this.c.options.signatureVersion };
+  private outboxParams(webhooks: readonly { v: Verification; webhook: Webhook }[]): OutboxWrite {
+    const rows = webhooks.flatMap(({ v, webhook }) =>
+      webhook.urls.map((url) => [webhook.deliveryId, v.trace, url, webhook.format, webhook.text, v.updatedAt] as const),
+    );
+    return { rows, signatureVersion: this.core.options.signatureVersion };
   }
 }
