@@ -53,6 +53,10 @@ const INCLUDE = [
   "test/sandbox/template-units.test.ts",
   // Big text parameters staged in parts (store/pglite-staging.ts).
   "test/sandbox/pglite-staging.test.ts",
+  // startSandbox's wiring, its stop, and opening the store (the `start` group), each started inside its test.
+  "test/sandbox/start-units.test.ts",
+  "test/sandbox/stop-units.test.ts",
+  "test/sandbox/store-open-units.test.ts",
 ];
 
 export default defineConfig({
