@@ -220,6 +220,21 @@ describe("an IPv6 host", () => {
   });
 });
 
+describe("a listen refused for a cause without words of its own", () => {
+  it("gives the error's own message and code, and closes the store", async () => {
+    const db = await memoryDb();
+    const err = await startSandbox({ ...BASE, port: 70_000, opening: Promise.resolve(db) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StartError);
+    expect((err as StartError).message).toMatch(
+      /^cannot listen on 127\.0\.0\.1:70000: options\.port should be >= 0 and < 65536\. Received .*70000.* \(ERR_SOCKET_BAD_PORT\)$/,
+    );
+    await expect(db.query("SELECT 1")).rejects.toThrow();
+  });
+});
+
 describe("deliveries and processing", () => {
   it("a tenant's webhooks go to its receivers, signed with its secret and version, in the binding's media type; the timeout and retry delays are the options'", async () => {
     let calls = 0;
@@ -250,16 +265,19 @@ describe("deliveries and processing", () => {
     }
   });
 
-  it("with a processing time, a verification completes on the sandbox's own tick, with no request to wake it", async () => {
-    const sandbox = await startSandbox({ ...BASE, processingMs: 200, opening: memoryDb() });
+  it("with a processing time, a verification completes on the sandbox's own tick: its completion webhook comes with no request to wake it", async () => {
+    const rx = await startReceiver();
+    const sandbox = await startSandbox({ ...BASE, webhookUrls: [rx.url], processingMs: 200, opening: memoryDb() });
     try {
       const trace = await create(sandbox.url);
-      await until(async () => {
-        const r = await fetch(`${sandbox.url}/v5/verifications/${trace}`, { headers: { authorization: auth(CREDENTIALS) } });
-        return ((await r.json()) as { verificationStatus: string }).verificationStatus !== "pending";
-      }, "the completion");
+      const done = await until(
+        () => rx.deliveries.map((d) => JSON.parse(d.body)).find((b) => b.trace === trace && b.verificationStatus !== "pending"),
+        "the completion webhook",
+      );
+      expect(done.verificationStatus).not.toBe("pending");
     } finally {
       await sandbox.close();
+      await rx.close();
     }
   });
 });
@@ -279,7 +297,10 @@ describe("close()", () => {
     try {
       await create(sandbox.url);
       await until(() => new Promise<boolean>((r) => rx.server.getConnections((_e, n) => r(n > 0))), "the held delivery");
+      // Within its own timeout (200 ms, then a second's grace), well before the default 10 s.
+      const started = Date.now();
       await sandbox.close();
+      expect(Date.now() - started).toBeLessThan(8000);
       expect(events).toEqual([
         "warn shutdown: work still running after the shutdown timeout; closing its connections (webhook deliveries still in flight are sent again after the restart)",
       ]);
