@@ -57,6 +57,8 @@ const INCLUDE = [
   "test/sandbox/start-units.test.ts",
   "test/sandbox/stop-units.test.ts",
   "test/sandbox/store-open-units.test.ts",
+  // The dispatcher's idle wait (the `dispatch` group).
+  "test/sandbox/dispatch-units.test.ts",
 ];
 
 export default defineConfig({
