@@ -1,6 +1,8 @@
 // The dispatcher's wait between looks for due rows on an idle exclusive store (templates/sandbox/dispatcher.ts,
 // nextLookMs): until the earliest queued row is due, at most idleMs, and no claim at every poll meanwhile.
 // dispatcher.test.ts has delivery, retries, slots, leases and stopping.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
@@ -17,8 +19,8 @@ async function oneQueued(url: string, dueInMs: number): Promise<Db> {
   return db;
 }
 
-const dispatcher = (db: Db, idleMs: number) =>
-  new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 10_000, delaysMs: [], pollMs: 10, idleMs });
+const dispatcher = (db: Db, idleMs: number, delaysMs: number[] = []) =>
+  new Dispatcher({ db, sign: () => ({}), deliveryIdHeader: "X-Id", mediaType: "application/json", timeoutMs: 10_000, delaysMs, pollMs: 10, idleMs });
 
 describe("an idle exclusive store", { timeout: 60_000 }, () => {
   it("a row due later is delivered when it is due, not at the longest wait, with no claim at every poll meanwhile", async () => {
@@ -55,6 +57,34 @@ describe("an idle exclusive store", { timeout: 60_000 }, () => {
     } finally {
       await d.stop();
       await db.close();
+    }
+  });
+});
+
+describe("an answer cut mid-body", { timeout: 60_000 }, () => {
+  it("is a failed attempt without a status code, retried as the policy says; the delivery does not hang", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "Content-Length": "100" });
+      res.write("only part of it");
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const db = await oneQueued(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, 0);
+    const d = dispatcher(db, 600_000, [600_000]);
+    try {
+      await d.start();
+      const [attempt] = await until(async () => {
+        const rows = await db.query("SELECT status_code, error FROM delivery_attempts");
+        return rows.length > 0 && rows;
+      }, "the attempt recorded");
+      expect(attempt!.status_code).toBeNull();
+      expect(typeof attempt!.error).toBe("string");
+      expect(await db.query("SELECT state, tries FROM outbox")).toEqual([{ state: "queued", tries: 1 }]);
+    } finally {
+      await d.stop();
+      await db.close();
+      server.closeAllConnections();
+      server.close();
     }
   });
 });
