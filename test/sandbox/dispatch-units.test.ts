@@ -32,8 +32,9 @@ describe("an idle exclusive store", { timeout: 60_000 }, () => {
     try {
       await d.start();
       await until(() => rx.deliveries.length === 1, "the delivery when due");
-      // The start's claim found nothing due; the next ran when the row was due (a poll every 10 ms would be ~150).
-      expect(claims.length).toBeLessThanOrEqual(4);
+      // The start's claim found nothing due; the next ones ran around the row's due time and after its delivery
+      // (5 seen on a loaded machine); a claim at every 10 ms poll would be well over a hundred.
+      expect(claims.length).toBeLessThanOrEqual(15);
       expect(claims).toContain(1);
     } finally {
       await d.stop();
