@@ -56,6 +56,12 @@ const INCLUDE = [
   // A big text stored once (store/shared-text.ts), processing one transaction per verification.
   "test/sandbox/shared-text.test.ts",
   "test/sandbox/processing-transactions.test.ts",
+  // startSandbox's wiring, its stop, and opening the store (the `start` group), each started inside its test.
+  "test/sandbox/start-units.test.ts",
+  "test/sandbox/stop-units.test.ts",
+  "test/sandbox/store-open-units.test.ts",
+  // The dispatcher's idle wait (the `dispatch` group).
+  "test/sandbox/dispatch-units.test.ts",
 ];
 
 export default defineConfig({
