@@ -50,13 +50,13 @@ interface Target {
   readonly source: string;
 }
 
-function caseOf(t: Target, id: string, title: string, payload: Json, errors: readonly Issue[], changed?: Path): RequestCase {
+function caseOf(target: Target, id: string, title: string, payload: Json, errors: readonly Issue[], changed?: Path): RequestCase {
   const issues = canonicalIssues(errors);
   return {
-    id: `${t.schema}/${id}`,
-    schema: t.schema,
-    operation: t.operation,
-    source: t.source,
+    id: `${target.schema}/${id}`,
+    schema: target.schema,
+    operation: target.operation,
+    source: target.source,
     title,
     payload,
     valid: issues.length === 0,
@@ -65,8 +65,8 @@ function caseOf(t: Target, id: string, title: string, payload: Json, errors: rea
   };
 }
 
-function mutationCases(t: Target, prefix: string, base: Json, mutations: readonly Mutation[]): RequestCase[] {
-  return mutations.map((m) => caseOf(t, `${prefix}${m.name}`, m.title, applyMutation(base, m), m.errors, m.at));
+function mutationCases(target: Target, prefix: string, base: Json, mutations: readonly Mutation[]): RequestCase[] {
+  return mutations.map((m) => caseOf(target, `${prefix}${m.name}`, m.title, applyMutation(base, m), m.errors, m.at));
 }
 
 /** Countries to build payloads for: every country of a small group; of a large one (any ISO3), a few. */
@@ -91,8 +91,8 @@ interface V5 {
   readonly build: (mode: Mode, type: string, country: string) => Obj;
 }
 
-function v5Builder(model: Model, t: Target): V5 {
-  const shape = model.shapes[t.schema]!;
+function v5Builder(model: Model, target: Target): V5 {
+  const shape = model.shapes[target.schema]!;
   const requirementFor = (type: string) => model.v5Requirements.find((r) => r.type === type);
   const types = [...new Set([...model.v5Requirements.map((r) => r.type), ...((model.shapes["v5.EntityType"]?.examples ?? []) as string[])])];
   const groupCountries = [...new Set(model.v5Requirements.flatMap((r) => r.identifiersFor.flatMap((g) => g.countries.values)))];
@@ -127,43 +127,43 @@ function v5Builder(model: Model, t: Target): V5 {
     if (mode === "complete" && !requirementFor(type)) delete p["documents"];
     return satisfy(p, type, country);
   };
-  return { model, t, shape, types, countries, requirementFor, documentFor, satisfy, build };
+  return { model, t: target, shape, types, countries, requirementFor, documentFor, satisfy, build };
 }
 
-function v5Cases(model: Model, t: Target): RequestCase[] {
-  const v = v5Builder(model, t);
+function v5Cases(model: Model, target: Target): RequestCase[] {
+  const builder = v5Builder(model, target);
   return [
-    ...v5ValidCases(v),
-    ...v5FieldRuleCases(v),
-    ...model.v5Requirements.flatMap((r) => v.countries.flatMap((country) => v5RequirementCases(v, r, country))),
+    ...v5ValidCases(builder),
+    ...v5FieldRuleCases(builder),
+    ...model.v5Requirements.flatMap((r) => builder.countries.flatMap((country) => v5RequirementCases(builder, r, country))),
   ];
 }
 
 /** A minimal and a complete payload of every type in every country, and the required fields alone. */
-function v5ValidCases(v: V5): RequestCase[] {
+function v5ValidCases(builder: V5): RequestCase[] {
   const out: RequestCase[] = [];
-  for (const type of v.types) {
-    for (const country of v.countries) {
+  for (const type of builder.types) {
+    for (const country of builder.countries) {
       for (const mode of ["minimal", "complete"] as const) {
-        out.push(caseOf(v.t, `valid/${mode}/${type}/${country}`, `a ${mode} ${type} of ${country}`, v.build(mode, type, country), []));
+        out.push(caseOf(builder.t, `valid/${mode}/${type}/${country}`, `a ${mode} ${type} of ${country}`, builder.build(mode, type, country), []));
       }
     }
   }
-  out.push(caseOf(v.t, "valid/required-only", "only the required fields", validObject(v.model, v.shape, "minimal"), []));
+  out.push(caseOf(builder.t, "valid/required-only", "only the required fields", validObject(builder.model, builder.shape, "minimal"), []));
   return out;
 }
 
 /** Single changes to the fields of a valid payload, then to its documents. */
-function v5FieldRuleCases(v: V5): RequestCase[] {
-  const { model, t, shape, types, countries } = v;
+function v5FieldRuleCases(builder: V5): RequestCase[] {
+  const { model, t: target, shape, types, countries } = builder;
   // Field rules, on a complete trust of the first country (its document list is not empty).
-  const base = v.build("complete", model.v5Requirements.find((r) => r.documents.length)?.type ?? types[0]!, countries[0]!);
-  const fieldCases = mutationCases(t, "", base, mutateObject(model, shape, base, [], new Set(["documents"])));
+  const base = builder.build("complete", model.v5Requirements.find((r) => r.documents.length)?.type ?? types[0]!, countries[0]!);
+  const fieldCases = mutationCases(target, "", base, mutateObject(model, shape, base, [], new Set(["documents"])));
   // Document rules on a type that requires none (a broken document does not also break a requirement).
-  const free = types.find((x) => !v.requirementFor(x)) ?? types[0]!;
-  const withDocument = { ...v.build("complete", free, countries[0]!), documents: [v.documentFor("trustDeed")] };
+  const free = types.find((x) => !builder.requirementFor(x)) ?? types[0]!;
+  const withDocument = { ...builder.build("complete", free, countries[0]!), documents: [builder.documentFor("trustDeed")] };
   const documentCases = mutationCases(
-    t,
+    target,
     "",
     withDocument,
     mutateValue(model, shape.properties!["documents"]!, withDocument["documents"]!, ["documents"]).filter((m) => !m.name.endsWith("/type")),
@@ -172,21 +172,22 @@ function v5FieldRuleCases(v: V5): RequestCase[] {
 }
 
 /** The per-type requirements of 2.11, on both sides, for one type in one country. */
-function v5RequirementCases(v: V5, r: Model["v5Requirements"][number], country: string): RequestCase[] {
-  const ok = v.build("minimal", r.type, country);
+function v5RequirementCases(builder: V5, r: Model["v5Requirements"][number], country: string): RequestCase[] {
+  const ok = builder.build("minimal", r.type, country);
   return [
-    ...r.addresses.map((a) => missingAddressCase(v, r.type, country, ok, a)),
-    ...r.documents.flatMap((kind) => missingDocumentCases(v, r.type, country, ok, kind)),
-    ...r.identifiersFor.flatMap((g) => g.identifiers.map((id) => identifierCase(v, r, g, country, ok, id))),
+    ...r.addresses.map((a) => missingAddressCase(builder, r.type, country, ok, a)),
+    ...r.documents.flatMap((kind) => missingDocumentCases(builder, r.type, country, ok, kind)),
+    ...r.identifiersFor.flatMap((g) => g.identifiers.map((id) => identifierCase(builder, r, g, country, ok, id))),
   ];
 }
 
-function missingAddressCase(v: V5, type: string, country: string, ok: Obj, a: string): RequestCase {
+function missingAddressCase(builder: V5, type: string, country: string, ok: Obj, a: string): RequestCase {
   const at = ["addresses", a];
   const serviceMessage =
-    v.model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ?? requiredIssue(v.model, { type: "string" } as Field, at);
+    builder.model.messages.observed.find((o) => o.paths.some((p) => p.join(".") === at.join("."))) ??
+    requiredIssue(builder.model, { type: "string" } as Field, at);
   return caseOf(
-    v.t,
+    builder.t,
     `requirement/${type}/${country}/addresses.${a}/missing`,
     `a ${type} needs addresses.${a}`,
     applyMutation(ok, { at, value: REMOVE }),
@@ -196,8 +197,8 @@ function missingAddressCase(v: V5, type: string, country: string, ok: Obj, a: st
 }
 
 /** A required document left out, and given only by URL. */
-function missingDocumentCases(v: V5, type: string, country: string, ok: Obj, kind: string): RequestCase[] {
-  const serviceMessage = v.model.requiredDocumentMessage;
+function missingDocumentCases(builder: V5, type: string, country: string, ok: Obj, kind: string): RequestCase[] {
+  const serviceMessage = builder.model.requiredDocumentMessage;
   const errors = [{ code: serviceMessage.code, message: serviceMessage.message, path: ["documents"] }];
   const documents = ok["documents"] as Obj[];
   const without = applyMutation(ok, { at: ["documents"], value: documents.filter((d) => d["kind"] !== kind) });
@@ -206,8 +207,8 @@ function missingDocumentCases(v: V5, type: string, country: string, ok: Obj, kin
     value: documents.map((d) => (d["kind"] === kind ? { ...d, source: "url", data: "https://www.example.com/files/deed.pdf" } : d)),
   });
   return [
-    caseOf(v.t, `requirement/${type}/${country}/documents.${kind}/missing`, `a ${type} needs a ${kind} document`, without, errors, ["documents"]),
-    caseOf(v.t, `requirement/${type}/${country}/documents.${kind}/url-only`, `a ${kind} given only by URL is not an uploaded file`, byUrl, errors, [
+    caseOf(builder.t, `requirement/${type}/${country}/documents.${kind}/missing`, `a ${type} needs a ${kind} document`, without, errors, ["documents"]),
+    caseOf(builder.t, `requirement/${type}/${country}/documents.${kind}/url-only`, `a ${kind} given only by URL is not an uploaded file`, byUrl, errors, [
       "documents",
     ]),
   ];
@@ -215,7 +216,7 @@ function missingDocumentCases(v: V5, type: string, country: string, ok: Obj, kin
 
 /** An identifier left out: refused where its country group applies, accepted elsewhere. */
 function identifierCase(
-  v: V5,
+  builder: V5,
   r: Model["v5Requirements"][number],
   g: Model["v5Requirements"][number]["identifiersFor"][number],
   country: string,
@@ -224,13 +225,13 @@ function identifierCase(
 ): RequestCase {
   const at = ["identifiers", id];
   const applies = g.countries.values.includes(country);
-  const without = applyMutation(applies ? ok : v.satisfy({ ...ok, identifiers: {} }, r.type, country), {
+  const without = applyMutation(applies ? ok : builder.satisfy({ ...ok, identifiers: {} }, r.type, country), {
     at: ["identifiers"],
     value: {},
   });
-  const errors = applies ? [requiredIssue(v.model, { type: "string" } as Field, at)] : [];
+  const errors = applies ? [requiredIssue(builder.model, { type: "string" } as Field, at)] : [];
   return caseOf(
-    v.t,
+    builder.t,
     `requirement/${r.type}/${country}/identifiers.${id}/${applies ? "missing" : "not-required"}`,
     applies ? `a ${r.type} of ${country} needs identifiers.${id}` : `a ${r.type} of ${country} needs no identifiers.${id}`,
     without,
@@ -279,27 +280,27 @@ function entityBuilder(model: Model, envelope: Field): EntityBuild {
   };
 }
 
-function entityCases(model: Model, t: Target, request: Model["entityRequests"][number]): RequestCase[] {
+function entityCases(model: Model, target: Target, request: Model["entityRequests"][number]): RequestCase[] {
   const kinds = model.entityKinds.filter((k) => k.interface === request.interface);
   const envelope = envelopeOf(request);
   const build = entityBuilder(model, envelope);
-  return [...kinds.flatMap((kind) => entityKindCases(model, t, envelope, build, kind)), ...entityEnvelopeCases(model, t, envelope, build, kinds)];
+  return [...kinds.flatMap((kind) => entityKindCases(model, target, envelope, build, kind)), ...entityEnvelopeCases(model, target, envelope, build, kinds)];
 }
 
 /** One kind: valid payloads and field rules per branch, the country that chooses the branch, its stakeholders. */
-function entityKindCases(model: Model, t: Target, envelope: Field, build: EntityBuild, kind: EntityKind): RequestCase[] {
+function entityKindCases(model: Model, target: Target, envelope: Field, build: EntityBuild, kind: EntityKind): RequestCase[] {
   const out: RequestCase[] = [];
   kind.branches.forEach((b, i) => {
     for (const country of countriesOf(b.countries.values)) {
       for (const mode of ["minimal", "complete"] as const)
-        out.push(caseOf(t, `valid/${mode}/${kind.kind}/${country}`, `a ${mode} ${kind.kind} of ${country}`, build(kind, i, country, mode), []));
+        out.push(caseOf(target, `valid/${mode}/${kind.kind}/${country}`, `a ${mode} ${kind.kind} of ${country}`, build(kind, i, country, mode), []));
     }
     // Field rules, on a complete payload of the branch's first country.
     const base = build(kind, i, b.countries.values[0]!, "complete");
     const fieldsShape: Field = { ...envelope, properties: b.fields };
     out.push(
       ...mutationCases(
-        t,
+        target,
         `${kind.kind}/${b.countries.values[0]}/`,
         base,
         mutateObject(model, fieldsShape, base["fields"] as Obj, ["fields"], new Set(["country"])),
@@ -314,7 +315,7 @@ function entityKindCases(model: Model, t: Target, envelope: Field, build: Entity
     const issue = kind.branches.length > 1 ? discriminatorIssue(model, countries, at) : notAllowedIssue(model, kind.branches[0]!.fields["country"]!, at);
     out.push(
       caseOf(
-        t,
+        target,
         `${kind.kind}/fields.country/not-allowed`,
         `${kind.kind}: a country without a table`,
         applyMutation(base, { at, value: "ATA" === countries[0] ? "ZZZ" : "ATA" }),
@@ -323,12 +324,12 @@ function entityKindCases(model: Model, t: Target, envelope: Field, build: Entity
       ),
     );
   }
-  if (kind.stakeholders) out.push(...stakeholderCases(model, t, kind, base));
+  if (kind.stakeholders) out.push(...stakeholderCases(model, target, kind, base));
   return out;
 }
 
 /** The envelope and the kind discriminator, on the first kind. */
-function entityEnvelopeCases(model: Model, t: Target, envelope: Field, build: EntityBuild, kinds: readonly EntityKind[]): RequestCase[] {
+function entityEnvelopeCases(model: Model, target: Target, envelope: Field, build: EntityBuild, kinds: readonly EntityKind[]): RequestCase[] {
   const first = kinds[0]!;
   const base = build(first, 0, first.branches[0]!.countries.values[0]!, "complete");
   const kindIssue = discriminatorIssue(
@@ -337,10 +338,10 @@ function entityEnvelopeCases(model: Model, t: Target, envelope: Field, build: En
     ["type"],
   );
   return [
-    ...mutationCases(t, "", base, mutateObject(model, envelope, base, [])),
-    caseOf(t, "type/missing", "the entity kind is missing", applyMutation(base, { at: ["type"], value: REMOVE }), [kindIssue], ["type"]),
+    ...mutationCases(target, "", base, mutateObject(model, envelope, base, [])),
+    caseOf(target, "type/missing", "the entity kind is missing", applyMutation(base, { at: ["type"], value: REMOVE }), [kindIssue], ["type"]),
     caseOf(
-      t,
+      target,
       "type/not-allowed",
       "an entity kind of another interface or none",
       applyMutation(base, { at: ["type"], value: "NOT_A_KIND" }),
@@ -356,7 +357,7 @@ function stakeholder(model: Model, type: string, role: string, mode: Mode): Obj 
   return { type, role, fields };
 }
 
-function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj): RequestCase[] {
+function stakeholderCases(model: Model, target: Target, kind: EntityKind, base: Obj): RequestCase[] {
   const out: RequestCase[] = [];
   const set = kind.stakeholders!.roleSet;
   const at: Path = ["stakeholders"];
@@ -364,7 +365,7 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
   if (kind.stakeholders!.required)
     out.push(
       caseOf(
-        t,
+        target,
         `${kind.kind}/stakeholders/missing`,
         `${kind.kind}: stakeholders are required`,
         applyMutation(base, { at, value: REMOVE }),
@@ -379,7 +380,7 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
   const lost = first.required ? [requiredRoleIssue(model, first.name)] : [];
   out.push(
     caseOf(
-      t,
+      target,
       `${kind.kind}/stakeholders.0.role/not-allowed`,
       `${kind.kind}: a role the table does not list`,
       applyMutation(withRoles, { at: roleAt, value: "NOT_A_ROLE" }),
@@ -392,7 +393,7 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
     for (const type of r.types)
       out.push(
         caseOf(
-          t,
+          target,
           `${kind.kind}/stakeholders.${r.name}/type-${type}`,
           `${kind.kind}: a ${type} may hold the role ${r.name}`,
           applyMutation(withRoles, { at: ["stakeholders", i], value: stakeholder(model, type, r.name, "minimal") }),
@@ -409,7 +410,7 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
           : { code: serviceMessage.code, message: serviceMessage.message.replace("{options}", r.types.map((x) => `"${x}"`).join("|")), path: typeAt };
       out.push(
         caseOf(
-          t,
+          target,
           `${kind.kind}/stakeholders.${r.name}/type-${other.name}`,
           `${kind.kind}: a ${other.name} may not hold the role ${r.name}`,
           applyMutation(withRoles, { at: ["stakeholders", i], value: stakeholder(model, other.name, r.name, "minimal") }),
@@ -422,7 +423,7 @@ function stakeholderCases(model: Model, t: Target, kind: EntityKind, base: Obj):
       const without = applyMutation(withRoles, { at: ["stakeholders"], value: (withRoles.stakeholders as Obj[]).filter((s) => s["role"] !== r.name) });
       out.push(
         caseOf(
-          t,
+          target,
           `${kind.kind}/stakeholders.${r.name}/missing`,
           `${kind.kind}: the role ${r.name} is required`,
           without,
@@ -442,13 +443,13 @@ function requiredRoleIssue(model: Model, role: string): Issue {
 
 // ---- other request shapes (one object each) -------------------------------------------------------
 
-function shapeCases(model: Model, t: Target): RequestCase[] {
-  const shape = resolve(model, model.shapes[t.schema]!);
+function shapeCases(model: Model, target: Target): RequestCase[] {
+  const shape = resolve(model, model.shapes[target.schema]!);
   const out: RequestCase[] = [];
   const minimal = validObject(model, shape, "minimal");
   const complete = validObject(model, shape, "complete");
-  out.push(caseOf(t, "valid/minimal", "only the required fields", minimal, []));
-  out.push(caseOf(t, "valid/complete", "every listed field", complete, []));
+  out.push(caseOf(target, "valid/minimal", "only the required fields", minimal, []));
+  out.push(caseOf(target, "valid/complete", "every listed field", complete, []));
   if (shape.exactlyOneOf?.length) {
     const serviceMessage = shape.messages["oneOf"] ?? model.messages.defaults["oneOf"]!;
     const issue = { code: serviceMessage.code, message: serviceMessage.message, path: [] };
@@ -456,16 +457,16 @@ function shapeCases(model: Model, t: Target): RequestCase[] {
       const only = { ...minimal };
       for (const k of shape.exactlyOneOf) delete only[k];
       only[key] = validValue(model, shape.properties![key]!, "minimal");
-      out.push(caseOf(t, `lookup/${key}`, `${key} alone`, only, []));
+      out.push(caseOf(target, `lookup/${key}`, `${key} alone`, only, []));
     }
     const none = { ...minimal };
     for (const k of shape.exactlyOneOf) delete none[k];
-    out.push(caseOf(t, "lookup/none", "no lookup key", none, [issue]));
+    out.push(caseOf(target, "lookup/none", "no lookup key", none, [issue]));
     const all = { ...minimal };
     for (const k of shape.exactlyOneOf) all[k] = validValue(model, shape.properties![k]!, "minimal");
-    out.push(caseOf(t, "lookup/all", "every lookup key at once", all, [issue]));
+    out.push(caseOf(target, "lookup/all", "every lookup key at once", all, [issue]));
   }
-  out.push(...mutationCases(t, "", complete, mutateObject(model, shape, complete, [], new Set(shape.exactlyOneOf ?? []))));
+  out.push(...mutationCases(target, "", complete, mutateObject(model, shape, complete, [], new Set(shape.exactlyOneOf ?? []))));
   // Arrays of discriminated unions: each branch valid, each branch's own rules, an unknown tag.
   for (const [key, prop] of Object.entries(shape.properties ?? {})) {
     const item = prop.items ? resolve(model, prop.items) : undefined;
@@ -477,13 +478,13 @@ function shapeCases(model: Model, t: Target): RequestCase[] {
       const tag = String(value[item.discriminator]);
       tags.push(tag);
       const base = { ...complete, [key]: [value] };
-      out.push(caseOf(t, `${key}.${tag}/valid`, `a ${tag} item`, base, []));
-      out.push(...mutationCases(t, `${tag}/`, base, mutateObject(model, b, value, [key, 0], new Set([item.discriminator]))));
+      out.push(caseOf(target, `${key}.${tag}/valid`, `a ${tag} item`, base, []));
+      out.push(...mutationCases(target, `${tag}/`, base, mutateObject(model, b, value, [key, 0], new Set([item.discriminator]))));
     }
     const at = [key, 0, item.discriminator];
     out.push(
       caseOf(
-        t,
+        target,
         `${key}.0.${item.discriminator}/not-allowed`,
         "an item of no listed kind",
         { ...complete, [key]: [{ [item.discriminator]: "NOT_A_KIND" }] },
@@ -499,11 +500,11 @@ export function requestCases(model: Model): RequestCase[] {
   const out: RequestCase[] = [];
   for (const e of model.endpoints) {
     if (!e.request) continue;
-    const t: Target = { schema: e.request, operation: e.operationId, source: e.source };
+    const target: Target = { schema: e.request, operation: e.operationId, source: e.source };
     const entity = model.entityRequests.find((r) => r.id === e.request);
-    if (entity) out.push(...entityCases(model, t, entity));
-    else if (model.shapes[e.request]?.requirements) out.push(...v5Cases(model, t));
-    else out.push(...shapeCases(model, t));
+    if (entity) out.push(...entityCases(model, target, entity));
+    else if (model.shapes[e.request]?.requirements) out.push(...v5Cases(model, target));
+    else out.push(...shapeCases(model, target));
   }
   const seen = new Set<string>();
   return out.filter((c) => (seen.has(c.id) ? false : (seen.add(c.id), true)));
