@@ -102,9 +102,25 @@ export function runtimeCrypto(scope: unknown = globalThis): NativeCrypto | undef
   }
 }
 
+/**
+ * A string signing key's UTF-8 bytes, kept: the runtime's HMAC would encode the string again for every
+ * delivery (about 100 ns of a 2.5 µs verification). Keys are few (one, two during a rotation); bounded.
+ */
+const keyBytes = new Map<string, Uint8Array>();
+function keyBytesOf(key: string | Uint8Array): Uint8Array {
+  if (typeof key !== "string") return key;
+  let bytes = keyBytes.get(key);
+  if (bytes === undefined) {
+    bytes = encoder.encode(key);
+    if (keyBytes.size >= 16) keyBytes.clear();
+    keyBytes.set(key, bytes);
+  }
+  return bytes;
+}
+
 export function nativeDigests(crypto: NativeCrypto): Digests {
   return {
-    hmacSha256: (key, body) => crypto.createHmac("sha256", key).update(body).digest(),
+    hmacSha256: (key, body) => crypto.createHmac("sha256", keyBytesOf(key)).update(body).digest(),
     sha256: (body) => crypto.createHash("sha256").update(body).digest(),
     sha256Hex: (body) => crypto.createHash("sha256").update(body).digest("hex"),
     sha3Of: (first, second) => crypto.createHash("sha3-256").update(first).update(second).digest(),

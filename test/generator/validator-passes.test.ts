@@ -81,7 +81,8 @@ describe("the output passes of the validators emitter", () => {
   });
 
   it("compactErrors: error statements become table rows, read on first use", () => {
-    const one = (n: number) => `function validate${n}(data, {instancePath=""}={}){${push(0, 'instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}')}}`;
+    const one = (n: number) =>
+      `function validate${n}(data, {instancePath=""}={}){${push(0, 'instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}')}}`;
     const out = compactErrors(one(0) + one(1));
     expect(out).toContain('const validate0_errors = /*#__PURE__*/ $errorTable(0, \'[["#/type",0,{"type":"string"}]]\');');
     // Each table numbers its errors on from the one before: an error's number (`row`) is unique in the module.
