@@ -4,27 +4,12 @@
 import { createServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { StartError, startSandbox, tenantsOf, type SandboxOptions } from "../../templates/sandbox/index.js";
+import { StartError, startSandbox, tenantsOf } from "../../templates/sandbox/index.js";
 import { describeDb } from "../../templates/sandbox/store/index.js";
-import { CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
-import { binding, memoryDb } from "./inprocess.js";
+import { CREDENTIALS, SIGNING_SECRET } from "./helpers.js";
+import { binding, inProcessOptions, memoryDb } from "./inprocess.js";
 
-const BASE: SandboxOptions = {
-  binding,
-  host: "127.0.0.1",
-  port: 0,
-  db: "memory",
-  cwd: ROOT,
-  processingMs: "manual",
-  requestedActionsPath: "/requestedActions",
-  maxBodyBytes: 1_000_000,
-  credentials: CREDENTIALS,
-  signingSecret: SIGNING_SECRET,
-  deliveryTimeoutMs: 2000,
-  retryDelaysMs: [],
-  log: () => {},
-  metrics: false,
-};
+const BASE = inProcessOptions;
 const tenant = (name: string, serviceUid: string) => ({
   name,
   credentials: { serviceUid, secret: `${name}-secret` },

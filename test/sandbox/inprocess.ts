@@ -10,16 +10,61 @@ import { sandboxBinding } from "../../generated/sandbox.js";
 import type { SandboxBinding } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
+import type { SandboxOptions } from "../../templates/sandbox/index.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { SandboxService } from "../../templates/sandbox/service.js";
 import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import { DEFAULT_TENANT, openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
 import { migrate } from "../../templates/sandbox/store/migrations.js";
+import type { Verification } from "../../templates/sandbox/store/verifications.js";
 import { pgliteInMemory, readTemplate, templateName, writeTemplate } from "../../templates/sandbox/store/template.js";
 import { CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
 
 export const binding = sandboxBinding as unknown as SandboxBinding;
+
+/** startSandbox's options for a test that starts it in-process: the memory store, port 0, processing by hand, no metrics. */
+export const inProcessOptions: SandboxOptions = {
+  binding,
+  host: "127.0.0.1",
+  port: 0,
+  db: "memory",
+  cwd: ROOT,
+  processingMs: "manual",
+  requestedActionsPath: "/requestedActions",
+  maxBodyBytes: 1_000_000,
+  credentials: CREDENTIALS,
+  signingSecret: SIGNING_SECRET,
+  deliveryTimeoutMs: 2000,
+  retryDelaysMs: [],
+  log: () => {},
+  metrics: false,
+};
+
+/** A stored v5 individual verification awaiting processing, for tests that write rows through the store. */
+export const verificationRow = (trace: string, request: Record<string, unknown>, patch: Partial<Verification> = {}): Verification => ({
+  trace,
+  api: "v5",
+  userId: null,
+  submissionId: `${trace}-s`,
+  parentTrace: null,
+  roles: null,
+  type: "individual",
+  subType: "data",
+  name: "Pat Example",
+  country: "AUS",
+  request,
+  verificationStatus: "pending",
+  submissionStatus: "submitted",
+  attempt: 1,
+  maxAttempts: null,
+  outcome: "approved",
+  dueAt: null,
+  formId: null,
+  createdAt: 1,
+  updatedAt: 1,
+  ...patch,
+});
 
 /**
  * A fresh database in memory with every migration applied: loaded from the package's template

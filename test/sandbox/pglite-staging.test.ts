@@ -7,7 +7,7 @@ import { batches, codeRanges, needsStaging, PART, partsOf, rewrite, STAGE_ABOVE,
 import { openStore, type Db } from "../../templates/sandbox/store/index.js";
 import { sqlStore } from "../../templates/sandbox/store/service-store.js";
 import { BODY } from "../../templates/sandbox/store/shared-text.js";
-import type { Verification } from "../../templates/sandbox/store/verifications.js";
+import { verificationRow as verification } from "./inprocess.js";
 
 describe("parts of a text", () => {
   it("join back to the text, each at most PART code units, never splitting a surrogate pair", () => {
@@ -98,29 +98,6 @@ describe("a big text stored through the embedded database", { timeout: 120_000 }
   }, 60_000);
   afterAll(async () => {
     await db?.close();
-  });
-
-  const verification = (trace: string, request: Record<string, unknown>): Verification => ({
-    trace,
-    api: "v5",
-    userId: null,
-    submissionId: `${trace}-s`,
-    parentTrace: null,
-    roles: null,
-    type: "individual",
-    subType: "data",
-    name: "Pat Example",
-    country: "AUS",
-    request,
-    verificationStatus: "pending",
-    submissionStatus: "submitted",
-    attempt: 1,
-    maxAttempts: null,
-    outcome: "approved",
-    dueAt: null,
-    formId: null,
-    createdAt: 1,
-    updatedAt: 1,
   });
 
   it("a create's request and webhook body are read back byte-identical; a statement sent meanwhile is answered first", async () => {

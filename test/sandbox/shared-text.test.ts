@@ -13,36 +13,13 @@ import { deleteOldVerifications } from "../../templates/sandbox/store/retention.
 import { characters, shareWithRequest } from "../../templates/sandbox/store/shared-text.js";
 import { sqlStore } from "../../templates/sandbox/store/service-store.js";
 import type { Sql } from "../../templates/sandbox/store/sql.js";
-import { lockVerification, updateVerification, type Verification } from "../../templates/sandbox/store/verifications.js";
+import { lockVerification, updateVerification } from "../../templates/sandbox/store/verifications.js";
 import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
 import { needFound } from "../support/services.js";
+import { verificationRow as verification } from "./inprocess.js";
 
 /** Over 64 KiB, with emoji, escapes and non-ASCII text at its ends. */
 const big = (seed: string) => `é😀\\"\n${seed}${"z".repeat(70_000)}${seed}😀`;
-
-const verification = (trace: string, request: Record<string, unknown>, patch: Partial<Verification> = {}): Verification => ({
-  trace,
-  api: "v5",
-  userId: null,
-  submissionId: `${trace}-s`,
-  parentTrace: null,
-  roles: null,
-  type: "individual",
-  subType: "data",
-  name: "Pat Example",
-  country: "AUS",
-  request,
-  verificationStatus: "pending",
-  submissionStatus: "submitted",
-  attempt: 1,
-  maxAttempts: null,
-  outcome: "approved",
-  dueAt: null,
-  formId: null,
-  createdAt: 1,
-  updatedAt: 1,
-  ...patch,
-});
 
 /** A webhook body holding the request's inputRisk, with an emoji before it (characters and UTF-16 units differ). */
 const webhook = (trace: string, status: string, inputRisk: unknown) =>

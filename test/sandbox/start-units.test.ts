@@ -6,28 +6,13 @@
 import { describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import type { RequestLog } from "../../templates/sandbox/logging.js";
-import { type SandboxOptions, signer, StartError, startSandbox } from "../../templates/sandbox/index.js";
+import { signer, StartError, startSandbox } from "../../templates/sandbox/index.js";
 import type { Db, Row } from "../../templates/sandbox/store/index.js";
-import { CREDENTIALS, ROOT, SIGNING_SECRET, startReceiver, until, v5Individual } from "./helpers.js";
-import { binding, memoryDb } from "./inprocess.js";
+import { CREDENTIALS, startReceiver, until, v5Individual } from "./helpers.js";
+import { binding, inProcessOptions, memoryDb } from "./inprocess.js";
 
 const DAY = 86_400_000;
-const BASE: SandboxOptions = {
-  binding,
-  host: "127.0.0.1",
-  port: 0,
-  db: "memory",
-  cwd: ROOT,
-  processingMs: "manual",
-  requestedActionsPath: "/requestedActions",
-  maxBodyBytes: 1_000_000,
-  credentials: CREDENTIALS,
-  signingSecret: SIGNING_SECRET,
-  deliveryTimeoutMs: 2000,
-  retryDelaysMs: [],
-  log: () => {},
-  metrics: false,
-};
+const BASE = inProcessOptions;
 const tenant = (name: string, webhookUrls: string[] = [], signatureVersion: "1" | "2" = "2") => ({
   name,
   credentials: { serviceUid: `${name}-uid`, secret: `${name}-secret` },
