@@ -29,8 +29,12 @@ const BENCH_RULES: WebhookRules = {
   toleranceMs: 300_000,
   signatures: {
     versionHeader: "X-Svc-Signature-version",
-    v2: { name: "X-Svc-Signature", prefix: "sha256=" },
-    v1: { sha: { name: "X-Svc-Signature-SHA", prefix: "svc_sec_sha256_" }, keccak: { name: "X-Svc-Signature-KECCAK", prefix: "svc_sec_keccak256_" } },
+    v2: { name: "X-Svc-Signature", prefix: "sha256=", version: "2" },
+    v1: {
+      version: "1",
+      sha: { name: "X-Svc-Signature-SHA", prefix: "svc_sec_sha256_" },
+      keccak: { name: "X-Svc-Signature-KECCAK", prefix: "svc_sec_keccak256_" },
+    },
   },
   statuses: {},
   outcomes: { processing: "", verified: "", retry_possible: "", final_rejection: "", fetch_details: "", stakeholder_removed: "", locked: "" },

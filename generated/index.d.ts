@@ -8,4 +8,4 @@ export type * from "./types.js";
 /** The spec's own version (spec/versions.yaml `specVersion`; null when the spec sets none). */
 export declare const specVersion: "1.0.0";
 /** The content hash of the spec files this was generated from: `verispec check`, the sandbox's start line and `verispec conform` print the same. */
-export declare const specHash: "36a1b56aec3bf258";
+export declare const specHash: "7528e7f4f4b4f1c3";

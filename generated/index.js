@@ -7,4 +7,4 @@ export * from "./runtime/client/errors.js";
 /** The spec's own version (spec/versions.yaml `specVersion`; null when the spec sets none). */
 export const specVersion = "1.0.0";
 /** The content hash of the spec files this was generated from: `verispec check`, the sandbox's start line and `verispec conform` print the same. */
-export const specHash = "36a1b56aec3bf258";
+export const specHash = "7528e7f4f4b4f1c3";

@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export declare const sandboxSpec: {
   readonly specVersion: "1.0.0";
-  readonly specHash: "36a1b56aec3bf258";
+  readonly specHash: "7528e7f4f4b4f1c3";
   readonly choices: {
     readonly authFailure: {
       readonly answers: "Errors for failed authentication and their HTTP statuses: not shown.";
@@ -57,6 +57,7 @@ export declare const sandboxSpec: {
       readonly answers: "Path and response of this request: not shown. The client takes the path as an option; the OpenAPI document lists the body schema but no operation.";
       readonly choice: "The sandbox serves the follow-up request at `/requestedActions` (change it with --requested-actions-path) and answers 200 with the verification status object (the older webhook payload) in its new state.";
       readonly path: "/requestedActions";
+      readonly httpStatus: 200;
     };
     readonly retryPolicy: {
       readonly answers: "Retry policy and delivery timeout: not shown.";
@@ -377,6 +378,10 @@ export declare const sandboxSpec: {
   readonly payloadSchemas: {
     readonly v5: "v5.WebhookPayload";
     readonly older: "v4.WebhookPayload";
+  };
+  readonly payloadSignatureVersions: {
+    readonly v5: "2";
+    readonly older: "1";
   };
   readonly olderVerificationStatuses: readonly [
     "verified",

@@ -8,7 +8,7 @@ import { signWebhook, webhookRules } from "./webhooks.js";
 /** Spec facts and documented choices the sandbox reads. */
 export const sandboxSpec = {
   "specVersion": "1.0.0",
-  "specHash": "36a1b56aec3bf258",
+  "specHash": "7528e7f4f4b4f1c3",
   "choices": {
     "authFailure": {
       "answers": "Errors for failed authentication and their HTTP statuses: not shown.",
@@ -56,7 +56,8 @@ export const sandboxSpec = {
     "followUpPath": {
       "answers": "Path and response of this request: not shown. The client takes the path as an option; the OpenAPI document lists the body schema but no operation.",
       "choice": "The sandbox serves the follow-up request at `/requestedActions` (change it with --requested-actions-path) and answers 200 with the verification status object (the older webhook payload) in its new state.",
-      "path": "/requestedActions"
+      "path": "/requestedActions",
+      "httpStatus": 200
     },
     "retryPolicy": {
       "answers": "Retry policy and delivery timeout: not shown.",
@@ -377,6 +378,10 @@ export const sandboxSpec = {
   "payloadSchemas": {
     "v5": "v5.WebhookPayload",
     "older": "v4.WebhookPayload"
+  },
+  "payloadSignatureVersions": {
+    "v5": "2",
+    "older": "1"
   },
   "olderVerificationStatuses": [
     "verified",

@@ -9,9 +9,11 @@ export const webhookRules = {
     "versionHeader": "X-Svc-Signature-version",
     "v2": {
       "name": "X-Svc-Signature",
-      "prefix": "sha256="
+      "prefix": "sha256=",
+      "version": "2"
     },
     "v1": {
+      "version": "1",
       "sha": {
         "name": "X-Svc-Signature-SHA",
         "prefix": "svc_sec_sha256_"

@@ -1,7 +1,7 @@
 // Emits generated/sandbox.js and sandbox.d.ts: what `verispec sandbox` takes from the spec (specification sections 3, 4, 7, 8 and the
 // sandbox's documented choices of spec/sandbox.yaml), bound to the generated validators and webhook kit.
 // Only data comes from here; the behaviour is templates/sandbox/.
-import type { Field, Model } from "../model/types.js";
+import type { Field, Model, WebhookPayloadDef } from "../model/types.js";
 import type { OutputFile } from "./output.js";
 import { constType, moduleFiles } from "./print.js";
 
@@ -93,11 +93,17 @@ export function errorRoles(model: Model): Record<string, string> {
 /** The spec facts the sandbox reads, as one plain JSON value. */
 export function sandboxSpec(model: Model) {
   const limit = (name: string, key: string) => need(model.limits[name]?.numbers[key], `limits.yaml ${name}.${key}`);
-  const payload = (prefix: string) =>
+  const payloadOf = (prefix: string) =>
     need(
       model.webhookPayloads.find((p) => p.schema.startsWith(prefix)),
       `webhooks.yaml ${prefix} payload`,
-    ).schema;
+    );
+  const payload = (prefix: string) => payloadOf(prefix).schema;
+  const signedWith = (p: WebhookPayloadDef) =>
+    need(
+      model.signatures.find((s) => s.version === p.signatureVersion)?.headers.find((h) => h.value !== undefined)?.value,
+      `webhooks.yaml signatures.${p.signatureVersion} version header`,
+    );
   return {
     specVersion: model.versions.specVersion ?? null,
     specHash: model.specHash,
@@ -124,6 +130,8 @@ export function sandboxSpec(model: Model) {
     metadataVersion: model.versions.metadataVersion,
     webhookVersion: model.versions.webhookVersion,
     payloadSchemas: { v5: payload("v5."), older: payload("v4.") },
+    // The version header's value of the signature each payload format is signed with (webhooks.yaml payloads.*.signatureVersion).
+    payloadSignatureVersions: { v5: signedWith(payloadOf("v5.")), older: signedWith(payloadOf("v4.")) },
     olderVerificationStatuses: model.olderVerificationStatuses,
     verificationStatuses: model.verificationStatuses.map((s) => s.value),
     forms: hostedForms(model),

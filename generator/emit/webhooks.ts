@@ -12,15 +12,21 @@ function digestHeader(model: Model, version: string, digest: SignatureHeader["di
   return { name: header.name, prefix: header.prefix };
 }
 
-/** The signature headers' names and prefixes the runtime reads and writes (the service's specification, section 6.4). */
+/** The version header of signature `version` (the one with a `value`): its name and the value that names the version. */
+function versionHeader(model: Model, version: string): { name: string; value: string } {
+  const header = model.signatures.find((s) => s.version === version)?.headers.find((h) => h.value !== undefined);
+  if (!header?.value) throw new Error(`webhooks.yaml: signature version ${version} needs a version header (one with \`value\`)`);
+  return { name: header.name, value: header.value };
+}
+
+/** The signature headers' names, prefixes and version values the runtime reads and writes (the service's specification, section 6.4). */
 export function signatureScheme(model: Model) {
-  const current = model.signatures.find((s) => s.version === "2");
-  const versionHeader = current?.headers.find((h) => h.value !== undefined)?.name;
-  if (!versionHeader) throw new Error("webhooks.yaml: signature version 2 needs a version header (one with `value`)");
+  const [current, older] = [versionHeader(model, "2"), versionHeader(model, "1")];
+  if (current.name !== older.name) throw new Error("webhooks.yaml: both signature versions need the same version header");
   return {
-    versionHeader,
-    v2: digestHeader(model, "2", "hmac-sha256"),
-    v1: { sha: digestHeader(model, "1", "sha3-256"), keccak: digestHeader(model, "1", "keccak-256") },
+    versionHeader: current.name,
+    v2: { ...digestHeader(model, "2", "hmac-sha256"), version: current.value },
+    v1: { version: older.value, sha: digestHeader(model, "1", "sha3-256"), keccak: digestHeader(model, "1", "keccak-256") },
   };
 }
 

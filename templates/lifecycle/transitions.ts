@@ -20,6 +20,14 @@ export interface TransitionRule {
   readonly error?: string;
 }
 
+/** The table's word for "any state" in `from` and `to` (the format of statuses.yaml transitions, not a status). */
+export const ANY_STATUS = "any";
+
+/** Whether a row names its target statuses (not the `to: [any]` row, which may change any status). */
+export function namesItsTarget(row: TransitionRule): boolean {
+  return !row.to.includes(ANY_STATUS);
+}
+
 /** What the table is read with: the statuses (for `onlyWhen` and "any"), the named conditions and the rows. */
 export interface TransitionTable {
   readonly statuses: Readonly<Record<VerificationStatus, Pick<StatusRule, "onlyWhen">>>;
@@ -55,12 +63,12 @@ export function findTransitions(
   return rules.transitions.filter(
     (row) =>
       fromMatches(rules, row.from, from) &&
-      (row.to.includes(to) || (row.to.includes("any") && to !== from)) &&
+      (row.to.includes(to) || (!namesItsTarget(row) && to !== from)) &&
       (!fields || row.when === undefined || evaluateCondition(rules, row.when, fields)),
   );
 }
 
 function fromMatches(rules: TransitionTable, rowFrom: VerificationStatus | null, from: VerificationStatus | null): boolean {
   if (rowFrom === from) return true;
-  return rowFrom === "any" && from !== null && Object.hasOwn(rules.statuses, from);
+  return rowFrom === ANY_STATUS && from !== null && Object.hasOwn(rules.statuses, from);
 }

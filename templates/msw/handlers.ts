@@ -5,7 +5,7 @@
 // in memory. The HTTP shapes are those of the sandbox's server.ts, on the Fetch API (no Node built-in), so
 // the handlers run under msw/node and in a browser's service worker alike. `msw` is the caller's (a peer).
 import { http, type HttpHandler } from "msw";
-import { choice, type SandboxBinding } from "../sandbox/binding.js";
+import { choice, type SandboxBinding, successStatus } from "../sandbox/binding.js";
 import { SandboxClock } from "../sandbox/clock.js";
 import { refusedAs } from "../sandbox/exchange.js";
 import { pathPattern } from "../sandbox/routes.js";
@@ -92,7 +92,7 @@ export function createMockHandlers(binding: SandboxBinding, options: MockOptions
     newId,
     clock,
     webhookUrls: [],
-    signatureVersion: "2",
+    signatureVersion: binding.spec.payloadSignatureVersions.v5,
     processingMs: options.processingMs ?? 1000,
     signingSecret: options.signingSecret ?? "msw-signing-secret-0123456789",
   });
@@ -152,26 +152,33 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
       const body = await kit.readJson(c.request);
       kit.validate(request("createVerification"), body);
       const { trace } = await service.createV5(body);
-      return kit.json(200, kit.envelope(c.sentUid, c.path, 200, { message: spec.createdMessage, trace }));
+      const status = successStatus(spec, "createVerification");
+      return kit.json(status, kit.envelope(c.sentUid, c.path, status, { message: spec.createdMessage, trace }));
     }),
     route("getVerification", async (c) => {
       const trace = c.captures[0]!;
       kit.params({ trace });
       const v = await service.get(trace);
       if (v?.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
+      const status = successStatus(spec, "getVerification");
       return kit.json(
-        200,
-        kit.envelope(c.sentUid, c.path, 200, { message: choice<string>(spec, "getMessage", "message"), trace, pathParams: { trace }, data: service.detail(v) }),
+        status,
+        kit.envelope(c.sentUid, c.path, status, {
+          message: choice<string>(spec, "getMessage", "message"),
+          trace,
+          pathParams: { trace },
+          data: service.detail(v),
+        }),
       );
     }),
     route("verify", async (c) => {
       kit.validate(request("verify"), c.body);
-      return kit.text(200, (await service.verifyOlder(c.body)).text);
+      return kit.text(successStatus(spec, "verify"), (await service.verifyOlder(c.body)).text);
     }),
     route("idForm", async (c) => {
       kit.validate(request("idForm"), c.body);
       const id = await service.createForm(c.body);
-      return kit.json(200, {
+      return kit.json(successStatus(spec, "idForm"), {
         source: choice<string>(spec, "formSource", "source"),
         serviceLink: `${new URL(c.request.url).origin}/_form/${id}`,
         verificationUuid: id,
@@ -182,13 +189,13 @@ function mockRoutes(binding: SandboxBinding, service: SandboxService, clock: San
       kit.validate(request("getVerificationStatus"), c.body);
       const text = await service.latestOlder({ trace: c.body.trace as string | undefined, userId: c.body.userId as string | undefined });
       if (text === undefined) throw service.notFound("traceOrUserId");
-      return kit.text(200, text);
+      return kit.text(successStatus(spec, "getVerificationStatus"), text);
     }),
     route(
       "submitRequestedActions",
       async (c) => {
         kit.validate(request("submitRequestedActions"), c.body);
-        return kit.text(200, await service.followUp(String(c.body.verificationUuid)));
+        return kit.text(successStatus(spec, "submitRequestedActions"), await service.followUp(String(c.body.verificationUuid)));
       },
       endpoint("submitRequestedActions").path ?? choice<string>(spec, "followUpPath", "path"),
     ),

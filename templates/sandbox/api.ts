@@ -7,6 +7,7 @@
 // The store is opened first, on its own thread, and the rest of the runtime loaded meanwhile (this module
 // imports nothing else at its top): the database's start is most of a start (docs/engineering/sandbox-start.md).
 import { randomBytes } from "node:crypto";
+import type { SignatureVersion } from "../webhooks/index.js";
 import type { SandboxBinding } from "./binding.js";
 import { closeWhenOpen, openStore } from "./store/index.js";
 
@@ -21,8 +22,8 @@ export interface StartSandboxOptions {
   readonly cwd?: string;
   /** Receivers of the sandbox's webhooks (default none). */
   readonly webhookUrls?: readonly string[];
-  /** Webhook signature scheme: "2" (default) or "1". */
-  readonly signatureVersion?: "1" | "2";
+  /** Webhook signature scheme: the version header's value, "2" or "1" (default: the one the v5 payload is signed with, "2"). */
+  readonly signatureVersion?: SignatureVersion;
   /** Milliseconds until a submitted verification is processed (default 1000), or "manual": only the control API moves it. */
   readonly processingMs?: number | "manual";
   /** The account's credentials and webhook signing secret (default: fresh random test values, returned on the handle). */
@@ -71,7 +72,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     cwd,
     opening,
     webhookUrls: options.webhookUrls ?? [],
-    signatureVersion: options.signatureVersion ?? "2",
+    signatureVersion: options.signatureVersion ?? spec.payloadSignatureVersions.v5,
     processingMs: options.processingMs ?? 1000,
     requestedActionsPath: choice<string>(spec, "followUpPath", "path"),
     maxBodyBytes: choice<number>(spec, "requestSize", "maxBodyBytes"),

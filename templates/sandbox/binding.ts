@@ -2,7 +2,7 @@
 // rules (statuses, transitions, conditions), the generated validators and the webhook signer.
 import type { ValidationResult } from "../validators/types.js";
 import type { TransitionRule } from "../lifecycle/index.js";
-import type { SignWebhookInput, WebhookRules } from "../webhooks/index.js";
+import type { SignatureVersion, SignWebhookInput, WebhookRules } from "../webhooks/index.js";
 
 export interface SandboxChoice {
   readonly choice: string;
@@ -33,10 +33,24 @@ export interface SandboxSpec {
   readonly errors: Readonly<Record<string, { readonly httpStatus: number; readonly message?: string }>>;
   /** The error type (code) of each role (errors.yaml `role`): the sandbox names an error by what it answers, never by its code. */
   readonly errorRoles: Readonly<Record<string, string>>;
-  readonly endpoints: Readonly<Record<string, { readonly method: string; readonly path: string | null; readonly auth: string; readonly request?: string }>>;
+  readonly endpoints: Readonly<
+    Record<
+      string,
+      {
+        readonly method: string;
+        readonly path: string | null;
+        readonly auth: string;
+        readonly request?: string;
+        /** The answers the specification shows, by HTTP status: the body schema of each. */
+        readonly responses: Readonly<Record<string, string>>;
+      }
+    >
+  >;
   readonly metadataVersion: string;
   readonly webhookVersion: string;
   readonly payloadSchemas: { readonly v5: string; readonly older: string };
+  /** The signature version each payload format is signed with (webhooks.yaml payloads.*.signatureVersion): the older body signature's `version`. */
+  readonly payloadSignatureVersions: { readonly v5: SignatureVersion; readonly older: SignatureVersion };
   readonly olderVerificationStatuses: readonly string[];
   readonly verificationStatuses: readonly string[];
   /** What the hosted form shows: the forms call's entity kinds and the stakeholder types' fields (emit/sandbox.ts). */
@@ -99,7 +113,7 @@ export const SANDBOX_NEEDS = {
     notFound: ["httpStatus", "code", "messages"],
     errorMessages: ["messages"],
     followUpTarget: ["to"],
-    followUpPath: ["path"],
+    followUpPath: ["path", "httpStatus"],
     retryPolicy: ["timeoutMs", "delaysMs"],
     deliveryId: ["header"],
     getMessage: ["message"],
@@ -137,6 +151,17 @@ export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
   const value = spec.choices[name]?.[key];
   if (value === undefined) throw new Error(`sandbox binding: choices.${name}.${key} is missing (regenerate with 'verispec generate')`);
   return value as T;
+}
+
+/**
+ * The HTTP status of an operation's answer (endpoints.yaml `responses`: its one 2xx status). The follow-up
+ * request's response is not shown; its status is a sandbox choice (sandbox.yaml followUpPath.httpStatus).
+ */
+export function successStatus(spec: SandboxSpec, operationId: string): number {
+  const shown = Object.keys(spec.endpoints[operationId]?.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+  if (shown.length === 1) return Number(shown[0]);
+  if (shown.length === 0) return choice<number>(spec, "followUpPath", "httpStatus");
+  throw new Error(`sandbox binding: ${operationId} shows ${shown.length} success statuses; the sandbox answers one`);
 }
 
 /** A message of a choice's `messages` with each `{name}` replaced by `values[name]`. */

@@ -11,6 +11,7 @@
 // committed, and at most `concurrency` rows are in flight. A row stays queued in the database until its
 // answer is committed, so after kill -9 the rows in flight then are sent again (same deliveryId): at
 // least once, and a duplicate only for a delivery in flight at the crash, at most `concurrency` per crash.
+import type { SignatureVersion } from "../webhooks/index.js";
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
@@ -25,7 +26,7 @@ export { describeDeliveries, listDeliveries, resend, type DeliveryAttempt } from
 export interface DispatcherOptions {
   readonly db: Db;
   /** The signature headers of a body, with the signing secret of the tenant whose webhook it is. */
-  readonly sign: (version: "1" | "2", body: string, tenant: string) => Record<string, string>;
+  readonly sign: (version: SignatureVersion, body: string, tenant: string) => Record<string, string>;
   readonly deliveryIdHeader: string;
   /** The Content-Type of a delivery: the spec's body media type (section 4, endpoints.yaml bodies). */
   readonly mediaType: string;
@@ -222,7 +223,7 @@ export class Dispatcher {
     try {
       statusCode = await this.post(row.url, body, {
         "Content-Type": this.options.mediaType,
-        ...this.options.sign(row.signatureVersion as "1" | "2", body, row.tenant),
+        ...this.options.sign(row.signatureVersion, body, row.tenant),
         [this.options.deliveryIdHeader]: row.deliveryId,
       });
       if (statusCode < 200 || statusCode > 299) error = `answered ${statusCode}`;

@@ -2,7 +2,7 @@
 // the answer. The HTTP concerns (authentication, bodies, limits, errors) are server.ts's; the behaviour
 // is service.ts's. Each handler acts for the account the caller's credentials picked (its service, its
 // clock, its rows); the hosted form, opened without credentials, for the account whose form it is.
-import { choice } from "./binding.js";
+import { choice, successStatus } from "./binding.js";
 import type { Account, Exchange, HttpKit, ServerOptions } from "./exchange.js";
 import { hostedForm } from "./form.js";
 import { sandboxPage } from "./page.js";
@@ -72,6 +72,11 @@ export class SandboxHandlers {
     return this.options.binding.spec.endpoints[operationId]!.request!;
   }
 
+  /** The status of an operation's answer, as the specification shows it (binding.ts successStatus). */
+  private success(operationId: string): number {
+    return successStatus(this.options.binding.spec, operationId);
+  }
+
   private json(exchange: Exchange, status: number, value: unknown): void {
     this.http.send(exchange.res, status, JSON.stringify(value));
   }
@@ -82,7 +87,8 @@ export class SandboxHandlers {
     const body = await this.http.readJson(exchange.req);
     this.http.validate(this.request("createVerification"), body);
     const { trace } = await this.account(exchange).service.createV5(body);
-    this.json(exchange, 200, this.http.envelope(exchange.ctx, exchange.path, 200, { message: this.http.spec.createdMessage, trace }));
+    const status = this.success("createVerification");
+    this.json(exchange, status, this.http.envelope(exchange.ctx, exchange.path, status, { message: this.http.spec.createdMessage, trace }));
   };
 
   readonly getVerification: Handler = async (exchange) => {
@@ -92,20 +98,21 @@ export class SandboxHandlers {
     const v = await service.get(trace);
     if (v?.api !== "v5") throw Object.assign(service.notFound("trace", { trace }), { trace });
     const message = choice<string>(this.http.spec, "getMessage", "message");
-    this.json(exchange, 200, this.http.envelope(exchange.ctx, exchange.path, 200, { message, trace, pathParams: { trace }, data: service.detail(v) }));
+    const status = this.success("getVerification");
+    this.json(exchange, status, this.http.envelope(exchange.ctx, exchange.path, status, { message, trace, pathParams: { trace }, data: service.detail(v) }));
   };
 
   // ---- older (the body is read and its credentials checked before these run) ----
 
   readonly verify: Handler = async (exchange) => {
     this.http.validate(this.request("verify"), exchange.body);
-    this.http.send(exchange.res, 200, (await this.account(exchange).service.verifyOlder(exchange.body)).text);
+    this.http.send(exchange.res, this.success("verify"), (await this.account(exchange).service.verifyOlder(exchange.body)).text);
   };
 
   readonly idForm: Handler = async (exchange) => {
     this.http.validate(this.request("idForm"), exchange.body);
     const id = await this.account(exchange).service.createForm(exchange.body);
-    this.json(exchange, 200, {
+    this.json(exchange, this.success("idForm"), {
       source: choice<string>(this.http.spec, "formSource", "source"),
       serviceLink: `${this.options.baseUrl()}/_form/${id}`,
       verificationUuid: id,
@@ -118,12 +125,13 @@ export class SandboxHandlers {
     const { service } = this.account(exchange);
     const text = await service.latestOlder({ trace: exchange.body.trace as string | undefined, userId: exchange.body.userId as string | undefined });
     if (text === undefined) throw service.notFound("traceOrUserId");
-    this.http.send(exchange.res, 200, text);
+    this.http.send(exchange.res, this.success("getVerificationStatus"), text);
   };
 
   readonly requestedActions: Handler = async (exchange) => {
     this.http.validate(this.request("submitRequestedActions"), exchange.body);
-    this.http.send(exchange.res, 200, await this.account(exchange).service.followUp(String(exchange.body.verificationUuid)));
+    const text = await this.account(exchange).service.followUp(String(exchange.body.verificationUuid));
+    this.http.send(exchange.res, this.success("submitRequestedActions"), text);
   };
 
   // ---- the hosted form (no credentials: the caller's customer opens it) ----

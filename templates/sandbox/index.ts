@@ -3,6 +3,7 @@
 // (ops.ts). `close()` (SIGTERM) drains: readiness turns 503, nothing new is accepted, in-flight requests,
 // processing and deliveries finish within `shutdownTimeoutMs` (then the remaining connections are cut),
 // the loops stop and the database closes.
+import type { SignatureVersion } from "../webhooks/index.js";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { choice, type SandboxBinding } from "./binding.js";
@@ -101,7 +102,7 @@ async function openAccounts(options: SandboxOptions, db: Db, tenants: readonly T
 export function signer(
   binding: SandboxBinding,
   tenants: readonly TenantOptions[],
-): (version: "1" | "2", body: string, tenant: string) => Record<string, string> {
+): (version: SignatureVersion, body: string, tenant: string) => Record<string, string> {
   const secrets = new Map(tenants.map((t) => [t.name, t.signingSecret]));
   return (version, body, tenant) => {
     const secret = secrets.get(tenant);

@@ -1,5 +1,6 @@
 // What startSandbox is given (its options, one account's options), why a start fails (StartError), and the
 // accounts the options name (tenantsOf).
+import type { SignatureVersion } from "../webhooks/index.js";
 import type { SandboxBinding } from "./binding.js";
 import type { SandboxLogger } from "./logging.js";
 import type { Credentials } from "./exchange.js";
@@ -20,7 +21,7 @@ export interface SandboxOptions {
    */
   readonly tenants?: readonly TenantOptions[];
   readonly webhookUrls?: readonly string[];
-  readonly signatureVersion?: "1" | "2";
+  readonly signatureVersion?: SignatureVersion;
   readonly processingMs: number | "manual";
   readonly requestedActionsPath: string;
   readonly maxBodyBytes: number;
@@ -50,7 +51,7 @@ export interface TenantOptions {
   readonly credentials: Credentials;
   readonly signingSecret: string;
   readonly webhookUrls: readonly string[];
-  readonly signatureVersion: "1" | "2";
+  readonly signatureVersion: SignatureVersion;
 }
 
 /** Why the sandbox did not start, in one line for its user (the CLI prints it and exits 2). */
@@ -76,7 +77,7 @@ export function tenantsOf(options: SandboxOptions): readonly TenantOptions[] {
             credentials: options.credentials,
             signingSecret: options.signingSecret,
             webhookUrls: options.webhookUrls ?? [],
-            signatureVersion: options.signatureVersion ?? "2",
+            signatureVersion: options.signatureVersion ?? options.binding.spec.payloadSignatureVersions.v5,
           },
         ]
       : []);

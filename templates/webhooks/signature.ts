@@ -11,7 +11,8 @@ export type { RawBody } from "./bytes.js";
 export { toBytes, toHex } from "./bytes.js";
 /** A signing key: a string is taken as UTF-8. */
 export type SigningSecret = string | Uint8Array;
-export type SignatureVersion = "1" | "2";
+/** The value of the version header that names a signature scheme: `2` and `1` in the service's specification, section 6.4 (spec/webhooks.yaml). */
+export type SignatureVersion = string;
 
 /** A digest header: its name as the service writes it and the text before the hex digest. */
 export interface DigestHeader {
@@ -21,10 +22,12 @@ export interface DigestHeader {
 
 /** The signature headers of both versions (spec/webhooks.yaml signatures; the generator writes it into the rules). */
 export interface SignatureScheme {
-  /** The header naming the version ("1" or "2"). */
+  /** The header naming the version. */
   readonly versionHeader: string;
-  readonly v2: DigestHeader;
-  readonly v1: { readonly sha: DigestHeader; readonly keccak: DigestHeader };
+  /** The current scheme (HMAC-SHA256) and the value of the version header that names it. */
+  readonly v2: DigestHeader & { readonly version: SignatureVersion };
+  /** The older scheme (SHA3-256 and Keccak-256 digests) and the value of the version header that names it. */
+  readonly v1: { readonly version: SignatureVersion; readonly sha: DigestHeader; readonly keccak: DigestHeader };
 }
 
 /** The 32 digest bytes after `prefix`, or undefined when the value is not `prefix` + 64 hex digits. */
@@ -60,21 +63,21 @@ export interface SignWebhookInput {
 export function signWebhookWith(scheme: SignatureScheme, input: SignWebhookInput): Record<string, string> {
   const { version, rawBody, secret } = input;
   assertSecret(secret, "signWebhook");
-  if (version === "2") {
+  if (version === scheme.v2.version) {
     return {
       [scheme.v2.name]: scheme.v2.prefix + toHex(hmacSha256(secret, rawBody)),
-      [scheme.versionHeader]: "2",
+      [scheme.versionHeader]: version,
     };
   }
-  if (version === "1") {
+  if (version === scheme.v1.version) {
     const { sha, keccak } = scheme.v1;
     return {
       [sha.name]: sha.prefix + toHex(sha3Digest(secret, rawBody)),
       [keccak.name]: keccak.prefix + toHex(keccakDigest(secret, rawBody)),
-      [scheme.versionHeader]: "1",
+      [scheme.versionHeader]: version,
     };
   }
-  throw new TypeError('signWebhook: version must be "1" or "2"');
+  throw new TypeError(`signWebhook: version must be "${scheme.v1.version}" or "${scheme.v2.version}"`);
 }
 
 /** Programmer errors, not refused deliveries: the message never contains the key. */

@@ -22,7 +22,7 @@ import { toError } from "../../templates/client/core.js";
 import * as clientErrors from "../../templates/client/errors.js";
 import type { SpecConstants } from "../../templates/client/types.js";
 import { createMockHandlers } from "../../templates/msw/handlers.js";
-import type { SandboxBinding } from "../../templates/sandbox/binding.js";
+import { type SandboxBinding, successStatus } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { processed } from "../../templates/sandbox/results.js";
 import { startSandbox } from "../../templates/sandbox/index.js";
@@ -30,6 +30,7 @@ import { SandboxService, type ServiceError } from "../../templates/sandbox/servi
 import { memoryStore } from "../../templates/sandbox/store/memory.js";
 import { createValidator } from "../../templates/validators/validator.js";
 import { createWebhookKit } from "../../templates/webhooks/index.js";
+import { olderIndividual } from "../sandbox/helpers.js";
 import { ROOT, scratchSpec, type ScratchSpec } from "./helpers.js";
 
 /** What this file checks: the fact, where spec/ holds it, and the literal that must not appear in templates/. */
@@ -65,6 +66,20 @@ const RUNTIME_FACTS = [
   },
   { fact: "the status of refused credentials (the operator page tells it)", home: "sandbox.yaml choices.authFailure.httpStatus", literal: "=== 401" },
   { fact: "the challenge of refused credentials (a sandbox choice)", home: "sandbox.yaml choices.authFailure.challenge", literal: "realm=" },
+  {
+    fact: "the status of a v5 answer (its envelope's statusCode too)",
+    home: "endpoints.yaml createVerification/getVerification responses",
+    literal: ".path, 200",
+  },
+  { fact: "the status of an older answer", home: "endpoints.yaml verify/idForm/getVerificationStatus responses", literal: "kit.text(200" },
+  { fact: "the older body signature's version", home: "webhooks.yaml payloads.older.signatureVersion", literal: 'signature: { version: "1"' },
+  {
+    fact: "the current signature's version (the version header's value)",
+    home: "webhooks.yaml signatures.2 X-Svc-Signature-version.value",
+    literal: '=== "2"',
+  },
+  { fact: "the older signature's version (the version header's value)", home: "webhooks.yaml signatures.1 X-Svc-Signature-version.value", literal: '=== "1"' },
+  { fact: "the default signature version of a tenant", home: "webhooks.yaml payloads.v5.signatureVersion", literal: 'signatureVersion: "2"' },
 ] as const;
 
 /**
@@ -139,6 +154,47 @@ function renamedOutcomes(): string {
   for (const file of ["statuses.yaml", "meta/spec.schema.yaml"]) scratch!.write(file, rename(readFileSync(join(spec, file), "utf8")));
   return spec;
 }
+
+describe("the signature versions follow the version header's values", () => {
+  const renamed = () =>
+    edited([
+      ["webhooks.yaml", 'X-Svc-Signature-version: { value: "2" }', 'X-Svc-Signature-version: { value: "hmac" }'],
+      ["webhooks.yaml", 'X-Svc-Signature-version: { value: "1" }', 'X-Svc-Signature-version: { value: "digest" }'],
+    ]);
+
+  it("renamed hmac and digest: the kit signs with them, infers them, verifies them and names them in its refusals", async () => {
+    const kit = kitOf(renamed());
+    const current = kit.signWebhook({ version: "hmac", rawBody: body, secret: "k" });
+    expect(current["X-Svc-Signature-version"]).toBe("hmac");
+    await expect(kit.verifyWebhook({ rawBody: body, headers: current, secret: "k", now })).resolves.toMatchObject({ version: "hmac" });
+    const another = body.replace('"attempt":1', '"attempt":2');
+    const older = kit.signWebhook({ version: "digest", rawBody: another, secret: "k" });
+    const { "X-Svc-Signature-version": _declared, ...inferred } = older;
+    await expect(kit.verifyWebhook({ rawBody: another, headers: inferred, secret: "k", now })).resolves.toMatchObject({ version: "digest" });
+    expect(() => kit.signWebhook({ version: "2", rawBody: body, secret: "k" })).toThrow('signWebhook: version must be "digest" or "hmac"');
+    await expect(kit.verifyWebhook({ rawBody: body, headers: { ...current, "X-Svc-Signature-version": "2" }, secret: "k", now })).rejects.toThrow(
+      "X-Svc-Signature-version is not digest or hmac",
+    );
+  });
+
+  it("renamed: the body variant's signature.version is the older one's, and the sandbox signs older payloads with it", async () => {
+    const spec = renamed();
+    const kit = kitOf(spec);
+    const unsigned = JSON.stringify({ verificationStatus: "verified", trace: "t-1", timestamp: now });
+    const headers = kit.signWebhook({ version: "digest", rawBody: unsigned, secret: "k" });
+    const signature = { version: "digest", sha256: headers["X-Svc-Signature-SHA"], keccak256: headers["X-Svc-Signature-KECCAK"] };
+    const withBody = JSON.stringify({ ...JSON.parse(unsigned), signature });
+    await expect(kit.verifyWebhook({ rawBody: withBody, headers: {}, secret: "k", now, allowBodySignature: true })).resolves.toMatchObject({
+      version: "digest",
+    });
+    const asOne = JSON.stringify({ ...JSON.parse(unsigned), signature: { ...signature, version: 1 } });
+    await expect(kit.verifyWebhook({ rawBody: asOne, headers: {}, secret: "k", now, allowBodySignature: true })).rejects.toThrow(
+      "the body's signature.version is not digest",
+    );
+    const { binding } = await loadServedSpec(spec);
+    expect((binding as SandboxBinding).spec.payloadSignatureVersions).toEqual({ v5: "hmac", older: "digest" });
+  });
+});
 
 describe("the life cycle's outcomes follow statuses.yaml", () => {
   it("outcomes renamed: interpretWebhook answers the new names, the generated types list them, the sandbox tells processed from awaiting by them", async () => {
@@ -448,6 +504,43 @@ describe("the operator page follows sandbox.yaml choices.authFailure", () => {
       const text = await page.text();
       expect(text).toContain('if (!r.ok) return fail(r.status === 403 ? "The sandbox refused the credentials (HTTP " + r.status + ")');
       expect(text).not.toContain("401");
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+describe("the answers' HTTP statuses follow endpoints.yaml responses", () => {
+  it("201 for the v5 create and /verify, 202 chosen for the follow-up: the sandbox answers them, the envelope's statusCode too", async () => {
+    const { binding } = await loadServedSpec(
+      edited([
+        ["endpoints.yaml", '"200": v5.VerificationCreateResponse', '"201": v5.VerificationCreateResponse'],
+        ["endpoints.yaml", '"200": v4.VerifyResponse', '"201": v4.VerifyResponse'],
+        ["sandbox.yaml", "    path: /requestedActions\n    httpStatus: 200", "    path: /requestedActions\n    httpStatus: 202"],
+      ]),
+    );
+    expect(successStatus((binding as SandboxBinding).spec, "submitRequestedActions")).toBe(202);
+    expect(successStatus((binding as SandboxBinding).spec, "getVerification")).toBe(200);
+    const { running, credentials } = await sandboxOf(binding as SandboxBinding);
+    try {
+      const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+        const answer = await fetch(`${running.url}${path}`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", ...headers },
+          body: JSON.stringify(body),
+        });
+        return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+      };
+      const basic = { Authorization: `Basic ${btoa(`${credentials.serviceUid}:${credentials.secret}`)}` };
+      const created = await post(
+        "/v5/verifications",
+        { type: "individual", subType: "data", name: "A Person", country: "AUS", website: "https://example.com" },
+        basic,
+      );
+      expect({ status: created.status, statusCode: created.body.statusCode }).toEqual({ status: 201, statusCode: 201 });
+      const older = { metadata_version: "4", metadata_serviceUid: credentials.serviceUid, metadata_secretKey: credentials.secret };
+      const verified = await post("/verify", { ...older, ...olderIndividual("Older") });
+      expect(verified.status).toBe(201);
     } finally {
       await running.close();
     }

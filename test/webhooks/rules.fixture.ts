@@ -8,8 +8,12 @@ export const fixtureRules: WebhookRules = {
   // seed: 6.4, the header names and digest prefixes of both versions
   signatures: {
     versionHeader: "X-Svc-Signature-version",
-    v2: { name: "X-Svc-Signature", prefix: "sha256=" },
-    v1: { sha: { name: "X-Svc-Signature-SHA", prefix: "svc_sec_sha256_" }, keccak: { name: "X-Svc-Signature-KECCAK", prefix: "svc_sec_keccak256_" } },
+    v2: { name: "X-Svc-Signature", prefix: "sha256=", version: "2" },
+    v1: {
+      version: "1",
+      sha: { name: "X-Svc-Signature-SHA", prefix: "svc_sec_sha256_" },
+      keccak: { name: "X-Svc-Signature-KECCAK", prefix: "svc_sec_keccak256_" },
+    },
   },
   statuses: {
     new: {

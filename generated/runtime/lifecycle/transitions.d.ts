@@ -22,6 +22,10 @@ export interface TransitionRule {
     };
     readonly error?: string;
 }
+/** The table's word for "any state" in `from` and `to` (the format of statuses.yaml transitions, not a status). */
+export declare const ANY_STATUS = "any";
+/** Whether a row names its target statuses (not the `to: [any]` row, which may change any status). */
+export declare function namesItsTarget(row: TransitionRule): boolean;
 /** What the table is read with: the statuses (for `onlyWhen` and "any"), the named conditions and the rows. */
 export interface TransitionTable {
     readonly statuses: Readonly<Record<VerificationStatus, Pick<StatusRule, "onlyWhen">>>;

@@ -4,6 +4,12 @@
  * its rows allow a change of verification status.
  */
 import { evaluateCondition } from "./conditions.js";
+/** The table's word for "any state" in `from` and `to` (the format of statuses.yaml transitions, not a status). */
+export const ANY_STATUS = "any";
+/** Whether a row names its target statuses (not the `to: [any]` row, which may change any status). */
+export function namesItsTarget(row) {
+    return !row.to.includes(ANY_STATUS);
+}
 /**
  * Whether the transition table allows `from` → `to` (the service's specification, section 3). `from` null is "no prior state";
  * a row with `from: "any"` applies to every status the rules know (not to null: "no state" is not a state).
@@ -21,11 +27,11 @@ export function findTransitions(rules, from, to, fields) {
     if (fields && target.onlyWhen !== undefined && !evaluateCondition(rules, { ref: target.onlyWhen }, fields))
         return [];
     return rules.transitions.filter((row) => fromMatches(rules, row.from, from) &&
-        (row.to.includes(to) || (row.to.includes("any") && to !== from)) &&
+        (row.to.includes(to) || (!namesItsTarget(row) && to !== from)) &&
         (!fields || row.when === undefined || evaluateCondition(rules, row.when, fields)));
 }
 function fromMatches(rules, rowFrom, from) {
     if (rowFrom === from)
         return true;
-    return rowFrom === "any" && from !== null && Object.hasOwn(rules.statuses, from);
+    return rowFrom === ANY_STATUS && from !== null && Object.hasOwn(rules.statuses, from);
 }

@@ -30,14 +30,15 @@ export function verifyBodySignature(scheme, rawBody, secrets) {
         sha: sha256 === undefined ? undefined : expectDigest(stringOrEmpty(sha256), scheme.v1.sha, "signature.sha256"),
         keccak: keccak256 === undefined ? undefined : expectDigest(stringOrEmpty(keccak256), scheme.v1.keccak, "signature.keccak256"),
     };
-    if (version !== 1 && version !== "1") {
-        throw new WebhookVerificationError("unsupported_version", "the body's signature.version is not 1");
+    // The body variant is the older scheme's: its `version` names it, as a string or a number.
+    if ((typeof version !== "string" && typeof version !== "number") || String(version) !== scheme.v1.version) {
+        throw new WebhookVerificationError("unsupported_version", `the body's signature.version is not ${scheme.v1.version}`);
     }
     const { signature: _omitted, ...unsigned } = parsed;
     const signed = unsignedText(parsed);
     const legacyKey = `1b:${checkV1(secrets, signed, expected).slice(2)}`;
     // The signed text: the same delivery sent with headers (with or without its signature object) has the same key.
-    return { version: "1", payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey: constant(legacyKey) };
+    return { version: scheme.v1.version, payload: unsigned, replayKeys: replayKeys(secrets, signed), legacyKey: constant(legacyKey) };
 }
 function stringOrEmpty(value) {
     return typeof value === "string" ? value : "";

@@ -11,7 +11,8 @@ export type { RawBody } from "./bytes.js";
 export { toBytes, toHex } from "./bytes.js";
 /** A signing key: a string is taken as UTF-8. */
 export type SigningSecret = string | Uint8Array;
-export type SignatureVersion = "1" | "2";
+/** The value of the version header that names a signature scheme: `2` and `1` in the service's specification, section 6.4 (spec/webhooks.yaml). */
+export type SignatureVersion = string;
 /** A digest header: its name as the service writes it and the text before the hex digest. */
 export interface DigestHeader {
     readonly name: string;
@@ -19,10 +20,15 @@ export interface DigestHeader {
 }
 /** The signature headers of both versions (spec/webhooks.yaml signatures; the generator writes it into the rules). */
 export interface SignatureScheme {
-    /** The header naming the version ("1" or "2"). */
+    /** The header naming the version. */
     readonly versionHeader: string;
-    readonly v2: DigestHeader;
+    /** The current scheme (HMAC-SHA256) and the value of the version header that names it. */
+    readonly v2: DigestHeader & {
+        readonly version: SignatureVersion;
+    };
+    /** The older scheme (SHA3-256 and Keccak-256 digests) and the value of the version header that names it. */
     readonly v1: {
+        readonly version: SignatureVersion;
         readonly sha: DigestHeader;
         readonly keccak: DigestHeader;
     };

@@ -31,21 +31,21 @@ export function digestsEqual(expected, received) {
 export function signWebhookWith(scheme, input) {
     const { version, rawBody, secret } = input;
     assertSecret(secret, "signWebhook");
-    if (version === "2") {
+    if (version === scheme.v2.version) {
         return {
             [scheme.v2.name]: scheme.v2.prefix + toHex(hmacSha256(secret, rawBody)),
-            [scheme.versionHeader]: "2",
+            [scheme.versionHeader]: version,
         };
     }
-    if (version === "1") {
+    if (version === scheme.v1.version) {
         const { sha, keccak } = scheme.v1;
         return {
             [sha.name]: sha.prefix + toHex(sha3Digest(secret, rawBody)),
             [keccak.name]: keccak.prefix + toHex(keccakDigest(secret, rawBody)),
-            [scheme.versionHeader]: "1",
+            [scheme.versionHeader]: version,
         };
     }
-    throw new TypeError('signWebhook: version must be "1" or "2"');
+    throw new TypeError(`signWebhook: version must be "${scheme.v1.version}" or "${scheme.v2.version}"`);
 }
 /** Programmer errors, not refused deliveries: the message never contains the key. */
 export function assertSecret(secret, where) {

@@ -62,7 +62,7 @@ function authenticate(scheme, input, secrets) {
     const body = toBytes(input.rawBody);
     // Version 2's HMACs, computed in the order of `secrets` up to the matching one, also make the replay keys.
     const hmacs = [];
-    const legacyKey = version === "2" ? checkV2(secrets, body, expectDigest(headers.v2, scheme.v2), hmacs) : constant(checkV1(secrets, body, v1Digests(scheme, headers)));
+    const legacyKey = version === scheme.v2.version ? checkV2(secrets, body, expectDigest(headers.v2, scheme.v2), hmacs) : constant(checkV1(secrets, body, v1Digests(scheme, headers)));
     const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
     return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }
@@ -86,17 +86,18 @@ function signatureVersion(scheme, headers) {
     if (declared === DUPLICATE_HEADER) {
         throw new WebhookVerificationError("malformed_signature", `${scheme.versionHeader} was sent more than once`);
     }
-    const version = declared ?? (headers.v2 !== undefined ? "2" : "1");
-    if (version === "2" && headers.v2 === undefined) {
-        throw new WebhookVerificationError("missing_signature", `signature version 2 needs the ${scheme.v2.name} header`);
+    const [current, older] = [scheme.v2.version, scheme.v1.version];
+    const version = declared ?? (headers.v2 !== undefined ? current : older);
+    if (version === current && headers.v2 === undefined) {
+        throw new WebhookVerificationError("missing_signature", `signature version ${current} needs the ${scheme.v2.name} header`);
     }
-    if (version === "1" && headers.sha === undefined && headers.keccak === undefined) {
-        throw new WebhookVerificationError("missing_signature", `signature version 1 needs ${scheme.v1.sha.name} or ${scheme.v1.keccak.name}`);
+    if (version === older && headers.sha === undefined && headers.keccak === undefined) {
+        throw new WebhookVerificationError("missing_signature", `signature version ${older} needs ${scheme.v1.sha.name} or ${scheme.v1.keccak.name}`);
     }
-    if (version === "1" || version === "2")
+    if (version === older || version === current)
         return version;
     // An unknown version has no prefix rules, so there is nothing to call malformed first.
-    throw new WebhookVerificationError("unsupported_version", `${scheme.versionHeader} is not 1 or 2`);
+    throw new WebhookVerificationError("unsupported_version", `${scheme.versionHeader} is not ${older} or ${current}`);
 }
 /** Two header names in one: "A-SHA/-KECCAK" when they share a stem ending in "-", else "A or B". */
 function eitherName(a, b, joiner) {

@@ -31,7 +31,7 @@ export interface WebhookCommandIo {
 
 /** The part of a webhook kit the command needs (the generated kit, passed in by the CLI). */
 export interface WebhookCommandKit {
-  readonly verifyWebhook: (input: VerifyWebhookInput) => Promise<{ readonly version: "1" | "2" }>;
+  readonly verifyWebhook: (input: VerifyWebhookInput) => Promise<{ readonly version: string }>;
 }
 
 class UsageError extends Error {}

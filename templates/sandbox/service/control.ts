@@ -2,6 +2,7 @@
 // transitions the control API applies (with the reason when none applies, in the binding's words), and the
 // sandbox clock kept in the store.
 import { evaluateCondition, findTransitions } from "../../lifecycle/index.js";
+import { namesItsTarget } from "../../lifecycle/transitions.js";
 import { choiceMessage } from "../binding.js";
 import type { Verification } from "../store/verifications.js";
 import { type ServiceCore, subjectOf } from "./core.js";
@@ -64,7 +65,7 @@ export class ControlOperations {
         throw core.conflict("notInOlderPayload", { to, statuses: core.binding.spec.olderVerificationStatuses.join(", ") });
       }
       const candidates = findTransitions(core.binding.rules, v.verificationStatus, to, subjectOf(v)).filter((r) =>
-        opts.trigger ? r.id === opts.trigger : !r.to.includes("any"),
+        opts.trigger ? r.id === opts.trigger : namesItsTarget(r),
       );
       const row = candidates.find((r) => !r.error) ?? candidates[0];
       if (!row) throw core.conflict(...this.whyNot(v, to, opts.trigger));
@@ -80,7 +81,7 @@ export class ControlOperations {
     const { binding } = this.core;
     const onlyWhen = binding.rules.statuses[to]?.onlyWhen;
     if (onlyWhen && !evaluateCondition(binding.rules, { ref: onlyWhen }, subjectOf(v))) return ["onlyWhenFails", { to, condition: onlyWhen }];
-    const unconditioned = findTransitions(binding.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : !r.to.includes("any")));
+    const unconditioned = findTransitions(binding.rules, v.verificationStatus, to).filter((r) => (trigger ? r.id === trigger : namesItsTarget(r)));
     const from = v.verificationStatus;
     if (unconditioned.length) {
       const transition = unconditioned[0]!;

@@ -1,6 +1,7 @@
 // What every room of the sandbox's behaviour shares: the binding and the rules read from it (transition rows,
 // test values, effects, the refusals' statuses, codes and texts), the store, the clock and the ids. No room
 // types a fact of the spec: each is read here from the binding (generated/sandbox.js).
+import type { SignatureVersion } from "../../webhooks/index.js";
 import type { ValidationIssue } from "../../validators/types.js";
 import { evaluateCondition, findTransitions, type TransitionRule } from "../../lifecycle/index.js";
 import { choice, choiceMessage, transitionRow, type SandboxBinding } from "../binding.js";
@@ -22,7 +23,7 @@ export interface ServiceOptions {
   readonly newId?: () => string;
   readonly clock: SandboxClock;
   readonly webhookUrls: readonly string[];
-  readonly signatureVersion: "1" | "2";
+  readonly signatureVersion: SignatureVersion;
   /** "manual": nothing completes by itself. */
   readonly processingMs: number | "manual";
   readonly signingSecret: string;

@@ -18,9 +18,10 @@ export class Payloads {
       return { format: "v5", text: JSON.stringify(payload) };
     }
     const unsigned = this.older(v, parentUserId, children);
-    const headers = binding.signWebhook({ version: "1", rawBody: JSON.stringify(unsigned), secret: this.core.options.signingSecret });
+    const version = binding.spec.payloadSignatureVersions.older;
+    const headers = binding.signWebhook({ version, rawBody: JSON.stringify(unsigned), secret: this.core.options.signingSecret });
     const { sha, keccak } = binding.rules.signatures.v1;
-    const payload = { ...unsigned, signature: { version: "1", sha256: headers[sha.name] ?? "", keccak256: headers[keccak.name] ?? "" } };
+    const payload = { ...unsigned, signature: { version, sha256: headers[sha.name] ?? "", keccak256: headers[keccak.name] ?? "" } };
     this.check(binding.spec.payloadSchemas.older, payload);
     return { format: "older", text: JSON.stringify(payload) };
   }
