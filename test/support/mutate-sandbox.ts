@@ -11,6 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { build, distIsCurrent } from "../../generator/build.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const out = join(root, "test", ".artifacts", "mutation", "sandbox");
@@ -118,6 +119,8 @@ function main(): number {
   }
   mkdirSync(out, { recursive: true });
   if (!args.includes("--table")) {
+    // The template suites read dist/'s PGlite template (npm test's global setup builds it; Stryker's config has no such step).
+    if (!distIsCurrent()) build();
     const chosen = args.length > 0 ? args : Object.keys(GROUPS);
     for (const g of chosen) if (runGroup(g) !== 0) return 1;
   }
