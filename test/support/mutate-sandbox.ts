@@ -47,7 +47,10 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
     "store/sql",
     "store/verifications",
   ],
-  start: ["index", "options", "stop", "store/index", "store/migrations", "store/pglite", "store/pglite-open", "store/pglite-staging", "store/template"],
+  // Starting and stopping the sandbox, and opening its store; then PGlite's own parts (its thread, the template, staging).
+  // One group until 2026-11-28: 957 mutants, more than one quiet session's run.
+  start: ["index", "options", "stop", "store/index", "store/migrations"],
+  pglite: ["store/pglite", "store/pglite-open", "store/pglite-staging", "store/template"],
 };
 
 type Status = "Killed" | "Timeout" | "Survived" | "NoCoverage" | "Ignored" | "CompileError" | "RuntimeError" | "Pending";
