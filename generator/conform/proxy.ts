@@ -242,10 +242,14 @@ export class ExchangeJudge {
     const cap = state[this.model.attempts.capField];
     const attempt = state[this.model.attempts.field];
     const locked = this.model.submissionStatuses.find((s) => s.locksResubmission)?.value;
+    // The status a retry starts from (rejected) and the one awaiting processing (pending): the transition table's.
+    const inFromOf = (id: string) => {
+      const from = this.model.transitions.find((t) => t.id === id)?.from;
+      return typeof from === "string" && state["verificationStatus"] === from;
+    };
     const atCap =
-      state["submissionStatus"] === locked ||
-      (state["verificationStatus"] === "rejected" && typeof cap === "number" && typeof attempt === "number" && attempt >= cap);
-    const expected = atCap ? tooMany : state["verificationStatus"] === "pending" ? conflict : undefined;
+      state["submissionStatus"] === locked || (inFromOf("retry") && typeof cap === "number" && typeof attempt === "number" && attempt >= cap);
+    const expected = atCap ? tooMany : inFromOf("complete") ? conflict : undefined;
     if (!expected) return [];
     const ok = answer.status === expected.httpStatus;
     const what = `HTTP ${expected.httpStatus} ${expected.type} for a resubmission of a verification last seen ${state["verificationStatus"]}/${state["submissionStatus"]} at ${this.model.attempts.field} ${brief(attempt)} of ${brief(cap)} (the service's specification, section 7)`;
