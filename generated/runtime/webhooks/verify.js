@@ -62,7 +62,9 @@ function authenticate(scheme, input, secrets) {
     const body = toBytes(input.rawBody);
     // Version 2's HMACs, computed in the order of `secrets` up to the matching one, also make the replay keys.
     const hmacs = [];
-    const legacyKey = version === scheme.v2.version ? checkV2(secrets, body, expectDigest(headers.v2, scheme.v2), hmacs) : constant(checkV1(secrets, body, v1Digests(scheme, headers)));
+    const legacyKey = version === scheme.v2.version
+        ? checkV2(secrets, body, expectDigest(headers.v2, scheme.v2), hmacs)
+        : constant(checkV1(secrets, body, v1Digests(scheme, headers)));
     const payload = parseJsonObject(typeof input.rawBody === "string" ? input.rawBody : body);
     return { version, payload, replayKeys: headerFormReplayKeys(secrets, body, payload, hmacs), legacyKey };
 }
