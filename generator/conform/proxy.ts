@@ -247,8 +247,7 @@ export class ExchangeJudge {
       const from = this.model.transitions.find((t) => t.id === id)?.from;
       return typeof from === "string" && state["verificationStatus"] === from;
     };
-    const atCap =
-      state["submissionStatus"] === locked || (inFromOf("retry") && typeof cap === "number" && typeof attempt === "number" && attempt >= cap);
+    const atCap = state["submissionStatus"] === locked || (inFromOf("retry") && typeof cap === "number" && typeof attempt === "number" && attempt >= cap);
     const expected = atCap ? tooMany : inFromOf("complete") ? conflict : undefined;
     if (!expected) return [];
     const ok = answer.status === expected.httpStatus;

@@ -176,7 +176,8 @@ describe("createOps", () => {
     const ms = (await s.logged("d-1"))!.durationMs;
     expect(ms).toBeGreaterThanOrEqual(29);
     expect(ms).toBeLessThan(30_000);
-    expect(Number.isInteger(ms * 1000)).toBe(true);
+    // At most three decimals as written (ms * 1000 need not be an exact integer in floating point: 30.123 * 1000 is not).
+    expect(String(ms)).toMatch(/^\d+(\.\d{1,3})?$/);
   });
 
   it("a connection closed before its answer ended is logged with status 0", async () => {
