@@ -329,6 +329,7 @@ export declare const sandboxSpec: {
       readonly responses: {
         readonly "200": "v4.VerifyResponse";
       };
+      readonly successStatus: 200;
     };
     readonly idForm: {
       readonly method: "POST";
@@ -338,6 +339,7 @@ export declare const sandboxSpec: {
       readonly responses: {
         readonly "200": "v4.IdFormResponse";
       };
+      readonly successStatus: 200;
     };
     readonly getVerificationStatus: {
       readonly method: "POST";
@@ -347,6 +349,7 @@ export declare const sandboxSpec: {
       readonly responses: {
         readonly "200": "v4.GetVerificationStatusResponse";
       };
+      readonly successStatus: 200;
     };
     readonly submitRequestedActions: {
       readonly method: "POST";
@@ -354,6 +357,7 @@ export declare const sandboxSpec: {
       readonly auth: "body";
       readonly request: "v4.RequestedActionsRequest";
       readonly responses: {};
+      readonly successStatus: 200;
     };
     readonly createVerification: {
       readonly method: "POST";
@@ -363,6 +367,7 @@ export declare const sandboxSpec: {
       readonly responses: {
         readonly "200": "v5.VerificationCreateResponse";
       };
+      readonly successStatus: 200;
     };
     readonly getVerification: {
       readonly method: "GET";
@@ -371,6 +376,7 @@ export declare const sandboxSpec: {
       readonly responses: {
         readonly "200": "v5.VerificationGetResponse";
       };
+      readonly successStatus: 200;
     };
   };
   readonly metadataVersion: "4";

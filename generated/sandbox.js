@@ -328,7 +328,8 @@ export const sandboxSpec = {
       "request": "v4.VerifyRequest",
       "responses": {
         "200": "v4.VerifyResponse"
-      }
+      },
+      "successStatus": 200
     },
     "idForm": {
       "method": "POST",
@@ -337,7 +338,8 @@ export const sandboxSpec = {
       "request": "v4.IdFormRequest",
       "responses": {
         "200": "v4.IdFormResponse"
-      }
+      },
+      "successStatus": 200
     },
     "getVerificationStatus": {
       "method": "POST",
@@ -346,14 +348,16 @@ export const sandboxSpec = {
       "request": "v4.GetVerificationStatusRequest",
       "responses": {
         "200": "v4.GetVerificationStatusResponse"
-      }
+      },
+      "successStatus": 200
     },
     "submitRequestedActions": {
       "method": "POST",
       "path": null,
       "auth": "body",
       "request": "v4.RequestedActionsRequest",
-      "responses": {}
+      "responses": {},
+      "successStatus": 200
     },
     "createVerification": {
       "method": "POST",
@@ -362,7 +366,8 @@ export const sandboxSpec = {
       "request": "v5.VerificationCreateRequest",
       "responses": {
         "200": "v5.VerificationCreateResponse"
-      }
+      },
+      "successStatus": 200
     },
     "getVerification": {
       "method": "GET",
@@ -370,7 +375,8 @@ export const sandboxSpec = {
       "auth": "basic",
       "responses": {
         "200": "v5.VerificationGetResponse"
-      }
+      },
+      "successStatus": 200
     }
   },
   "metadataVersion": "4",

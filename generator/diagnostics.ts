@@ -122,6 +122,16 @@ export const CATALOG = {
     found: "fields whose presence is not shown ({fields}) and no `presence.unknown`",
     expected: "`presence.unknown`: the sentence saying that the service's specification does not show whether they are always present",
   },
+  VS439: {
+    name: "signature-version-header",
+    found: "{found}",
+    expected: "one header with a `value` (the version header, the service's specification, section 6.4), of the same name in every signature version",
+  },
+  VS440: {
+    name: "success-statuses",
+    found: "{count} success statuses ({statuses})",
+    expected: "at most one 2xx response: the sandbox and the mock handlers answer one",
+  },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

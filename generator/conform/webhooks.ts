@@ -51,8 +51,8 @@ export function v1Mismatches(model: Model, d: Received, secret: string): string[
   return out;
 }
 
-/** The header every scheme sends with a fixed value: the signature version's. */
-const versionHeader = (model: Model) => model.signatures.flatMap((s) => s.headers).find((h) => h.value !== undefined)?.name;
+/** The header every scheme sends with a fixed value: the signature version's (one name across versions, VS439). */
+const versionHeader = (model: Model) => model.signatures[0]?.versionHeader.name;
 
 /** One delivery's checks (results pushed); its verified payload, or undefined. */
 export async function checkDelivery(model: Model, rt: Runtime, secret: string, d: Received, n: number, results: CheckResult[]): Promise<Obj | undefined> {

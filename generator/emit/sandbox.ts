@@ -80,6 +80,16 @@ function individualType(model: Model): string {
 }
 
 /** The error type of each role (errors.yaml `role`); a role is one error's. */
+/**
+ * The HTTP status of an operation's answer: its one 2xx response (at most one, VS440). Where the specification
+ * shows none (the follow-up request), the sandbox's choice (sandbox.yaml followUpPath.httpStatus).
+ */
+function successStatus(model: Model, responses: Readonly<Record<string, string>>): number {
+  const shown = Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
+  if (shown.length > 0) return Number(shown[0]);
+  return need(model.sandbox.choices["followUpPath"]?.["httpStatus"] as number | undefined, "sandbox.yaml followUpPath.httpStatus");
+}
+
 export function errorRoles(model: Model): Record<string, string> {
   const roles: Record<string, string> = {};
   for (const e of model.errorTypes) {
@@ -100,10 +110,7 @@ export function sandboxSpec(model: Model) {
     );
   const payload = (prefix: string) => payloadOf(prefix).schema;
   const signedWith = (p: WebhookPayloadDef) =>
-    need(
-      model.signatures.find((s) => s.version === p.signatureVersion)?.headers.find((h) => h.value !== undefined)?.value,
-      `webhooks.yaml signatures.${p.signatureVersion} version header`,
-    );
+    need(model.signatures.find((s) => s.version === p.signatureVersion)?.versionHeader.value, `webhooks.yaml signatures.${p.signatureVersion}`);
   return {
     specVersion: model.versions.specVersion ?? null,
     specHash: model.specHash,
@@ -124,7 +131,14 @@ export function sandboxSpec(model: Model) {
     endpoints: Object.fromEntries(
       model.endpoints.map((e) => [
         e.operationId,
-        { method: e.method, path: e.path, auth: e.auth, ...(e.request ? { request: e.request } : {}), responses: e.responses },
+        {
+          method: e.method,
+          path: e.path,
+          auth: e.auth,
+          ...(e.request ? { request: e.request } : {}),
+          responses: e.responses,
+          successStatus: successStatus(model, e.responses),
+        },
       ]),
     ),
     metadataVersion: model.versions.metadataVersion,

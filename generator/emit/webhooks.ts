@@ -12,17 +12,16 @@ function digestHeader(model: Model, version: string, digest: SignatureHeader["di
   return { name: header.name, prefix: header.prefix };
 }
 
-/** The version header of signature `version` (the one with a `value`): its name and the value that names the version. */
+/** The version header of signature `version`: its name and the value that names the version (one per version, VS439). */
 function versionHeader(model: Model, version: string): { name: string; value: string } {
-  const header = model.signatures.find((s) => s.version === version)?.headers.find((h) => h.value !== undefined);
-  if (!header?.value) throw new Error(`webhooks.yaml: signature version ${version} needs a version header (one with \`value\`)`);
-  return { name: header.name, value: header.value };
+  const scheme = model.signatures.find((s) => s.version === version);
+  if (!scheme) throw new Error(`webhooks.yaml: signature version ${version} is needed`);
+  return scheme.versionHeader;
 }
 
 /** The signature headers' names, prefixes and version values the runtime reads and writes (the service's specification, section 6.4). */
 export function signatureScheme(model: Model) {
   const [current, older] = [versionHeader(model, "2"), versionHeader(model, "1")];
-  if (current.name !== older.name) throw new Error("webhooks.yaml: both signature versions need the same version header");
   return {
     versionHeader: current.name,
     v2: { ...digestHeader(model, "2", "hmac-sha256"), version: current.value },

@@ -3,7 +3,7 @@
 import { at, rawAt, type At, type Raw } from "../load/spec-access.js";
 import type { ModelContext } from "./context.js";
 import type { FieldBuilder } from "./fields.js";
-import type { Endpoint, Limit, Model, SandboxSpec, SignatureScheme, WebhookPayloadDef } from "./types.js";
+import type { Endpoint, Limit, Model, SandboxSpec, SignatureHeader, SignatureScheme, WebhookPayloadDef } from "./types.js";
 
 export function buildLimits(ctx: ModelContext): Record<string, Limit> {
   const limits: Record<string, Limit> = {};
@@ -19,14 +19,19 @@ export function buildWebhooks(
   limits: Readonly<Record<string, Limit>>,
 ): Pick<Model, "delivery" | "signatures" | "webhookToleranceMs" | "webhookPayloads"> {
   const wh = ctx.root("webhooks.yaml");
-  const signatures: SignatureScheme[] = Object.entries(wh.signatures as Record<string, Raw>).map(([version, s]) => ({
-    version,
-    source: s.source,
-    description: s.description,
-    headers: Object.entries(s.headers as Record<string, Raw>).map(([name, h]) => ({ name, ...h })),
-    receiverMust: s.receiverMust ?? [],
-    bodyVariant: s.bodyVariant,
-  }));
+  const signatures: SignatureScheme[] = Object.entries(wh.signatures as Record<string, Raw>).map(([version, s]) => {
+    const headers: SignatureHeader[] = Object.entries(s.headers as Record<string, Raw>).map(([name, h]) => ({ name, ...h }));
+    const named = headers.find((h) => h.value !== undefined)!;
+    return {
+      version,
+      source: s.source,
+      description: s.description,
+      headers,
+      versionHeader: { name: named.name, value: named.value! },
+      receiverMust: s.receiverMust ?? [],
+      bodyVariant: s.bodyVariant,
+    };
+  });
   const webhookPayloads: WebhookPayloadDef[] = Object.entries(wh.payloads as Record<string, Raw>).map(([name, p]) => ({
     name,
     format: name === "v5" ? "v5" : "older",

@@ -278,6 +278,8 @@ export interface SignatureScheme {
   readonly source: string;
   readonly description: string;
   readonly headers: readonly SignatureHeader[];
+  /** The header that names the version (the one with a `value`, checked one per version: VS439), and that value. */
+  readonly versionHeader: { readonly name: string; readonly value: string };
   readonly receiverMust: readonly string[];
   readonly bodyVariant?: { readonly deprecated: boolean; readonly description: string; readonly unknown?: string };
 }

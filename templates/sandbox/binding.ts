@@ -43,6 +43,8 @@ export interface SandboxSpec {
         readonly request?: string;
         /** The answers the specification shows, by HTTP status: the body schema of each. */
         readonly responses: Readonly<Record<string, string>>;
+        /** The status the sandbox answers on success: the one 2xx shown, or a sandbox choice where none is. */
+        readonly successStatus: number;
       }
     >
   >;
@@ -156,12 +158,12 @@ export function choice<T>(spec: SandboxSpec, name: string, key: string): T {
 /**
  * The HTTP status of an operation's answer (endpoints.yaml `responses`: its one 2xx status). The follow-up
  * request's response is not shown; its status is a sandbox choice (sandbox.yaml followUpPath.httpStatus).
+ * The generator decides which (emit/sandbox.ts successStatus); this only reads it.
  */
 export function successStatus(spec: SandboxSpec, operationId: string): number {
-  const shown = Object.keys(spec.endpoints[operationId]?.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
-  if (shown.length === 1) return Number(shown[0]);
-  if (shown.length === 0) return choice<number>(spec, "followUpPath", "httpStatus");
-  throw new Error(`sandbox binding: ${operationId} shows ${shown.length} success statuses; the sandbox answers one`);
+  const status = spec.endpoints[operationId]?.successStatus;
+  if (status === undefined) throw new Error(`sandbox binding: no endpoint ${operationId} (regenerate with 'verispec generate')`);
+  return status;
 }
 
 /** A message of a choice's `messages` with each `{name}` replaced by `values[name]`. */

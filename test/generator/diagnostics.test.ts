@@ -191,6 +191,30 @@ const cases: Case[] = [
     message: 'spec/webhooks.yaml:23:21: error VS414: found "acn"; expected the name of a limit of limits.yaml with `ms`',
   },
   {
+    name: "a signature version without a version header",
+    file: "webhooks.yaml",
+    from: '      X-Svc-Signature-version: { value: "1" }',
+    to: '      X-Svc-Signature-version: { description: "the version" }',
+    message:
+      "spec/webhooks.yaml:28:7: error VS439: found 0 headers with a `value` in signature version 1; expected one header with a `value` (the version header, the service's specification, section 6.4), of the same name in every signature version",
+  },
+  {
+    name: "signature versions naming themselves in different headers",
+    file: "webhooks.yaml",
+    from: '      X-Svc-Signature-version: { value: "1" }',
+    to: '      X-Svc-Version: { value: "1" }',
+    message:
+      "spec/webhooks.yaml:17:32: error VS439: found the version header X-Svc-Signature-version where another version uses X-Svc-Version; expected one header with a `value` (the version header, the service's specification, section 6.4), of the same name in every signature version",
+  },
+  {
+    name: "an endpoint showing two success statuses",
+    file: "endpoints.yaml",
+    from: '      "200": v5.VerificationGetResponse',
+    to: '      "200": v5.VerificationGetResponse\n      "201": v5.VerificationGetResponse',
+    message:
+      "spec/endpoints.yaml:103:14: error VS440: found 2 success statuses (200, 201); expected at most one 2xx response: the sandbox and the mock handlers answer one",
+  },
+  {
     name: "a rule the generator relies on, missing",
     file: "errors.yaml",
     from: "    abnChecksum:",

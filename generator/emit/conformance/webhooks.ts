@@ -93,7 +93,6 @@ function v5Body(timestamp: number, extra: Record<string, unknown> = {}): string 
 const ok = { verdict: "accept" } as const;
 const no = (reason: Reason) => ({ verdict: "reject", reason }) as const;
 const digestHeaders = (s: SignatureScheme) => s.headers.filter((h) => h.digest);
-const versionHeader = (s: SignatureScheme) => s.headers.find((h) => !h.digest)!;
 const caseOf = (id: string, title: string, s: SignatureScheme, d: Delivery): WebhookCase => ({
   id: `v${s.version}/${id}`,
   title,
@@ -114,6 +113,13 @@ export function webhookCases(model: Model): { cases: WebhookCase[]; sequences: W
   ];
   return { cases, sequences: replaySequences(v2, v1, tol), toleranceMs: tol };
 }
+
+/** The version header's values of every scheme, in numeric order. */
+const versionValues = (schemes: readonly SignatureScheme[]) =>
+  schemes.map((s) => s.versionHeader.value).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+
+/** A version value no scheme names: one past the highest numeric value. */
+const unknownVersion = (schemes: readonly SignatureScheme[]) => String(Math.max(0, ...versionValues(schemes).map(Number).filter(Number.isFinite)) + 1);
 
 /** The cases every scheme shares: a valid delivery, the tolerance edges, tampering, keys, headers, prefixes. */
 function schemeCases(s: SignatureScheme, schemes: readonly SignatureScheme[], tol: number): WebhookCase[] {
@@ -140,9 +146,9 @@ function schemeCases(s: SignatureScheme, schemes: readonly SignatureScheme[], to
       headers: Object.fromEntries(Object.entries(signed).map(([k, v]) => [k.toLowerCase(), v])),
       expect: ok,
     }),
-    add("headers/unknown-version", "a signature version other than 1 or 2", {
+    add("headers/unknown-version", `a signature version other than ${versionValues(schemes).join(" or ")}`, {
       ...at(NOW),
-      headers: { ...signed, [versionHeader(s).name]: "3" },
+      headers: { ...signed, [s.versionHeader.name]: unknownVersion(schemes) },
       expect: no("unsupported_version"),
     }),
     ...digestHeaders(s).flatMap((h) => prefixAndDigestCases(s, h, schemes, at(NOW))),
@@ -226,7 +232,7 @@ function v1DigestCases(v1: SignatureScheme): WebhookCase[] {
   const body = v5Body(NOW);
   const signed1 = sign(v1, KEY, body);
   const [sha, keccak] = digestHeaders(v1);
-  const version = { [versionHeader(v1).name]: "1" };
+  const version = { [v1.versionHeader.name]: v1.versionHeader.value };
   const add = (id: string, title: string, headers: Record<string, string>, expect: Delivery["expect"]) =>
     caseOf(id, title, v1, { secrets: [KEY], body, headers, now: NOW, expect });
   return [
