@@ -10,6 +10,8 @@
 // measure. `SANDBOX_BENCH_SERVERS=sandbox,store` measures only those. Checks every round: no 5xx; every
 // 200 names a stored verification and exactly one initial webhook reached the receiver for it (each
 // sandbox variant); the store alone stored every create and recorded each delivery once.
+// `SANDBOX_BENCH_CPU_PROF=DIR` runs the CLI sandbox under `node --cpu-prof --cpu-prof-dir=DIR` (a profile
+// per thread; read them with `npx tsx bench/lib/cpu-profile.ts DIR`).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -33,6 +35,7 @@ const AUTH = `Basic ${Buffer.from(`${CREDENTIALS.uid}:${CREDENTIALS.secret}`).to
  * (19-47 ms after it); after 3,000 the first second matched the rest. Every server gets the same.
  */
 const WARM_UP = 3_000;
+const CPU_PROF = process.env.SANDBOX_BENCH_CPU_PROF;
 const BODY = JSON.stringify({ type: "individual", subType: "data", country: "AUS", name: "Bench Person", website: "https://example.com" });
 
 /** The sandbox's figures, with what the checks of its answers found. */
@@ -166,6 +169,7 @@ function startSandbox(variant: SandboxVariant, receiver: string): Promise<{ chil
   return startChild(
     process.execPath,
     [
+      ...(CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`] : []),
       "bin/verispec.js",
       "sandbox",
       "--port",

@@ -176,7 +176,7 @@ export async function outbox(db: Db, trace: string): Promise<Row[]> {
   return db.query("SELECT * FROM outbox WHERE trace = $1 ORDER BY id", [trace]);
 }
 
-/** The plan Postgres makes for every statement `read` runs on `db` (each run as EXPLAIN; `read` sees no rows). */
+/** The plan Postgres makes for every statement `read` runs on `db`, in a transaction or not (each run as EXPLAIN; `read` sees no rows). */
 export async function planOf(db: Db, read: (explain: Db) => Promise<unknown>): Promise<string> {
   const plans: Row[] = [];
   const explain: Db = {
@@ -185,6 +185,7 @@ export async function planOf(db: Db, read: (explain: Db) => Promise<unknown>): P
       plans.push(...(await db.query(`EXPLAIN ${text}`, params)));
       return [] as T[];
     },
+    transaction: (fn) => fn(explain),
   };
   await read(explain);
   return plans.map((row) => String(row["QUERY PLAN"])).join("\n");
