@@ -353,12 +353,10 @@ export default async function run(): Promise<void> {
     console.log(
       `\nretention removed ${retention.removed.toLocaleString("en")} old verifications and deliveries while the requests ran (${retention.seconds.toFixed(1)} s of alternating slices)`,
     );
-    if (plans.length) {
-      console.log(
-        `\nEXPLAIN of every statement the requests ran, on the large store (${plans.filter((p) => p.startsWith("SEQ")).length} with a sequential scan of a big table):\n`,
-      );
-      for (const line of plans) console.log(line);
-    }
+    console.log(
+      `\nEXPLAIN of every statement the requests ran, on the large store (${plans.filter((p) => p.startsWith("SEQ")).length} with a sequential scan of a big table):\n`,
+    );
+    for (const line of plans) console.log(line);
   } finally {
     for (const st of stores) await st.s.close().catch(() => {});
     await dbs.done();
