@@ -3,7 +3,7 @@
 // allows one group at most), every `auth: body` request carries the credential fields the client adds, and an
 // endpoint shows at most one success (2xx) status.
 import { describeValue, nameList } from "../diagnostics.js";
-import { at, CREDENTIAL_FIELDS, rawAt, type At, type Raw } from "../load/spec-access.js";
+import { at, CREDENTIAL_FIELDS, rawAt, successStatuses, type At, type Raw } from "../load/spec-access.js";
 import type { Checks } from "./context.js";
 import { shapeSources } from "./shapes.js";
 
@@ -40,7 +40,7 @@ export function checkEndpoints(c: Checks): void {
     };
     if (e.request) schema(at(a, "request"), e.request, true);
     for (const [status, id] of Object.entries(e.responses as Record<string, string>)) schema(at(a, "responses", status), id, false);
-    const successes = Object.keys(e.responses as Record<string, string>).filter((status) => /^2\d\d$/.test(status));
+    const successes = successStatuses(e.responses as Record<string, string>);
     if (successes.length > 1) c.report("VS440", at(a, "responses", successes[1]!), { count: successes.length, statuses: successes.join(", ") });
     schema(at(a, "errorBody"), e.errorBody, false);
     ((e.errors ?? []) as string[]).forEach((t, i) => {

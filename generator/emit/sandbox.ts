@@ -1,6 +1,7 @@
 // Emits generated/sandbox.js and sandbox.d.ts: what `verispec sandbox` takes from the spec (specification sections 3, 4, 7, 8 and the
 // sandbox's documented choices of spec/sandbox.yaml), bound to the generated validators and webhook kit.
 // Only data comes from here; the behaviour is templates/sandbox/.
+import { successStatuses } from "../load/spec-access.js";
 import type { Field, Model, WebhookPayloadDef } from "../model/types.js";
 import type { OutputFile } from "./output.js";
 import { constType, moduleFiles } from "./print.js";
@@ -79,17 +80,17 @@ function individualType(model: Model): string {
   return expr.notEquals;
 }
 
-/** The error type of each role (errors.yaml `role`); a role is one error's. */
 /**
  * The HTTP status of an operation's answer: its one 2xx response (at most one, VS440). Where the specification
  * shows none (the follow-up request), the sandbox's choice (sandbox.yaml followUpPath.httpStatus).
  */
 function successStatus(model: Model, responses: Readonly<Record<string, string>>): number {
-  const shown = Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
-  if (shown.length > 0) return Number(shown[0]);
+  const [shown] = successStatuses(responses);
+  if (shown !== undefined) return Number(shown);
   return need(model.sandbox.choices["followUpPath"]?.["httpStatus"] as number | undefined, "sandbox.yaml followUpPath.httpStatus");
 }
 
+/** The error type of each role (errors.yaml `role`); a role is one error's. */
 export function errorRoles(model: Model): Record<string, string> {
   const roles: Record<string, string> = {};
   for (const e of model.errorTypes) {

@@ -30,6 +30,9 @@ export const SHAPE_FILES = ["stakeholders.yaml", "older.yaml", "webhooks.yaml", 
  */
 export const CREDENTIAL_FIELDS = ["metadata_version", "metadata_serviceUid", "metadata_secretKey"] as const;
 
+/** The statuses of endpoints.yaml `responses` that answer success (2xx); an endpoint shows at most one (VS440). */
+export const successStatuses = (responses: Readonly<Record<string, string>>): string[] => Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
+
 /** A code point range "0041-005A" as regex class text: BMP as \uXXXX, astral code points literally. */
 function renderRange(range: string): string {
   const [from, to] = range.split("-").map((h) => parseInt(h, 16)) as [number, number | undefined];

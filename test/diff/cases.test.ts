@@ -666,12 +666,12 @@ const CASES: [string, { given: Edit[]; model?: (m: Model) => Model; want: Want[]
     "a signature header renamed",
     {
       given: [
-        del("webhooks.yaml", ["signatures", "2", "headers", "X-Svc-Signature-version"]),
-        set("webhooks.yaml", ["signatures", "2", "headers", "X-Svc-Version"], { value: "2" }),
+        del("webhooks.yaml", ["signatures", "2", "headers", "X-Svc-Signature"]),
+        set("webhooks.yaml", ["signatures", "2", "headers", "X-Svc-Sig"], { prefix: "sha256=", digest: "hmac-sha256" }),
       ],
       want: [
-        { id: "signature-header-changed", message: "header X-Svc-Signature-version removed" },
-        { id: "signature-header-changed", message: "header X-Svc-Version added" },
+        { id: "signature-header-changed", message: "header X-Svc-Signature removed" },
+        { id: "signature-header-changed", message: "header X-Svc-Sig added" },
       ],
     },
   ],
@@ -907,7 +907,7 @@ const CASES: [string, { given: Edit[]; model?: (m: Model) => Model; want: Want[]
         set("webhooks.yaml", ["signatures", "3"], {
           source: "6.4",
           description: "HMAC-SHA256, another header.",
-          headers: { "X-Svc-Signature-v3": { prefix: "v3=", digest: "hmac-sha256" } },
+          headers: { "X-Svc-Signature-v3": { prefix: "v3=", digest: "hmac-sha256" }, "X-Svc-Signature-version": { value: "3" } },
           receiverMust: [],
         }),
       ],

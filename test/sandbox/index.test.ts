@@ -43,9 +43,9 @@ describe("startSandbox", () => {
     expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.db.kind).toBe("pglite");
     expect(sandbox.db.exclusive).toBe(true);
-    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(await migrate(sandbox.db)).toBe(8);
-    expect((await sandbox.db.query("SELECT count(*)::int AS n FROM schema_migrations")).map((r) => r.n)).toEqual([8]);
+    expect((await sandbox.db.query("SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await migrate(sandbox.db)).toBe(9);
+    expect((await sandbox.db.query("SELECT count(*)::int AS n FROM schema_migrations")).map((r) => r.n)).toEqual([9]);
     const indexes = (await sandbox.db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'outbox' ORDER BY indexname")).map((r) => r.indexname);
     expect(indexes).toEqual([
       "outbox_delivery",
