@@ -1,7 +1,9 @@
 // Cost as data grows (issue 28, part 3): the same requests against an empty store and a large one, in the
 // same run, the two measured in alternating slices so that a change of the machine's load falls on both.
 // The sandboxes are started in-process (startSandbox, templates/sandbox/index.ts) on PGlite in memory
-// (GROWTH_BENCH_DB=memory, the default) or on Postgres (GROWTH_BENCH_DB=postgres: a throwaway cluster
+// (GROWTH_BENCH_DB=memory, the default), on PGlite data directories (GROWTH_BENCH_DB=directory: two
+// throwaway directories; the files are the operating system's, not PGlite's in-memory file system's)
+// or on Postgres (GROWTH_BENCH_DB=postgres: a throwaway cluster
 // started here with initdb/pg_ctl and removed after; or GROWTH_BENCH_DB=postgres://... of your own: the
 // bench creates and drops two databases in it). The large store is filled by SQL: GROWTH_BENCH_ROWS
 // verifications (default 20,000; the issue's sizes: 100,000 on PGlite, 1,000,000 on Postgres), half with
@@ -16,7 +18,9 @@
 // Goal: each large-store p99 within 1.5x of the empty store's. Every statement the requests ran is then
 // EXPLAINed on the large store (PGlite or Postgres) and any sequential scan of a big table is listed.
 import { randomUUID } from "node:crypto";
-import { loadavg } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { sandboxBinding } from "../generated/sandbox.js";
 import type { SandboxBinding } from "../templates/sandbox/binding.js";
 import { startSandbox, type RunningSandbox } from "../templates/sandbox/index.js";
@@ -289,6 +293,10 @@ async function explainAll(large: Store): Promise<string[]> {
 /** GROWTH_BENCH_DB as two database options (empty, large) and how to remove them after. */
 async function databases(): Promise<{ empty: string; large: string; done: () => Promise<void> }> {
   if (DB === "memory") return { empty: "memory", large: "memory", done: async () => {} };
+  if (DB === "directory") {
+    const root = mkdtempSync(join(tmpdir(), "verispec-growth-"));
+    return { empty: join(root, "empty"), large: join(root, "large"), done: async () => rmSync(root, { recursive: true, force: true }) };
+  }
   let base = DB;
   let stopServer = () => {};
   if (DB === "postgres") {
@@ -321,7 +329,7 @@ async function databases(): Promise<{ empty: string; large: string; done: () => 
 const verdict = (e: number, l: number) => `${(l / e).toFixed(2)} ${l / e <= BOUND ? "met" : "NOT met"}`;
 
 export default async function run(): Promise<void> {
-  const where = DB === "memory" ? "PGlite in memory" : "Postgres";
+  const where = DB === "memory" ? "PGlite in memory" : DB === "directory" ? "PGlite data directories" : "Postgres";
   const load = () =>
     loadavg()
       .map((l) => l.toFixed(2))
