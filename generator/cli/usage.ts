@@ -81,7 +81,7 @@ a name containing the word "Rejected" or "Info" picks that outcome (spec/sandbox
   --db <dir|memory|url>           PGlite in a directory (default .verispec/sandbox), PGlite in memory,
                                   or a postgres:// URL (several instances may share it)
   --webhook-url <url>             receiver of the webhooks; repeat for several
-  --signature-version 2|1         webhook signature version (default 2)
+  --signature-version 2|1         webhook signature version, of the served spec's (default 2)
   --processing-ms <n>|manual      a pending verification completes after n ms (default 1000); manual:
                                   only POST /_sandbox/verifications/:trace/status moves it
   --requested-actions-path <p>    path of the follow-up request for requested actions (default

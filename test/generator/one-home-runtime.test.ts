@@ -13,6 +13,7 @@ import { TABLE } from "../../generated/validators/errors.js";
 import { rawV4GetVerificationStatusRequest } from "../../generated/validators/ajv.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadServedSpec } from "../../generator/cli/commands/sandbox-binding.js";
+import { knownVersion, withVersions } from "../../generator/cli/commands/sandbox-tenants.js";
 import { clientFiles, errorClassTable } from "../../generator/emit/client.js";
 import { buildOpenApi } from "../../generator/emit/openapi.js";
 import { sandboxSpec } from "../../generator/emit/sandbox.js";
@@ -193,6 +194,24 @@ describe("the signature versions follow the version header's values", () => {
     );
     const { binding } = await loadServedSpec(spec);
     expect((binding as SandboxBinding).spec.payloadSignatureVersions).toEqual({ v5: "hmac", older: "digest" });
+  });
+
+  it("renamed: `verispec sandbox` takes hmac and digest where a version is written, refuses 2 there, and fills in hmac", async () => {
+    const { binding } = await loadServedSpec(renamed());
+    const { rules, spec } = binding as SandboxBinding;
+    const flag = (value: string) => ({ value, where: "--signature-version" });
+    expect(knownVersion(flag("digest"), rules.signatures)).toBe("digest");
+    expect(() => knownVersion(flag("2"), rules.signatures)).toThrow(/^--signature-version must be hmac or digest$/);
+    const tenant = { name: "team-a", credentials: { serviceUid: "u", secret: "s" }, signingSecret: "k", webhookUrls: [] };
+    const written = (value: string) => ({ ...tenant, signatureVersion: { value, where: "tenants.yaml:12:23: tenant team-a: signatureVersion" } });
+    expect(
+      withVersions([{ ...tenant, signatureVersion: undefined }, written("digest")], rules.signatures, spec.payloadSignatureVersions.v5).map(
+        (t) => t.signatureVersion,
+      ),
+    ).toEqual(["hmac", "digest"]);
+    expect(() => withVersions([written("1")], rules.signatures, "hmac")).toThrow(
+      /^tenants\.yaml:12:23: tenant team-a: signatureVersion must be hmac or digest$/,
+    );
   });
 });
 

@@ -74,16 +74,19 @@ describe("verispec sandbox: arguments", () => {
     }
   });
 
-  it("defaults: 127.0.0.1:4010, PGlite in .verispec/sandbox, signature version 2, 1000 ms", () => {
+  it("defaults: 127.0.0.1:4010, PGlite in .verispec/sandbox, the spec's signature version, 1000 ms", () => {
     expect(parseSandboxArgs({})).toMatchObject({
       host: "127.0.0.1",
       port: 4010,
       db: ".verispec/sandbox",
-      signatureVersion: "2",
+      signatureVersion: undefined,
       processingMs: 1000,
       webhookUrls: [],
     });
-    expect(parseSandboxArgs({ "processing-ms": "manual", "webhook-url": ["http://a.example/x", "http://b.example/y"] })).toMatchObject({
+    expect(
+      parseSandboxArgs({ "processing-ms": "manual", "webhook-url": ["http://a.example/x", "http://b.example/y"], "signature-version": "1" }),
+    ).toMatchObject({
+      signatureVersion: { value: "1", where: "--signature-version" },
       processingMs: "manual",
       webhookUrls: ["http://a.example/x", "http://b.example/y"],
     });

@@ -118,6 +118,11 @@ describe("verispec sandbox --tenants: a file refused, before listening", () => {
       /:12:23: tenant team-b: signatureVersion must be 2 or 1$/,
     ],
     [
+      "a signature version that is a list",
+      GOOD.replace('signatureVersion: "1"', "signatureVersion: [1, 2]"),
+      /:12:23: tenant team-b: signatureVersion must be a version of the spec's webhook signatures$/,
+    ],
+    [
       "an unknown field (a typo of a secret's name)",
       GOOD.replace(`signingSecret: ${SIGN_B}`, `signingsecret: ${SIGN_B}`),
       /:11:5: tenants\[1\]: unknown field "signingsecret"/,
@@ -142,13 +147,13 @@ describe("verispec sandbox --tenants: a file refused, before listening", () => {
 });
 
 describe("a tenants file in JSON (JSON is YAML)", () => {
-  it("reads the same tenants, defaults filled (no receivers, signature version 2)", () => {
+  it("reads the same tenants, defaults left to the spec (no receivers, no signature version written)", () => {
     const json = JSON.stringify({ tenants: [{ name: "team-j", serviceUid: "uid-team-j", secret: SECRET_A, signingSecret: SIGN_A }] }, null, 2);
     expect(readTenantsFile(file(json), process.cwd())).toEqual([
-      { name: "team-j", credentials: { serviceUid: "uid-team-j", secret: SECRET_A }, signingSecret: SIGN_A, webhookUrls: [], signatureVersion: "2" },
+      { name: "team-j", credentials: { serviceUid: "uid-team-j", secret: SECRET_A }, signingSecret: SIGN_A, webhookUrls: [], signatureVersion: undefined },
     ]);
-    expect(readTenantsFile(file(GOOD), process.cwd()).map((t) => [t.name, t.webhookUrls, t.signatureVersion])).toEqual([
-      ["team-a", ["https://team-a.example/webhooks"], "2"],
+    expect(readTenantsFile(file(GOOD), process.cwd()).map((t) => [t.name, t.webhookUrls, t.signatureVersion?.value])).toEqual([
+      ["team-a", ["https://team-a.example/webhooks"], undefined],
       ["team-b", [], "1"],
     ]);
   });

@@ -8,15 +8,23 @@
 import { readFileSync, statSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type YAMLMap } from "yaml";
+import type { TenantOptions } from "../../../templates/sandbox/options.js";
+import type { SignatureScheme } from "../../../templates/webhooks/index.js";
 import { UsageError } from "../../diagnostics.js";
 
-/** One account as the sandbox runtime takes it (templates/sandbox/index.ts TenantOptions). */
-export interface TenantConfig {
-  readonly name: string;
-  readonly credentials: { readonly serviceUid: string; readonly secret: string };
-  readonly signingSecret: string;
-  readonly webhookUrls: readonly string[];
-  readonly signatureVersion: "1" | "2";
+/**
+ * A signature version as the call or the file writes it, and where (`file:line:col`, or the flag). It is
+ * checked against the served spec's versions (webhooks.yaml signatures) once the spec is loaded: withVersions.
+ */
+export interface WrittenVersion {
+  readonly value: string;
+  readonly where: string;
+}
+
+/** One account as read, before the spec is loaded: the runtime's TenantOptions with its signature version as written. */
+export interface TenantConfig extends Omit<TenantOptions, "signatureVersion"> {
+  /** Undefined: the version the spec signs v5 payloads with (webhooks.yaml payloads). */
+  readonly signatureVersion: WrittenVersion | undefined;
 }
 
 /** A tenant's name: it labels rows, logs and metrics, so it is plain and short. */
@@ -79,12 +87,30 @@ function urls(map: YAMLMap, where: string, at: At): string[] {
   });
 }
 
-function signatureVersion(map: YAMLMap, where: string, at: At): "1" | "2" {
+/** A tenant's signatureVersion as written (a scalar); whether the spec names it is told by withVersions. */
+function signatureVersion(map: YAMLMap, where: string, at: At): WrittenVersion | undefined {
   const node = map.get("signatureVersion", true) as Node | undefined;
-  if (node === undefined) return "2";
-  const value = isScalar(node) ? String(node.value) : "";
-  if (value !== "1" && value !== "2") throw new UsageError(`${at(node)}: ${where}: signatureVersion must be 2 or 1`);
-  return value;
+  if (node === undefined) return undefined;
+  if (!isScalar(node) || node.value === null || typeof node.value === "object")
+    throw new UsageError(`${at(node)}: ${where}: signatureVersion must be a version of the spec's webhook signatures`);
+  return { value: String(node.value), where: `${at(node)}: ${where}: signatureVersion` };
+}
+
+/** The versions a spec's signatures name, as a usage line says them: "2 or 1". */
+const versionChoices = (scheme: SignatureScheme) => `${scheme.v2.version} or ${scheme.v1.version}`;
+
+/** The version written, when the spec names it; else a UsageError at `where` (the value is not quoted: it is the file's). */
+export function knownVersion(written: WrittenVersion, scheme: SignatureScheme): string {
+  if (written.value === scheme.v2.version || written.value === scheme.v1.version) return written.value;
+  throw new UsageError(`${written.where} must be ${versionChoices(scheme)}`);
+}
+
+/**
+ * The accounts as the runtime takes them: each written signature version checked against the served spec's
+ * signatures, and `byDefault` (the spec's v5 payload version) where none is written.
+ */
+export function withVersions(tenants: readonly TenantConfig[], scheme: SignatureScheme, byDefault: string): TenantOptions[] {
+  return tenants.map((t) => ({ ...t, signatureVersion: t.signatureVersion === undefined ? byDefault : knownVersion(t.signatureVersion, scheme) }));
 }
 
 /** One item of `tenants:`. */
@@ -155,7 +181,7 @@ export interface EnvAccount {
   readonly secret?: string;
   readonly signingSecret?: string;
   readonly webhookUrls: readonly string[];
-  readonly signatureVersion?: "1" | "2";
+  readonly signatureVersion?: WrittenVersion;
 }
 
 /**
@@ -187,7 +213,7 @@ export function combineTenants(fromFile: readonly TenantConfig[], env: EnvAccoun
     credentials: { serviceUid, secret },
     signingSecret,
     webhookUrls: env.webhookUrls,
-    signatureVersion: env.signatureVersion ?? "2",
+    signatureVersion: env.signatureVersion,
   };
   const all = [own, ...fromFile];
   checkDistinct(all, `${shown} and the environment`);

@@ -7,7 +7,7 @@ import { CREDENTIAL_VARIABLES } from "../../../templates/client/env.js";
 import type { Db } from "../../../templates/sandbox/store/index.js";
 import { UsageError } from "../../diagnostics.js";
 import type { CommandCall } from "../command-call.js";
-import type { TenantConfig } from "./sandbox-tenants.js";
+import type { TenantConfig, WrittenVersion } from "./sandbox-tenants.js";
 import { requireSpecDir } from "./spec-dir.js";
 
 export interface SandboxArgs {
@@ -15,7 +15,8 @@ export interface SandboxArgs {
   readonly port: number;
   readonly db: string;
   readonly webhookUrls: readonly string[];
-  readonly signatureVersion: "1" | "2";
+  /** --signature-version as written (checked against the served spec's signatures once it is loaded); undefined: the spec's v5 payload version. */
+  readonly signatureVersion: WrittenVersion | undefined;
   readonly processingMs: number | "manual";
   readonly requestedActionsPath: string | undefined;
   readonly maxBodyBytes: number | undefined;
@@ -28,8 +29,6 @@ export interface SandboxArgs {
   readonly retainDays: number | undefined;
   /** --tenants: the tenants file (else VERISPEC_SANDBOX_TENANTS); undefined: the one account of the environment. */
   readonly tenantsFile: string | undefined;
-  /** --signature-version was given (with --tenants it sets the environment's account only). */
-  readonly signatureVersionGiven: boolean;
 }
 
 const integer = (name: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
@@ -52,8 +51,7 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--webhook-url must be http or https, not ${url.protocol}`);
     return url.href;
   });
-  const version = s("signature-version") ?? "2";
-  if (version !== "1" && version !== "2") throw new UsageError(`--signature-version must be 2 or 1, not ${JSON.stringify(version)}`);
+  const version = s("signature-version");
   const processing = s("processing-ms");
   const path = s("requested-actions-path");
   if (path !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(path))
@@ -70,7 +68,7 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     port: integer("port", s("port"), 0, 65535) ?? 4010,
     db,
     webhookUrls: urls,
-    signatureVersion: version,
+    signatureVersion: version === undefined ? undefined : { value: version, where: "--signature-version" },
     processingMs: processing === "manual" ? "manual" : (integer("processing-ms", processing, 0) ?? 1000),
     requestedActionsPath: path,
     maxBodyBytes: integer("max-body", s("max-body"), 1),
@@ -82,7 +80,6 @@ export function parseSandboxArgs(values: CommandCall["values"]): SandboxArgs {
     shutdownTimeoutMs: integer("shutdown-timeout-ms", s("shutdown-timeout-ms"), 0),
     retainDays: integer("retain-days", s("retain-days"), 0, 36_500),
     tenantsFile: tenantsOption(s("tenants")),
-    signatureVersionGiven: s("signature-version") !== undefined,
   };
 }
 
@@ -149,7 +146,7 @@ async function tenantsOfCall(args: SandboxArgs, io: CommandCall["io"]): Promise<
       secret: envValue(io.env, CREDENTIAL_VARIABLES.secret),
       signingSecret: envValue(io.env, "VERISPEC_SIGNING_SECRET"),
       webhookUrls: args.webhookUrls,
-      signatureVersion: args.signatureVersionGiven ? args.signatureVersion : undefined,
+      signatureVersion: args.signatureVersion,
     },
     file,
   );
@@ -167,19 +164,27 @@ function openStoreEarly(db: string, cwd: string): Promise<Db> {
 }
 
 /**
- * The spec served, the runtime's modules and the log, loaded while the store opens. On a failure the store
+ * The spec served, the runtime's modules and the log, loaded while the store opens, and the accounts with
+ * their signature versions checked against that spec's. On a failure the store
  * is closed once it has opened, without waiting for it: the error is told now (a Postgres host that does
  * not answer could take minutes), and the process ends when the store is closed.
  */
-async function loadServing(call: CommandCall, args: SandboxArgs, opening: Promise<Db>) {
+async function loadServing(call: CommandCall, args: SandboxArgs, tenants: readonly TenantConfig[] | undefined, opening: Promise<Db>) {
   try {
-    const [served, runtime, { choice }, logger] = await Promise.all([
+    const [served, runtime, { choice }, logger, { knownVersion, withVersions }] = await Promise.all([
       import("./sandbox-binding.js").then((m) => m.loadServedSpec(requireSpecDir(call.dirs))),
       import("../../../templates/sandbox/index.js"),
       import("../../../templates/sandbox/binding.js"),
       sandboxLogger(args.logFormat, call.io.stderr),
+      import("./sandbox-tenants.js"),
     ]);
-    return { served, startSandbox: runtime.startSandbox, choice, logger };
+    // The versions written are the served spec's to judge (webhooks.yaml signatures), not this file's.
+    const { rules, spec } = served.binding;
+    const accounts = {
+      signatureVersion: args.signatureVersion && knownVersion(args.signatureVersion, rules.signatures),
+      tenants: tenants && withVersions(tenants, rules.signatures, spec.payloadSignatureVersions.v5),
+    };
+    return { served, accounts, startSandbox: runtime.startSandbox, choice, logger };
   } catch (err) {
     void import("../../../templates/sandbox/store/index.js").then((m) => m.closeWhenOpen(opening));
     throw err;
@@ -189,13 +194,13 @@ async function loadServing(call: CommandCall, args: SandboxArgs, opening: Promis
 export async function sandbox(call: CommandCall): Promise<number> {
   const args = parseSandboxArgs(call.values);
   const { io } = call;
-  // The tenants file is read and checked before the spec is loaded and anything listens.
+  // The tenants file is read and checked before the spec is loaded and anything listens (its signature versions once the spec is).
   const tenants = await tenantsOfCall(args, io);
   const opening = openStoreEarly(args.db, io.cwd);
   const uid = credential(io.env, CREDENTIAL_VARIABLES.serviceUid, () => `sandbox-${randomBytes(4).toString("hex")}`);
   const secret = credential(io.env, CREDENTIAL_VARIABLES.secret, () => randomBytes(18).toString("base64url"));
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
-  const { served, startSandbox, choice, logger } = await loadServing(call, args, opening);
+  const { served, accounts, startSandbox, choice, logger } = await loadServing(call, args, tenants, opening);
   const spec = served.binding.spec;
   const say = startLines(args.logFormat, io.stdout);
   say(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"}, specHash ${spec.specHash})`, {
@@ -214,13 +219,13 @@ export async function sandbox(call: CommandCall): Promise<number> {
       db: args.db,
       cwd: io.cwd,
       webhookUrls: args.webhookUrls,
-      signatureVersion: args.signatureVersion,
+      signatureVersion: accounts.signatureVersion,
       processingMs: args.processingMs,
       requestedActionsPath: args.requestedActionsPath ?? choice<string>(spec, "followUpPath", "path"),
       maxBodyBytes: args.maxBodyBytes ?? choice<number>(spec, "requestSize", "maxBodyBytes"),
       credentials: { serviceUid: uid.value, secret: secret.value },
       signingSecret: signing.value,
-      tenants,
+      tenants: accounts.tenants,
       deliveryTimeoutMs: args.deliveryTimeoutMs ?? choice<number>(spec, "retryPolicy", "timeoutMs"),
       retryDelaysMs: args.retryDelaysMs ?? choice<number[]>(spec, "retryPolicy", "delaysMs"),
       log: (line) => io.stderr(`verispec sandbox: ${line}\n`),
