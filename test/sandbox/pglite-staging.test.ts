@@ -3,7 +3,19 @@
 // references are rewritten and nothing else, what a create stores is byte-identical to the text sent, and
 // another statement sent while a big text is staged is answered before the big statement ends.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { batches, codeRanges, needsStaging, PART, partsOf, rewrite, STAGE_ABOVE, stagedRows } from "../../templates/sandbox/store/pglite-staging.js";
+import { PGlite } from "@electric-sql/pglite";
+import {
+  batches,
+  codeRanges,
+  needsStaging,
+  PART,
+  partsOf,
+  type Query,
+  rewrite,
+  STAGE_ABOVE,
+  stagedRows,
+  stagingQuery,
+} from "../../templates/sandbox/store/pglite-staging.js";
 import { openStore, type Db } from "../../templates/sandbox/store/index.js";
 import { sqlStore } from "../../templates/sandbox/store/service-store.js";
 import { BODY } from "../../templates/sandbox/store/shared-text.js";
@@ -23,6 +35,15 @@ describe("parts of a text", () => {
     }
     expect(partsOf("")).toEqual([""]);
     expect(partsOf("😀", 1)).toEqual(["😀"]); // a part of one pair stays whole
+    expect(partsOf("a😀", 1)).toEqual(["a", "😀"]);
+  });
+
+  it("a part ends before a pair's first half only: the range's two ends, a lone half at the text's end, other characters", () => {
+    expect(partsOf("a\ud800\udc00b", 2)).toEqual(["a", "\ud800\udc00", "b"]);
+    expect(partsOf("a\udbff\udfffb", 2)).toEqual(["a", "\udbff\udfff", "b"]);
+    expect(partsOf("ab\ud800", 3)).toEqual(["ab\ud800"]);
+    expect(partsOf("a\uff71b", 2)).toEqual(["a\uff71", "b"]);
+    expect(partsOf("a\udc00b", 2)).toEqual(["a\udc00", "b"]);
   });
 
   it("only a text longer than STAGE_ABOVE, or a text[] holding one, is staged", () => {
@@ -46,6 +67,9 @@ describe("parts of a text", () => {
     expect(grouped.flat()).toEqual(rows);
     for (const b of grouped) expect(b.reduce((n, r) => n + (r[3]?.length ?? 0), 0)).toBeLessThanOrEqual(PART);
     expect(grouped.map((b) => b.length)).toEqual([2, 1, 1, 1]);
+    // Rows of exactly PART characters together share a statement; a text is one element, 0.
+    expect(batches(stagedRows("k", ["a", "y".repeat(PART - 1)])).map((b) => b.length)).toEqual([2]);
+    expect(stagedRows("k", "abc")).toEqual([["k", 0, 0, "abc"]]);
   });
 
   it("the rewrite replaces the staged parameters' references only ($2, not $20)", () => {
@@ -69,6 +93,8 @@ describe("parts of a text", () => {
       "SELECT $tag$ it's $1 $tag$",
       "SELECT 1 -- $1",
       "SELECT /* $1 /* $1 */ $1 */ 1",
+      "SELECT /* a*b $1 */ 1",
+      "$$ $1 $$",
     ];
     for (const sql of untouched) expect(rewrite(sql, staged), sql).toBe(sql);
     // The reference after each such span is replaced (the span ended where it should).
@@ -83,11 +109,101 @@ describe("parts of a text", () => {
     // An identifier holding $ (x$1) is not a parameter; $1 right after an operator is.
     expect(rewrite("SELECT x$1", staged)).toBe("SELECT x$1");
     expect(rewrite("SELECT 1+$1", staged)).toMatch(/^SELECT 1\+\(SELECT v/);
+    // Code that looks like the start of a span and is not: each $1 here is a parameter.
+    for (const sql of [
+      "SELECT ('a\\', $1)", // a backslash ends nothing in a plain literal
+      "'a\\', $1",
+      "SELECT date'a\\', $1", // a typed literal: the e before the quote ends a word
+      "E'a\\'', $1", // an escape string at the start: \' is a quote inside it
+      "SELECT 1-$1", // one - is an operator, not a comment
+      "SELECT 1/$1",
+      "SELECT /* a/b */ $1",
+      "SELECT a$b$, $1", // $ inside a word is no dollar quote
+      "SELECT $1, $$x$$",
+    ])
+      expect(rewrite(sql, staged), sql).toMatch(/\(SELECT v FROM/);
   });
 
   it("codeRanges: the spans between quoted and commented ones, an unclosed one running to the end", () => {
     const sql = "a 'b' c \"d\" e -- f\ng /* h */ i $x$ j $x$ k 'unclosed";
     expect(codeRanges(sql).map(([f, t]) => sql.slice(f, t))).toEqual(["a ", " c ", " e ", "g ", " i ", " k "]);
+    // No empty range where a span starts the text or follows another.
+    expect(codeRanges("'a''b' c")).toEqual([[6, 8]]);
+    expect(codeRanges("'a'\"b\" c")).toEqual([[6, 8]]);
+  });
+});
+
+// stagingQuery over a PGlite on this thread, every statement recorded: what it sends, not only what is stored
+// (the store's own PGlite runs on a thread of its own).
+describe("the statements of stagingQuery", { timeout: 60_000 }, () => {
+  let pg: PGlite;
+  let sent: { text: string; params: readonly unknown[] }[];
+  let failCreate = false;
+  const raw: Query = async (text, params = []) => {
+    sent.push({ text, params });
+    if (failCreate && text.startsWith("CREATE")) throw new Error("create refused");
+    return (await pg.query(text, params as unknown[])).rows as never;
+  };
+  const kinds = () => sent.map(({ text }) => /^\w+/.exec(text)![0]);
+  const stagedCount = async () => (await pg.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_temp.verispec_staged")).rows[0]!.n;
+  beforeAll(async () => {
+    pg = await PGlite.create();
+  }, 60_000);
+  afterAll(async () => {
+    await pg?.close();
+  });
+
+  it("a statement without a big text is sent as it is, alone", async () => {
+    sent = [];
+    const query = stagingQuery(raw);
+    expect(await query("SELECT $1::text AS v", ["x".repeat(STAGE_ABOVE)])).toEqual([{ v: "x".repeat(STAGE_ABOVE) }]);
+    expect(sent).toEqual([{ text: "SELECT $1::text AS v", params: ["x".repeat(STAGE_ABOVE)] }]);
+  });
+
+  it("a big text: the table made once, one insert a batch, the statement reading it back, then TRUNCATE", async () => {
+    sent = [];
+    const query = stagingQuery(raw);
+    const big = `${"x".repeat(PART)}y`;
+    expect(await query("SELECT $1::text AS v, $2::int AS n", [big, 7])).toEqual([{ v: big, n: 7 }]);
+    expect(kinds()).toEqual(["CREATE", "INSERT", "INSERT", "SELECT", "TRUNCATE"]);
+    expect(sent[0]!.text).toMatch(/^CREATE TEMP TABLE IF NOT EXISTS pg_temp\.verispec_staged /);
+    const key = (sent[1]!.params[0] as string[])[0];
+    expect(sent.slice(1, 3).map((s) => s.params)).toEqual([
+      [[key], [0], [0], ["x".repeat(PART)]],
+      [[key], [0], [1], ["y"]],
+    ]);
+    expect(sent[3]!.params).toEqual([key, 7]);
+    expect(sent[4]!.text).toBe("TRUNCATE pg_temp.verispec_staged");
+    expect(await stagedCount()).toBe(0);
+    await query("SELECT $1::text[] AS v", [[big, null]]);
+    expect(kinds().filter((k) => k === "CREATE")).toHaveLength(1);
+  });
+
+  it("two at once: the first to end deletes its own keys, the last truncates; each reads its own text", async () => {
+    sent = [];
+    const query = stagingQuery(raw);
+    const one = `1${"a".repeat(STAGE_ABOVE)}`;
+    const two = `2${"b".repeat(STAGE_ABOVE)}`;
+    const answers = await Promise.all([query("SELECT $1::text AS v", [one]), query("SELECT $1::text AS v", [two])]);
+    expect(answers).toEqual([[{ v: one }], [{ v: two }]]);
+    const keys = sent.filter((s) => s.text.startsWith("INSERT")).map((s) => (s.params[0] as string[])[0]);
+    expect(new Set(keys).size).toBe(2);
+    const ends = sent.filter((s) => /^(DELETE|TRUNCATE)/.test(s.text));
+    expect(ends.map((s) => s.text)).toEqual(["DELETE FROM pg_temp.verispec_staged WHERE key = ANY($1::text[])", "TRUNCATE pg_temp.verispec_staged"]);
+    const first = sent.findIndex((s) => s.text.startsWith("SELECT"));
+    expect(ends[0]!.params).toEqual([[sent[first]!.params[0]]]);
+    expect(await stagedCount()).toBe(0);
+  });
+
+  it("the table's creation failing fails that statement; the next one tries again", async () => {
+    sent = [];
+    const query = stagingQuery(raw);
+    const big = "z".repeat(STAGE_ABOVE + 1);
+    failCreate = true;
+    await expect(query("SELECT $1::text AS v", [big])).rejects.toThrow("create refused");
+    failCreate = false;
+    expect(await query("SELECT $1::text AS v", [big])).toEqual([{ v: big }]);
+    expect(kinds().filter((k) => k === "CREATE")).toHaveLength(2);
   });
 });
 
