@@ -205,6 +205,17 @@ describe("the statements of stagingQuery", { timeout: 60_000 }, () => {
     expect(await query("SELECT $1::text AS v", [big])).toEqual([{ v: big }]);
     expect(kinds().filter((k) => k === "CREATE")).toHaveLength(2);
   });
+
+  it("two at once whose shared creation fails: both fail, nothing staged to delete, one TRUNCATE", async () => {
+    sent = [];
+    const query = stagingQuery(raw);
+    const big = "w".repeat(STAGE_ABOVE + 1);
+    failCreate = true;
+    const both = await Promise.allSettled([query("SELECT $1::text AS v", [big]), query("SELECT $1::text AS v", [big])]);
+    failCreate = false;
+    expect(both.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(kinds()).toEqual(["CREATE", "TRUNCATE"]);
+  });
 });
 
 describe("a big text stored through the embedded database", { timeout: 120_000 }, () => {
