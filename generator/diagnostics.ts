@@ -51,7 +51,11 @@ export const CATALOG = {
   VS313: { name: "unknown-field", found: "the field {value}", expected: "a field of this shape: {choices}" },
   VS314: { name: "unknown-validation-code", found: "the code {value}", expected: "one of the codes {choices}" },
   VS315: { name: "unknown-auth-scheme", found: "{value}", expected: "an auth scheme of `auth`: {choices}" },
-  VS316: { name: "unknown-signature-version", found: "{value}", expected: "a signature version of `signatures`: {choices}" },
+  VS316: {
+    name: "unknown-signature-version",
+    found: "{value}",
+    expected: "a signature version of `signatures` that the webhook runtime signs with: {choices}",
+  },
   VS317: { name: "unknown-schema", found: "the schema {value}", expected: "a shape{orRequest}" },
   VS318: { name: "unknown-condition", found: "the condition {value}", expected: "a condition of `conditions` in statuses.yaml: {choices}" },
   VS319: { name: "unknown-payload-field", found: "the field {value}", expected: "a field of the current webhook payload: {choices}" },
@@ -131,6 +135,12 @@ export const CATALOG = {
     name: "success-statuses",
     found: "{count} success statuses ({statuses})",
     expected: "at most one 2xx response: the sandbox and the mock handlers answer one",
+  },
+  VS441: {
+    name: "signature-digest-header",
+    found: "{found}",
+    expected:
+      "in signature version 2 one header with `digest: hmac-sha256`, in version 1 one with `digest: sha3-256` and one with `digest: keccak-256`, each with the `prefix` before the hex digest (the service's specification, section 6.4)",
   },
 } as const satisfies Record<string, Entry>;
 

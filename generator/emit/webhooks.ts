@@ -1,11 +1,12 @@
 // Emits generated/webhooks.js and webhooks.d.ts: the webhook runtime (templates/webhooks) bound to the spec's statuses,
 // outcomes, transitions and timestamp tolerance. Only data comes from here; the logic is the template's.
+import { SIGNATURE_DIGESTS } from "../load/spec-access.js";
 import type { Model, SignatureHeader } from "../model/types.js";
 import type { OutputFile } from "./output.js";
 import { moduleFiles } from "./print.js";
 import { validatorName } from "./names.js";
 
-/** One digest header of a signature version, found by its digest (spec/webhooks.yaml signatures). */
+/** One digest header of a signature version, found by its digest (spec/webhooks.yaml signatures; there and with a prefix: VS441). */
 function digestHeader(model: Model, version: string, digest: SignatureHeader["digest"]): { name: string; prefix: string } {
   const header = model.signatures.find((s) => s.version === version)?.headers.find((h) => h.digest === digest);
   if (!header?.prefix) throw new Error(`webhooks.yaml: signature version ${version} needs a ${digest} header with a prefix`);
@@ -22,10 +23,12 @@ function versionHeader(model: Model, version: string): { name: string; value: st
 /** The signature headers' names, prefixes and version values the runtime reads and writes (the service's specification, section 6.4). */
 export function signatureScheme(model: Model) {
   const [current, older] = [versionHeader(model, "2"), versionHeader(model, "1")];
+  const [hmac] = SIGNATURE_DIGESTS["2"];
+  const [sha, keccak] = SIGNATURE_DIGESTS["1"];
   return {
     versionHeader: current.name,
-    v2: { ...digestHeader(model, "2", "hmac-sha256"), version: current.value },
-    v1: { version: older.value, sha: digestHeader(model, "1", "sha3-256"), keccak: digestHeader(model, "1", "keccak-256") },
+    v2: { ...digestHeader(model, "2", hmac), version: current.value },
+    v1: { version: older.value, sha: digestHeader(model, "1", sha), keccak: digestHeader(model, "1", keccak) },
   };
 }
 

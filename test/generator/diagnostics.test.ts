@@ -199,6 +199,36 @@ const cases: Case[] = [
       "spec/webhooks.yaml:28:7: error VS439: found 0 headers with a `value` in signature version 1; expected one header with a `value` (the version header, the service's specification, section 6.4), of the same name in every signature version",
   },
   {
+    name: "a signature scheme renamed: the webhook runtime reads the schemes by their keys 2 and 1",
+    file: "webhooks.yaml",
+    from: '  "1":\n    source: "6.4"',
+    to: '  "one":\n    source: "6.4"',
+    message: "spec/webhooks.yaml:12:3: error VS203: found no key `1`; expected a key `1`",
+  },
+  {
+    name: "a payload signed with a scheme the runtime does not compute",
+    file: "webhooks.yaml",
+    from: '    schema: v5.WebhookPayload\n    signatureVersion: "2"',
+    to: '    schema: v5.WebhookPayload\n    signatureVersion: "3"',
+    message: 'spec/webhooks.yaml:40:23: error VS316: found "3"; expected a signature version of `signatures` that the webhook runtime signs with: `1`, `2`',
+  },
+  {
+    name: "signature version 2 without its HMAC header",
+    file: "webhooks.yaml",
+    from: 'X-Svc-Signature: { prefix: "sha256=", digest: hmac-sha256, ',
+    to: 'X-Svc-Signature: { prefix: "sha256=", ',
+    message:
+      "spec/webhooks.yaml:16:7: error VS441: found 0 headers with `digest: hmac-sha256` in signature version 2; expected in signature version 2 one header with `digest: hmac-sha256`, in version 1 one with `digest: sha3-256` and one with `digest: keccak-256`, each with the `prefix` before the hex digest (the service's specification, section 6.4)",
+  },
+  {
+    name: "a digest header without its prefix",
+    file: "webhooks.yaml",
+    from: 'X-Svc-Signature-KECCAK: { prefix: "svc_sec_keccak256_", ',
+    to: "X-Svc-Signature-KECCAK: { ",
+    message:
+      "spec/webhooks.yaml:29:31: error VS441: found the keccak-256 header X-Svc-Signature-KECCAK without a `prefix`; expected in signature version 2 one header with `digest: hmac-sha256`, in version 1 one with `digest: sha3-256` and one with `digest: keccak-256`, each with the `prefix` before the hex digest (the service's specification, section 6.4)",
+  },
+  {
     name: "signature versions naming themselves in different headers",
     file: "webhooks.yaml",
     from: '      X-Svc-Signature-version: { value: "1" }',
