@@ -1,6 +1,6 @@
 // `verispec sandbox` as a command: --help, usage errors (exit 2, one line, no stack), and credentials:
 // values from the environment are never printed; missing ones get test values printed once, which work.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,14 +8,14 @@ import { main } from "../../generator/cli/main.js";
 import { parseSandboxArgs } from "../../generator/cli/commands/sandbox.js";
 import { basic, startSandbox, until } from "./helpers.js";
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(args: string[], cwd = process.cwd()): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const code = await main(["sandbox", ...args], {
     stdout: (t) => void (stdout += t),
     stderr: (t) => void (stderr += t),
     env: {},
-    cwd: process.cwd(),
+    cwd,
     stdin: async () => "",
   });
   return { code, stdout, stderr };
@@ -60,6 +60,18 @@ describe("verispec sandbox: arguments", () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     });
   }
+
+  it("a signature version the served spec does not name: exit 2 before the store opens (the default --db is not made)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "verispec-version-"));
+    try {
+      const r = await run(["--signature-version", "3"], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe("verispec: --signature-version must be 2 or 1\n");
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("a --db directory PGlite cannot open: exit 2 with one line naming it, nothing listening", async () => {
     const dir = mkdtempSync(join(tmpdir(), "verispec-baddb-"));

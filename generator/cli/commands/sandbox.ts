@@ -163,28 +163,37 @@ function openStoreEarly(db: string, cwd: string): Promise<Db> {
   return opening;
 }
 
+/** The spec served, the runtime's modules and the log, and the accounts with their signature versions checked against that spec's. */
+async function loadServing(call: CommandCall, args: SandboxArgs, tenants: readonly TenantConfig[] | undefined) {
+  const [served, runtime, { choice }, logger, { knownVersion, withVersions }] = await Promise.all([
+    import("./sandbox-binding.js").then((m) => m.loadServedSpec(requireSpecDir(call.dirs))),
+    import("../../../templates/sandbox/index.js"),
+    import("../../../templates/sandbox/binding.js"),
+    sandboxLogger(args.logFormat, call.io.stderr),
+    import("./sandbox-tenants.js"),
+  ]);
+  // The versions written are the served spec's to judge (webhooks.yaml signatures), not this file's.
+  const { rules, spec } = served.binding;
+  const accounts = {
+    signatureVersion: args.signatureVersion && knownVersion(args.signatureVersion, rules.signatures),
+    tenants: tenants && withVersions(tenants, rules.signatures, spec.payloadSignatureVersions.v5),
+  };
+  return { served, accounts, startSandbox: runtime.startSandbox, choice, logger };
+}
+
 /**
- * The spec served, the runtime's modules and the log, loaded while the store opens, and the accounts with
- * their signature versions checked against that spec's. On a failure the store
- * is closed once it has opened, without waiting for it: the error is told now (a Postgres host that does
- * not answer could take minutes), and the process ends when the store is closed.
+ * The store opening (--db) and what loadServing loads. Both start at once: the database's start is most of the
+ * sandbox's. But when a signature version is written, the spec judges it first, so a refused call opens no store.
+ * On a failure to load, the store is closed once it has opened, without waiting for it: the error is told now
+ * (a Postgres host that does not answer could take minutes), and the process ends when the store is closed.
  */
-async function loadServing(call: CommandCall, args: SandboxArgs, tenants: readonly TenantConfig[] | undefined, opening: Promise<Db>) {
+async function openAndLoad(call: CommandCall, args: SandboxArgs, tenants: readonly TenantConfig[] | undefined) {
+  const loading = loadServing(call, args, tenants);
+  const written = args.signatureVersion !== undefined || (tenants ?? []).some((t) => t.signatureVersion !== undefined);
+  if (written) await loading;
+  const opening = openStoreEarly(args.db, call.io.cwd);
   try {
-    const [served, runtime, { choice }, logger, { knownVersion, withVersions }] = await Promise.all([
-      import("./sandbox-binding.js").then((m) => m.loadServedSpec(requireSpecDir(call.dirs))),
-      import("../../../templates/sandbox/index.js"),
-      import("../../../templates/sandbox/binding.js"),
-      sandboxLogger(args.logFormat, call.io.stderr),
-      import("./sandbox-tenants.js"),
-    ]);
-    // The versions written are the served spec's to judge (webhooks.yaml signatures), not this file's.
-    const { rules, spec } = served.binding;
-    const accounts = {
-      signatureVersion: args.signatureVersion && knownVersion(args.signatureVersion, rules.signatures),
-      tenants: tenants && withVersions(tenants, rules.signatures, spec.payloadSignatureVersions.v5),
-    };
-    return { served, accounts, startSandbox: runtime.startSandbox, choice, logger };
+    return { opening, ...(await loading) };
   } catch (err) {
     void import("../../../templates/sandbox/store/index.js").then((m) => m.closeWhenOpen(opening));
     throw err;
@@ -196,11 +205,10 @@ export async function sandbox(call: CommandCall): Promise<number> {
   const { io } = call;
   // The tenants file is read and checked before the spec is loaded and anything listens (its signature versions once the spec is).
   const tenants = await tenantsOfCall(args, io);
-  const opening = openStoreEarly(args.db, io.cwd);
   const uid = credential(io.env, CREDENTIAL_VARIABLES.serviceUid, () => `sandbox-${randomBytes(4).toString("hex")}`);
   const secret = credential(io.env, CREDENTIAL_VARIABLES.secret, () => randomBytes(18).toString("base64url"));
   const signing = credential(io.env, "VERISPEC_SIGNING_SECRET", () => randomBytes(24).toString("base64url"));
-  const { served, accounts, startSandbox, choice, logger } = await loadServing(call, args, tenants, opening);
+  const { opening, served, accounts, startSandbox, choice, logger } = await openAndLoad(call, args, tenants);
   const spec = served.binding.spec;
   const say = startLines(args.logFormat, io.stdout);
   say(`verispec sandbox serving ${served.specDir} (specVersion ${spec.specVersion ?? "not set"}, specHash ${spec.specHash})`, {
