@@ -142,6 +142,16 @@ export const CATALOG = {
     expected:
       "in signature version 2 one header with `digest: hmac-sha256`, in version 1 one with `digest: sha3-256` and one with `digest: keccak-256`, each with the `prefix` before the hex digest (the service's specification, section 6.4)",
   },
+  VS442: {
+    name: "error-role-twice",
+    found: "the role {role} on {type} as well as on {first}",
+    expected: "each role on one error type: the runtime looks an error up by its role",
+  },
+  VS443: {
+    name: "sandbox-condition-form",
+    found: "the condition {name} in another form",
+    expected: "{shape}: the sandbox {why}",
+  },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

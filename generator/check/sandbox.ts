@@ -1,5 +1,6 @@
 // Check: sandbox.yaml: the test values pick real statuses; every transition id, error role and choice the sandbox reads
-// by name (SANDBOX_NEEDS of templates/sandbox/binding.ts) is there (VS433). (A choice's `answers` quotes the "not shown" it
+// by name (SANDBOX_NEEDS of templates/sandbox/binding.ts) is there (VS433), each error role is one error's (VS442), and
+// the conditions the sandbox reads as data have the form it reads (VS443). (A choice's `answers` quotes the "not shown" it
 // fills; a spec version that drops that gap stays valid, so the quote is documentation, not a reference.)
 import { nameList } from "../diagnostics.js";
 import { SANDBOX_NEEDS } from "../../templates/sandbox/binding.js";
@@ -27,11 +28,52 @@ export function checkSandbox(c: Checks): void {
   for (const [role, why] of Object.entries(SANDBOX_NEEDS.errorRoles)) {
     if (!roles.has(role)) c.report("VS433", at(errorsRoot, "errorTypes"), { what: "error role", name: role, why }, true);
   }
+  checkRolesOnce(c);
+  checkReadConditions(c);
   for (const [name, keys] of Object.entries(SANDBOX_NEEDS.choices)) {
     const choice = sb.choices?.[name] as Raw | undefined;
     if (!choice) c.report("VS433", at(root, "choices"), { what: "choice", name, why: `reads its ${keys.join(", ")}` }, true);
     else
       for (const key of keys)
         if (choice[key] === undefined) c.report("VS433", at(root, "choices", name), { what: "key", name: key, why: `reads choices.${name}.${key}` }, true);
+  }
+}
+
+/** A role names one error type: the runtime (the sandbox's refusals, the client's error classes) looks the error up by it. */
+function checkRolesOnce(c: Checks): void {
+  const root = c.root("errors.yaml");
+  const owner = new Map<string, string>();
+  for (const [type, e] of Object.entries(rawAt(root).errorTypes as Record<string, Raw>)) {
+    if (typeof e.role !== "string") continue;
+    const first = owner.get(e.role);
+    if (first !== undefined) c.report("VS442", at(root, "errorTypes", type, "role"), { role: e.role, first, type });
+    else owner.set(e.role, type);
+  }
+}
+
+/** The conditions of statuses.yaml the sandbox reads as data (emit/sandbox.ts), and the form it reads each in. */
+const READ_CONDITIONS: Readonly<Record<string, { readonly shape: string; readonly why: string; readonly fits: (e: Raw) => boolean }>> = {
+  isEntity: {
+    shape: "`field: type` with `notEquals` the individual's type",
+    why: "tells an individual from an entity by it",
+    fits: (e) => e.field === "type" && typeof e.notEquals === "string",
+  },
+  resubmittable: {
+    shape: "`all` of two `equals` tests, on `type` and on `subType`",
+    why: "selects what a create resubmits by these two values",
+    fits: (e) =>
+      Array.isArray(e.all) &&
+      e.all.length === 2 &&
+      ["type", "subType"].every((field) => (e.all as Raw[]).some((t) => t.field === field && typeof t.equals === "string")),
+  },
+};
+
+function checkReadConditions(c: Checks): void {
+  const root = c.root("statuses.yaml");
+  const conditions = (rawAt(root).conditions ?? {}) as Record<string, Raw>;
+  for (const [name, { shape, why, fits }] of Object.entries(READ_CONDITIONS)) {
+    const e = conditions[name];
+    if (e === undefined) c.report("VS433", at(root, "conditions"), { what: "condition", name, why }, true);
+    else if (!fits(e)) c.report("VS443", at(root, "conditions", name), { name, shape, why });
   }
 }

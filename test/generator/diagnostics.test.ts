@@ -229,6 +229,30 @@ const cases: Case[] = [
       "spec/webhooks.yaml:29:31: error VS441: found the keccak-256 header X-Svc-Signature-KECCAK without a `prefix`; expected in signature version 2 one header with `digest: hmac-sha256`, in version 1 one with `digest: sha3-256` and one with `digest: keccak-256`, each with the `prefix` before the hex digest (the service's specification, section 6.4)",
   },
   {
+    name: "one error role on two error types",
+    file: "errors.yaml",
+    from: "    role: attemptsExhausted",
+    to: "    role: validation",
+    message:
+      "spec/errors.yaml:14:11: error VS442: found the role validation on too_many_attempts as well as on validation_error; expected each role on one error type: the runtime looks an error up by its role",
+  },
+  {
+    name: "the condition isEntity in a form the sandbox does not read",
+    file: "statuses.yaml",
+    from: "    notEquals: individual",
+    to: "    equals: individual",
+    message:
+      "spec/statuses.yaml:97:5: error VS443: found the condition isEntity in another form; expected `field: type` with `notEquals` the individual's type: the sandbox tells an individual from an entity by it",
+  },
+  {
+    name: "the condition resubmittable with a third test",
+    file: "statuses.yaml",
+    from: "      - { field: type, equals: individual }\n",
+    to: "      - { field: type, equals: individual }\n      - { field: country, equals: AUS }\n",
+    message:
+      "spec/statuses.yaml:102:5: error VS443: found the condition resubmittable in another form; expected `all` of two `equals` tests, on `type` and on `subType`: the sandbox selects what a create resubmits by these two values",
+  },
+  {
     name: "signature versions naming themselves in different headers",
     file: "webhooks.yaml",
     from: '      X-Svc-Signature-version: { value: "1" }',
