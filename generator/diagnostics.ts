@@ -152,6 +152,12 @@ export const CATALOG = {
     found: "the condition {name} in another form",
     expected: "{shape}: the sandbox {why}",
   },
+  VS444: {
+    name: "discriminator-variant",
+    found: "the variant {variant} without a required `{field}` with a `const`",
+    expected:
+      "every variant of a `oneOf` with `discriminator: {field}` naming itself in `{field}` (`required: true` and a `const`): the validators select the variant by it",
+  },
 } as const satisfies Record<string, Entry>;
 
 export type DiagnosticCode = keyof typeof CATALOG;

@@ -49,6 +49,19 @@ function fieldNames(c: Checks, r: Raw): string[] {
   return [...Object.keys(r.properties ?? {}), ...((r.include ?? []) as string[]).flatMap((s) => Object.keys(sets[s]?.fields ?? {}))];
 }
 
+/** Each variant of a `oneOf` with a discriminator names itself: a required discriminator field with a `const` (the validators select the variant by it). */
+function checkDiscriminatedVariants(c: Checks, a: At, r: Raw, shapes: ReadonlyMap<string, At>): void {
+  const field = r.discriminator as string;
+  (r.oneOf as Raw[]).forEach((item, i) => {
+    const source = typeof item?.ref === "string" ? shapes.get(item.ref) : undefined;
+    if (item?.ref !== undefined && source === undefined) return; // an unknown ref: VS304
+    const variant = source ? rawAt(source) : item;
+    const property = variant?.properties?.[field] as Raw | undefined;
+    if (property?.required !== true || property.const === undefined)
+      c.report("VS444", at(a, "oneOf", i), { variant: typeof item?.ref === "string" ? item.ref : `oneOf[${i}]`, field });
+  });
+}
+
 export function checkFields(c: Checks): void {
   const shapes = shapeSources(c);
   const rules = Object.keys(rawAt(c.root("rules.yaml")).rules);
@@ -75,6 +88,7 @@ export function checkFields(c: Checks): void {
       if (!names.includes(name)) c.report("VS313", at(a, "exactlyOneOf"), { value: JSON.stringify(name), choices: nameList(names) });
     }
     if (r.discriminator !== undefined && !r.oneOf) c.report("VS405", at(a, "discriminator"));
+    if (typeof r.discriminator === "string" && Array.isArray(r.oneOf)) checkDiscriminatedVariants(c, a, r, shapes);
     ((r.when ?? []) as Raw[]).forEach((w, i) => {
       const wa = at(a, "when", i);
       if (!names.includes(w.field)) c.report("VS313", at(wa, "field"), { value: JSON.stringify(w.field), choices: nameList(names) });

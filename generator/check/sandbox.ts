@@ -4,8 +4,10 @@
 // fills; a spec version that drops that gap stays valid, so the quote is documentation, not a reference.)
 import { nameList } from "../diagnostics.js";
 import { SANDBOX_NEEDS } from "../../templates/sandbox/binding.js";
-import { at, rawAt, type Raw } from "../load/spec-access.js";
+import { at, rawAt, type At, type Raw } from "../load/spec-access.js";
+import type { PathSegment } from "../pointer.js";
 import type { Checks } from "./context.js";
+import { shapeSources } from "./shapes.js";
 
 export function checkSandbox(c: Checks): void {
   const root = c.root("sandbox.yaml");
@@ -30,6 +32,7 @@ export function checkSandbox(c: Checks): void {
   }
   checkRolesOnce(c);
   checkReadConditions(c);
+  checkReadValues(c);
   for (const [name, keys] of Object.entries(SANDBOX_NEEDS.choices)) {
     const choice = sb.choices?.[name] as Raw | undefined;
     if (!choice) c.report("VS433", at(root, "choices"), { what: "choice", name, why: `reads its ${keys.join(", ")}` }, true);
@@ -75,5 +78,38 @@ function checkReadConditions(c: Checks): void {
     const e = conditions[name];
     if (e === undefined) c.report("VS433", at(root, "conditions"), { what: "condition", name, why }, true);
     else if (!fits(e)) c.report("VS443", at(root, "conditions", name), { name, shape, why });
+  }
+}
+
+/** Values the sandbox copies from the spec (emit/sandbox.ts sandboxSpec): in a file, or in a shape wherever it is defined. */
+const READ_VALUES: readonly { readonly file?: string; readonly shape?: string; readonly path: readonly PathSegment[]; readonly why: string }[] = [
+  { file: "limits.yaml", path: ["limits", "formLifetime", "days"], why: "expires a hosted form after it" },
+  { file: "limits.yaml", path: ["limits", "formLifetime", "prefilledDataReducedAfterMinutes"], why: "reduces a form's prefilled data after it" },
+  { file: "limits.yaml", path: ["limits", "formOpens", "count"], why: "counts a form's opens against it" },
+  { file: "limits.yaml", path: ["limits", "formAttempts", "count"], why: "counts a form's attempts against it" },
+  { shape: "v5.VerificationCreateResponse", path: ["properties", "message", "examples", 0], why: "answers a create with it" },
+  { shape: "v5.SuccessEnvelope", path: ["properties", "status", "const"], why: "writes it in every success envelope" },
+  { shape: "v5.ErrorEnvelope", path: ["properties", "status", "const"], why: "writes it in every error envelope" },
+  { shape: "v4.IdFormResponse", path: ["properties", "status", "const"], why: "answers a form's creation with it" },
+  { shape: "v4.RequestedDocument", path: ["properties", "type", "const"], why: "names a requested document with it" },
+];
+
+/** Each value of READ_VALUES is written (VS433 at the deepest part of its path that is). */
+function checkReadValues(c: Checks): void {
+  const shapes = shapeSources(c);
+  for (const { file, shape, path, why } of READ_VALUES) {
+    const start: At | undefined = file !== undefined ? c.root(file) : shapes.get(shape!);
+    const name = [...(shape !== undefined ? [shape] : []), ...path].join(".");
+    if (start === undefined) {
+      c.report("VS433", c.root("v5.yaml"), { what: "shape", name: shape!, why: `reads ${name}: it ${why}` }, true);
+      continue;
+    }
+    let reached = start;
+    for (const segment of path) {
+      const here = rawAt(reached) as unknown;
+      if (here === null || typeof here !== "object" || (here as Raw)[segment as string] === undefined) break;
+      reached = at(reached, segment);
+    }
+    if (reached.path.length !== start.path.length + path.length) c.report("VS433", reached, { what: "value", name, why }, true);
   }
 }

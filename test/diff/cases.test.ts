@@ -13,6 +13,14 @@ const V5 = ["shapes", "v5.VerificationCreateRequest", "properties"];
 const WH = ["shapes", "v5.WebhookPayload", "properties"];
 const TRANSITIONS = ["transitions"];
 
+/** A requested action of another kind: a variant of v4.RequestedAction, named by its `type` (VS444). */
+const requestedSelfie = set("webhooks.yaml", ["shapes", "v4.RequestedSelfie"], {
+  source: "6.3",
+  type: "object",
+  presence: { source: "6.3" },
+  properties: { type: { required: true, type: "string", const: "selfie" } },
+});
+
 const CASES: [string, { given: Edit[]; model?: (m: Model) => Model; want: Want[] }][] = [
   // Request senders.
   [
@@ -781,17 +789,21 @@ const CASES: [string, { given: Edit[]; model?: (m: Model) => Model; want: Want[]
   [
     "a response union branch added",
     {
-      given: [mapList("webhooks.yaml", ["shapes", "v4.RequestedAction", "oneOf"], (v) => [...v, { ref: "v4.IdvRiskScore" }])],
-      want: [{ id: "response-union-branch-added", severity: "breaking", schema: "v4.RequestedAction", message: "branch v4.IdvRiskScore added" }],
+      given: [requestedSelfie, mapList("webhooks.yaml", ["shapes", "v4.RequestedAction", "oneOf"], (v) => [...v, { ref: "v4.RequestedSelfie" }])],
+      want: [
+        { id: "response-union-branch-added", severity: "breaking", schema: "v4.RequestedAction", message: "branch v4.RequestedSelfie added" },
+        { id: "schema-added", schema: "v4.RequestedSelfie" },
+      ],
     },
   ],
   [
     "a response union branch replaced",
     {
-      given: [mapList("webhooks.yaml", ["shapes", "v4.RequestedAction", "oneOf"], (v) => [v[0], { ref: "v4.IdvRiskScore" }])],
+      given: [requestedSelfie, mapList("webhooks.yaml", ["shapes", "v4.RequestedAction", "oneOf"], (v) => [v[0], { ref: "v4.RequestedSelfie" }])],
       want: [
         { id: "response-union-branch-removed", severity: "info", message: "branch v4.RequestedDocument removed" },
         { id: "response-union-branch-added", severity: "breaking" },
+        { id: "schema-added", schema: "v4.RequestedSelfie" },
       ],
     },
   ],
@@ -897,10 +909,13 @@ const CASES: [string, { given: Edit[]; model?: (m: Model) => Model; want: Want[]
   [
     "a limit removed",
     {
-      given: [
-        del("limits.yaml", ["limits", "formOpens"]),
-        mapList("endpoints.yaml", ["endpoints", "idForm", "limits"], (v) => v.filter((x) => x !== "formOpens")),
-      ],
+      // Every limit an endpoint lists is one the sandbox copies (VS433 refuses a spec without it): the head's model is edited.
+      given: [],
+      model: (m) => ({
+        ...m,
+        limits: Object.fromEntries(Object.entries(m.limits).filter(([name]) => name !== "formOpens")),
+        endpoints: m.endpoints.map((e) => ({ ...e, limits: e.limits.filter((x) => x !== "formOpens") })),
+      }),
       want: [
         { id: "limit-removed", severity: "warning" },
         { id: "limit-changed", operation: "idForm" },

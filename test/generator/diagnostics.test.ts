@@ -253,6 +253,22 @@ const cases: Case[] = [
       "spec/statuses.yaml:102:5: error VS443: found the condition resubmittable in another form; expected `all` of two `equals` tests, on `type` and on `subType`: the sandbox selects what a create resubmits by these two values",
   },
   {
+    name: "a discriminated variant without its const",
+    file: "webhooks.yaml",
+    from: "type: { required: true, type: string, const: document }",
+    to: "type: { required: true, type: string }",
+    message:
+      "spec/webhooks.yaml:224:9: error VS444: found the variant v4.RequestedDocument without a required `type` with a `const`; expected every variant of a `oneOf` with `discriminator: type` naming itself in `type` (`required: true` and a `const`): the validators select the variant by it\nspec/webhooks.yaml:248:7: error VS433: found no value `v4.RequestedDocument.properties.type.const`; expected value `v4.RequestedDocument.properties.type.const`: the sandbox names a requested document with it",
+  },
+  {
+    name: "a limit the sandbox copies, missing",
+    file: "limits.yaml",
+    from: "    days: 31\n",
+    to: "",
+    message:
+      "spec/limits.yaml:33:3: error VS433: found no value `limits.formLifetime.days`; expected value `limits.formLifetime.days`: the sandbox expires a hosted form after it",
+  },
+  {
     name: "signature versions naming themselves in different headers",
     file: "webhooks.yaml",
     from: '      X-Svc-Signature-version: { value: "1" }',
