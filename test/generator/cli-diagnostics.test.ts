@@ -112,7 +112,7 @@ describe("CLI failures are one line and exit 2", () => {
   });
 
   it("a spec file linking outside is refused by sandbox --spec too, and nothing of it is quoted", async () => {
-    const { code, err } = await run(["sandbox", "--spec", join(temp, "outside"), "--port", "0"]);
+    const { code, err } = await run(["sandbox", "--spec", join(temp, "outside"), "--port", "0", "--db", "memory"]);
     expect(err).toMatch(/^verispec: spec file outside\/countries\.yaml resolves outside the spec directory; refused \(not read\)\n$/);
     expect(err).not.toMatch(/SECRET|authToken/);
     expect(code).toBe(2);
