@@ -36,12 +36,12 @@ function checkDigestHeaders(c: Checks): void {
   const signatures = rawAt(root).signatures as Record<string, { headers: Record<string, { digest?: string; prefix?: string }> }>;
   for (const [version, digests] of Object.entries(SIGNATURE_DIGESTS)) {
     const headers = Object.entries(signatures[version]?.headers ?? {});
+    const where = at(root, "signatures", version, "headers");
     for (const digest of digests) {
       const carrying = headers.filter(([, h]) => h.digest === digest);
-      const where = at(root, "signatures", version, "headers");
+      const [name, header] = carrying[0] ?? [];
       if (carrying.length !== 1) c.report("VS441", where, { found: `${carrying.length} headers with \`digest: ${digest}\` in signature version ${version}` });
-      else if (typeof carrying[0]![1].prefix !== "string")
-        c.report("VS441", at(where, carrying[0]![0]), { found: `the ${digest} header ${carrying[0]![0]} without a \`prefix\`` });
+      else if (typeof header?.prefix !== "string") c.report("VS441", at(where, name!), { found: `the ${digest} header ${name} without a \`prefix\`` });
     }
   }
 }

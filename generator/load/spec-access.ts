@@ -30,13 +30,13 @@ export const SHAPE_FILES = ["stakeholders.yaml", "older.yaml", "webhooks.yaml", 
  */
 export const CREDENTIAL_FIELDS = ["metadata_version", "metadata_serviceUid", "metadata_secretKey"] as const;
 
-/** The statuses of endpoints.yaml `responses` that answer success (2xx); an endpoint shows at most one (VS440). */
 /**
  * The digest headers each signature scheme of webhooks.yaml must have, by the scheme's key (section 6.4): the
  * webhook runtime signs and verifies with exactly these (emit/webhooks.ts signatureScheme; checked by VS441).
  */
 export const SIGNATURE_DIGESTS = { "2": ["hmac-sha256"], "1": ["sha3-256", "keccak-256"] } as const;
 
+/** The statuses of endpoints.yaml `responses` that answer success (2xx); an endpoint shows at most one (VS440). */
 export const successStatuses = (responses: Readonly<Record<string, string>>): string[] => Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
 
 /** A code point range "0041-005A" as regex class text: BMP as \uXXXX, astral code points literally. */
