@@ -19,7 +19,7 @@ class SlowSandboxFilesLast extends BaseSequencer {
   }
 }
 
-/** The suites Stryker runs; `npm run mutate:sandbox` sets VERISPEC_MUTATE_SANDBOX=1 and keeps the sandbox's only. */
+/** The suites Stryker runs; `npm run mutate:sandbox` sets VERISPEC_MUTATE_SANDBOX=1 and keeps the sandbox's only (isSandboxSuite). */
 const INCLUDE = [
   "test/client/core.test.ts",
   "test/client/hardening.test.ts",
@@ -62,7 +62,23 @@ const INCLUDE = [
   "test/sandbox/store-open-units.test.ts",
   // The dispatcher's idle wait (the `dispatch` group).
   "test/sandbox/dispatch-units.test.ts",
+  // In-process since the fourth run: the body's limit and shape, the pages' headers, the clock's cache and the
+  // shared clock, the claim beside a backlog, retention's batch, 475 under concurrency.
+  "test/sandbox/body-limit.test.ts",
+  "test/sandbox/body-shape.test.ts",
+  "test/sandbox/csp.test.ts",
+  "test/sandbox/clock-cache.test.ts",
+  "test/sandbox/shared-clock.test.ts",
+  "test/sandbox/outbox-claim.test.ts",
+  "test/sandbox/retention-plan.test.ts",
+  "test/sandbox/resubmit-race.test.ts",
+  // The memory store of verispec/msw (store/memory.ts, in the `store` group) and the handlers over it.
+  "test/msw/memory-store.test.ts",
+  "test/msw/node.test.ts",
 ];
+
+/** The sandbox's own suites: those that import templates/sandbox/ (test/msw/ runs the memory store). */
+const isSandboxSuite = (f: string) => f.startsWith("test/sandbox/") || f.startsWith("test/msw/");
 
 export default defineConfig({
   plugins: [
@@ -78,7 +94,7 @@ export default defineConfig({
     },
   ],
   test: {
-    include: process.env.VERISPEC_MUTATE_SANDBOX === "1" ? INCLUDE.filter((f) => f.startsWith("test/sandbox/")) : INCLUDE,
+    include: process.env.VERISPEC_MUTATE_SANDBOX === "1" ? INCLUDE.filter(isSandboxSuite) : INCLUDE,
     // write-kill: a child process per step, too slow per mutant; write-safety throws at the same steps.
     exclude: [
       "test/generator/write-kill.test.ts",
