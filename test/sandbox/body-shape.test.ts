@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ShapeScanner, shapeProblem } from "../../templates/sandbox/body-shape.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { call, olderBody, request } from "./helpers.js";
+import { inputSize } from "../support/runs.js";
 import { harness, memoryDb, type Harness } from "./inprocess.js";
 
 const limits = { maxItems: 3, maxValues: 20 };
@@ -53,13 +54,14 @@ describe("shapeProblem", () => {
     expect(shapeProblem(`[${Array.from({ length: 7 }, () => "[1,2,3]").join(",")}]`, { maxItems: 100, maxValues: 20 })).toEqual({ kind: "values" });
   });
 
+  // Its time and memory beside JSON.parse are bench/hostile-body.bench.ts's.
   it("reads five million items in one pass without making them", () => {
-    const text = `{"tags":[${"1,".repeat(5_000_000)}1]}`;
-    const started = Date.now();
+    const items = inputSize(5_000_000);
+    const text = `{"tags":[${"1,".repeat(items - 1)}1]}`;
     expect(shapeProblem(text, { maxItems: 1000, maxValues: 20000 })).toEqual({ kind: "items", path: ["tags"] });
-    expect(shapeProblem(text, { maxItems: 10_000_000, maxValues: 20000 })).toEqual({ kind: "values" });
-    expect(shapeProblem(text, { maxItems: 10_000_000, maxValues: 10_000_000 })).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(shapeProblem(text, { maxItems: items * 2, maxValues: 20000 })).toEqual({ kind: "values" });
+    expect(shapeProblem(text, { maxItems: items, maxValues: items })).toBeUndefined();
+    expect(shapeProblem(text, { maxItems: items - 1, maxValues: items })).toEqual({ kind: "items", path: ["tags"] });
   });
 });
 
@@ -94,13 +96,11 @@ describe("the sandbox refuses a body by its shape", () => {
     expect((await call(h.url, "POST", "/v5/verifications", v5({ tags: Array(1000).fill("k:v") }))).status).toBe(200);
   });
 
-  it("five million invalid tags in 10 MB: the same 422, in moments", async () => {
-    const started = Date.now();
-    const r = await request(h.url, "POST", "/v5/verifications", `{"type":"individual","tags":[${"1,".repeat(4_999_999)}1]}`, {
+  it("five million invalid tags in 10 MB: the same 422", async () => {
+    const r = await request(h.url, "POST", "/v5/verifications", `{"type":"individual","tags":[${"1,".repeat(inputSize(5_000_000) - 1)}1]}`, {
       authorization: `Basic ${Buffer.from("sandbox-test-uid:sandbox-test-secret-9f8e7d").toString("base64")}`,
     });
     expect([r.status, r.body.error.details]).toEqual([422, [{ message: "Too big: expected array to have <=1000 items", code: "too_big", path: ["tags"] }]]);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("many short arrays: more than 20,000 values in all is a 400", async () => {

@@ -1,7 +1,7 @@
 // The account's clock offset is read before every request; on a database one process owns (PGlite) it is
 // kept until the next change instead of costing a statement per request, and a change is seen at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clockOps } from "../../templates/sandbox/store/clock.js";
+import { advancedOffset, clockOps } from "../../templates/sandbox/store/clock.js";
 import type { Db } from "../../templates/sandbox/store/sql.js";
 import { memoryDb } from "./inprocess.js";
 
@@ -58,5 +58,61 @@ describe("the clock offset's reads", () => {
     await ops.loadClockOffset();
     await ops.loadClockOffset();
     expect(reads()).toBe(2);
+  });
+});
+
+/** A database whose statements wait until the test answers them, in the order the test chooses. */
+function heldDb(): { db: Db; pending: { text: string; answer: (rows: Record<string, unknown>[]) => void }[] } {
+  const pending: { text: string; answer: (rows: Record<string, unknown>[]) => void }[] = [];
+  const query = (text: string) => new Promise<never[]>((resolve) => pending.push({ text, answer: resolve as (rows: unknown[]) => void }));
+  const db = { kind: "pglite", exclusive: true, close: async () => {}, transaction: (fn) => fn({ query }), query } as Db;
+  return { db, pending };
+}
+
+/** Lets every settled promise's callbacks run. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("the kept offset beside a change in flight", () => {
+  it("a read answered after a change ended is not kept (its value may be the older one)", async () => {
+    const { db, pending } = heldDb();
+    const ops = clockOps(db, "held-a");
+    const read = ops.loadClockOffset();
+    const advance = ops.advanceClockOffset(5, 10);
+    expect(pending.map((p) => p.text.split(" ")[0])).toEqual(["SELECT", "INSERT"]);
+    pending[1]!.answer([{ value: "5" }]);
+    expect(await advance).toBe(5);
+    pending[0]!.answer([{ value: "0" }]);
+    expect(await read).toBe(0);
+    const again = ops.loadClockOffset();
+    await settle();
+    expect(pending).toHaveLength(3);
+    pending[2]!.answer([{ value: "5" }]);
+    expect(await again).toBe(5);
+  });
+
+  it("a read that began during a change and ended before it is dropped when the change ends", async () => {
+    const { db, pending } = heldDb();
+    const ops = clockOps(db, "held-b");
+    const save = ops.saveClockOffset(7);
+    const read = ops.loadClockOffset();
+    await settle();
+    pending[1]!.answer([{ value: "0" }]);
+    expect(await read).toBe(0);
+    pending[0]!.answer([]);
+    await save;
+    const again = ops.loadClockOffset();
+    await settle();
+    expect(pending).toHaveLength(3);
+    pending[2]!.answer([{ value: "7" }]);
+    expect(await again).toBe(7);
+  });
+});
+
+describe("advancedOffset: the rule every store's advance keeps", () => {
+  it("moves by ms up to max included, refuses past it, and moves back as well", () => {
+    expect(advancedOffset(5, 5, 10)).toBe(10);
+    expect(advancedOffset(5, 6, 10)).toBeUndefined();
+    expect(advancedOffset(5, -8, 10)).toBe(-3);
+    expect(advancedOffset(0, 0, 0)).toBe(0);
   });
 });

@@ -10,7 +10,7 @@ import { memoryStore } from "../../templates/sandbox/store/memory.js";
 import { claimDue, latestWebhookBody, outboxBatch, outboxRowsOfTrace, requeueDelivery } from "../../templates/sandbox/store/outbox.js";
 import { outboxPageRows } from "../../templates/sandbox/store/pages.js";
 import { deleteOldVerifications } from "../../templates/sandbox/store/retention.js";
-import { characters, shareWithRequest } from "../../templates/sandbox/store/shared-text.js";
+import { characters, longestString, SHARE_ABOVE, shareWithRequest } from "../../templates/sandbox/store/shared-text.js";
 import { sqlStore } from "../../templates/sandbox/store/service-store.js";
 import type { Sql } from "../../templates/sandbox/store/sql.js";
 import { lockVerification, updateVerification } from "../../templates/sandbox/store/verifications.js";
@@ -56,6 +56,38 @@ describe("where a body's shared string goes", () => {
     // Nothing shared: a small request, or a body without the request's string.
     expect(shareWithRequest(body, { inputRisk: "small" }, '{"inputRisk":"small"}')).toBeUndefined();
     expect(shareWithRequest(webhook("t", "pending", "other"), request, requestText)).toBeUndefined();
+  });
+
+  it("counts a pair only when a high half (\\ud800-\\udbff) is followed by a low half (\\udc00-\\udfff), from any start", () => {
+    for (const pair of ["\ud800\udc00", "\udbff\udfff", "\ud800\udfff", "\udbff\udc00"]) expect(characters(pair, 0, 2), pair).toBe(1);
+    // Just outside either range: two characters (lone halves count one each, as Postgres reads them).
+    for (const two of ["\ud7ff\udc00", "\udc00\udc00", "\ud800\udbff", "\ud800\ue000", "a\udc00", "\ud800a"]) expect(characters(two, 0, 2), two).toBe(2);
+    expect(characters("ab😀c", 1, 5)).toBe(3);
+    expect(characters("ab😀c", 2, 4)).toBe(1);
+    // A pair cut by `to` is not looked past.
+    expect(characters("a😀", 0, 2)).toBe(2);
+  });
+
+  it("takes the longest big string wherever it is (not the last one walked), from exactly SHARE_ABOVE code units, past nulls", () => {
+    const at = (n: number, c: string) => c.repeat(n);
+    const long = at(SHARE_ABOVE + 2, "l");
+    const short = at(SHARE_ABOVE + 1, "s");
+    expect(longestString({ a: long, b: short })).toBe(long);
+    expect(longestString({ a: short, b: [null, long, 3, true] })).toBe(long);
+    expect(longestString([long, { n: null }, short])).toBe(long);
+    expect(longestString(at(SHARE_ABOVE, "x"))).toBe(at(SHARE_ABOVE, "x"));
+    expect(longestString({ a: at(SHARE_ABOVE - 1, "x"), b: null })).toBeUndefined();
+    // Of two as long, the first the walk meets is kept (an object's values are walked last first).
+    expect(longestString({ a: at(SHARE_ABOVE, "a"), b: at(SHARE_ABOVE, "b") })).toBe(at(SHARE_ABOVE, "b"));
+  });
+
+  it("shares a string found at the very start of either text, and nothing when the request has no big string", () => {
+    const value = big("s");
+    const quoted = JSON.stringify(value);
+    // The body and the stored request both begin with the quoted string (a request that is the string itself).
+    expect(shareWithRequest(`${quoted},1`, value, quoted)).toEqual({ body: ",1", at: 0, from: 1, len: characters(quoted, 0, quoted.length) });
+    // No big string: nothing is looked for, even where both texts hold the word "undefined".
+    expect(shareWithRequest('{"a":"undefined"}', { a: "undefined" }, '{"a":"undefined"}')).toBeUndefined();
   });
 });
 
