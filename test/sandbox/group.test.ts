@@ -27,6 +27,10 @@ describe("Group", () => {
     const a = group.add(1);
     await new Promise((r) => setImmediate(r));
     const rest = [group.add(2), group.add(3)];
+    // Not written beside the running write, even a turn of the event loop later.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([[1]]);
     release();
     expect(await Promise.all([a, ...rest])).toEqual([1, 2, 3]);
     expect(calls).toEqual([[1], [2, 3]]);
@@ -42,5 +46,15 @@ describe("Group", () => {
     const results = await Promise.allSettled([1, 2, 3].map((i) => group.add(i)));
     expect(results.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message))).toEqual([10, "bad item", 30]);
     expect(calls).toEqual([[1, 2, 3], [1], [2], [3]]);
+  });
+
+  it("a lone write that fails is not tried again", async () => {
+    let calls = 0;
+    const group = new Group<number, number>(async () => {
+      calls++;
+      throw new Error(`try ${calls}`);
+    });
+    await expect(group.add(1)).rejects.toThrow("try 1");
+    expect(calls).toBe(1);
   });
 });
