@@ -8,22 +8,19 @@ import { createClient } from "../../generated/index.js";
 import { claimDue, toQueuedRow, type QueuedRow } from "../../templates/sandbox/store/outbox.js";
 import { openStore, type Db } from "../../templates/sandbox/store/index.js";
 import { outboxPageRows } from "../../templates/sandbox/store/pages.js";
-import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
-import { needFound } from "../support/services.js";
+import { needPostgres, startPostgres, type LocalPostgres } from "../support/postgres.js";
 import { planOf } from "./inprocess.js";
 import { CREDENTIALS, startReceiver, startSandbox, until, v5Individual, webhookErrors, type Sandbox } from "./helpers.js";
 
-const initdb = needFound("initdb", serverTool("initdb"), POSTGRES_INSTALL);
-// One package holds both: when initdb is missing, one line says so, not two.
-const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), POSTGRES_INSTALL) : initdb;
+const postgres = needPostgres();
 
-describe.skipIf(!initdb.found || !pgCtl.found)("sandbox on Postgres", () => {
+describe.skipIf(!postgres.found)("sandbox on Postgres", () => {
   let server: LocalPostgres | undefined;
   let url = "";
   let db: Db;
 
   beforeAll(async () => {
-    server = await startPostgres({ initdb: initdb.path, pgCtl: pgCtl.path });
+    server = await startPostgres(postgres.tools);
     url = server.url;
     db = await openStore(url, process.cwd());
   }, 120_000);

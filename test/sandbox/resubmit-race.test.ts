@@ -6,8 +6,7 @@
 // time, so there the race is the same test without a lock to prove.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Db } from "../../templates/sandbox/store/index.js";
-import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
-import { needFound } from "../support/services.js";
+import { needPostgres, startPostgres, type LocalPostgres } from "../support/postgres.js";
 import { call, v5Individual } from "./helpers.js";
 import { harness, memoryDb, type Harness } from "./inprocess.js";
 
@@ -56,15 +55,14 @@ describe("N resubmissions at once on PGlite, through two instances over one data
   }, 60_000);
 });
 
-const initdb = needFound("initdb", serverTool("initdb"), POSTGRES_INSTALL);
-const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), POSTGRES_INSTALL) : initdb;
+const postgres = needPostgres();
 
-describe.skipIf(!initdb.found || !pgCtl.found)("N resubmissions at once on Postgres, through two instances (two pools) on one server", () => {
+describe.skipIf(!postgres.found)("N resubmissions at once on Postgres, through two instances (two pools) on one server", () => {
   let server: LocalPostgres | undefined;
   const dbs: Db[] = [];
   const hs: Harness[] = [];
   beforeAll(async () => {
-    server = await startPostgres({ initdb: initdb.path, pgCtl: pgCtl.path });
+    server = await startPostgres(postgres.tools);
     dbs.push(await openStore(server.url, process.cwd()), await openStore(server.url, process.cwd()));
     for (const db of dbs) hs.push(await harness(db, { dispatch: false }));
   }, 120_000);

@@ -6,8 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { advanceClockOffset, loadClockOffset } from "../../templates/sandbox/store/clock.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
-import { needFound } from "../support/services.js";
+import { needPostgres, startPostgres, type LocalPostgres } from "../support/postgres.js";
 import { CREDENTIALS, request, startSandbox, type Sandbox } from "./helpers.js";
 import { harness, memoryDb, type Harness } from "./inprocess.js";
 
@@ -87,14 +86,13 @@ describe("the shared clock on PGlite: two instances over one database", () => {
   });
 });
 
-const initdb = needFound("initdb", serverTool("initdb"), POSTGRES_INSTALL);
-const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), POSTGRES_INSTALL) : initdb;
+const postgres = needPostgres();
 
-describe.skipIf(!initdb.found || !pgCtl.found)("the shared clock on Postgres: two sandbox processes on one server", () => {
+describe.skipIf(!postgres.found)("the shared clock on Postgres: two sandbox processes on one server", () => {
   let server: LocalPostgres | undefined;
   const sandboxes: Sandbox[] = [];
   beforeAll(async () => {
-    server = await startPostgres({ initdb: initdb.path, pgCtl: pgCtl.path });
+    server = await startPostgres(postgres.tools);
     const args = ["--db", server.url, "--processing-ms", "manual"];
     sandboxes.push(await startSandbox(args));
     sandboxes.push(await startSandbox(args));

@@ -14,8 +14,7 @@ import { characters, longestString, SHARE_ABOVE, shareWithRequest } from "../../
 import { sqlStore } from "../../templates/sandbox/store/service-store.js";
 import type { Sql } from "../../templates/sandbox/store/sql.js";
 import { lockVerification, updateVerification } from "../../templates/sandbox/store/verifications.js";
-import { POSTGRES_INSTALL, serverTool, startPostgres, type LocalPostgres } from "../support/postgres.js";
-import { needFound } from "../support/services.js";
+import { needPostgres, startPostgres, type LocalPostgres } from "../support/postgres.js";
 import { verificationRow as verification } from "./inprocess.js";
 
 /** Over 64 KiB, with emoji, escapes and non-ASCII text at its ends. */
@@ -204,14 +203,13 @@ describe("a big text stored once on PGlite", { timeout: 120_000 }, () => {
   });
 });
 
-const initdb = needFound("initdb", serverTool("initdb"), POSTGRES_INSTALL);
-const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), POSTGRES_INSTALL) : initdb;
+const postgres = needPostgres();
 
-describe.skipIf(!initdb.found || !pgCtl.found)("a big text stored once on Postgres", { timeout: 180_000 }, () => {
+describe.skipIf(!postgres.found)("a big text stored once on Postgres", { timeout: 180_000 }, () => {
   let server: LocalPostgres | undefined;
   let db: Db | undefined;
   beforeAll(async () => {
-    server = await startPostgres({ initdb: initdb.path, pgCtl: pgCtl.path });
+    server = await startPostgres(postgres.tools);
     db = await openStore(server.url, process.cwd());
   }, 120_000);
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { onPath } from "./services.js";
+import { needFound, onPath } from "./services.js";
 
 /** Debian's postgresql keeps the server's tools in /usr/lib/postgresql/<version>/bin, off PATH. */
 export function serverTool(name: string): string | undefined {
@@ -18,6 +18,25 @@ export function serverTool(name: string): string | undefined {
 }
 
 export const POSTGRES_INSTALL = "apt-get install -y postgresql";
+
+/** The server's tools for startPostgres, when the Postgres suites run. */
+export interface PostgresNeed {
+  readonly found: boolean;
+  readonly tools: { readonly initdb: string; readonly pgCtl: string };
+}
+
+/**
+ * initdb and pg_ctl, or the one-line skip of services.ts. Under mutation testing (VERISPEC_MUTATION=1) the
+ * Postgres suites are left out: a mutant that reaches one would start a server (seconds), and the statements
+ * they run are the ones PGlite runs in the same files.
+ */
+export function needPostgres(): PostgresNeed {
+  if (process.env.VERISPEC_MUTATION === "1") return { found: false, tools: { initdb: "", pgCtl: "" } };
+  const initdb = needFound("initdb", serverTool("initdb"), POSTGRES_INSTALL);
+  // One package holds both: when initdb is missing, one line says so, not two.
+  const pgCtl = initdb.found ? needFound("pg_ctl", serverTool("pg_ctl"), POSTGRES_INSTALL) : initdb;
+  return { found: initdb.found && pgCtl.found, tools: { initdb: initdb.path, pgCtl: pgCtl.path } };
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
