@@ -72,7 +72,9 @@ const INCLUDE = [
   "test/sandbox/outbox-claim.test.ts",
   "test/sandbox/retention-plan.test.ts",
   "test/sandbox/resubmit-race.test.ts",
-  // The memory store of verispec/msw (store/memory.ts, in the `store` group) and the handlers over it.
+  // The memory store of verispec/msw (store/memory.ts, in the `store` group): its contract beside the SQL store's,
+  // and the handlers over it.
+  "test/sandbox/store-contract.test.ts",
   "test/msw/memory-store.test.ts",
   "test/msw/node.test.ts",
 ];
