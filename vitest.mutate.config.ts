@@ -111,6 +111,10 @@ export default defineConfig({
     sequence: { sequencer: SlowSandboxFilesLast },
     testTimeout: 60_000,
     pool: "forks",
+    // One module graph for every file of a run (Stryker switches mutants through a global, not by reloading):
+    // each sandbox file imported the templates, PGlite and the validators again, about 2 s a file, which a
+    // mutant paid for every file its tests are in. The suites pass this way too (docs/engineering/mutation-testing.md).
+    isolate: false,
     // Property tests run fewer cases per mutant (test/support/runs.ts).
     env: { VERISPEC_MUTATION: "1" },
     expect: { requireAssertions: true },
