@@ -90,6 +90,17 @@ describe("paged listings", () => {
         "t-9",
         "t-5",
       ]);
+      // A userId and a trace at once: that verification's rows only, by state too.
+      expect((await outboxPageRows(big, "default", { userId: "u-many", trace: "t-9" }, { limit: 10, ascending: true })).map((r) => r.deliveryId)).toEqual([
+        "d-9",
+        "e-t-9",
+      ]);
+      expect(
+        (await outboxPageRows(big, "default", { userId: "u-many", trace: "t-9", state: "delivered" }, { limit: 10, ascending: false })).map(
+          (r) => r.deliveryId,
+        ),
+      ).toEqual(["d-9"]);
+      expect(await outboxPageRows(big, "default", { userId: "u-7", trace: "t-9" }, { limit: 10, ascending: false })).toEqual([]);
       expect(await outboxPageRows(big, "other", { userId: "u-many" }, { limit: 10, ascending: false })).toEqual([]);
       const plan = await planOf(big, (explain) => outboxPageRows(explain, "default", { userId: "u-7" }, { limit: 100, ascending: false }));
       expect(plan).toContain("verifications_user_set");

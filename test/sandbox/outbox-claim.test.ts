@@ -9,7 +9,8 @@ import { due, OUTBOX_INSERT, outboxBatch, recordOutcomes, selectDue } from "../.
 import type { Db, Row } from "../../templates/sandbox/store/index.js";
 import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
 import { startReceiver, until } from "./helpers.js";
-import { memoryDb } from "./inprocess.js";
+import { memoryDb, verificationRow } from "./inprocess.js";
+import { updateVerification } from "../../templates/sandbox/store/verifications.js";
 
 let db: Db;
 beforeAll(async () => {
@@ -84,6 +85,13 @@ describe("the claim beside a backlog", () => {
     expect((await rows("t-0")).map((r) => Number(r.next_at))).toEqual([NOW + 30_000, NOW + 30_000]);
     expect((await rows("fresh")).map((r) => Number(r.next_at))).toEqual([NOW]);
     expect((await selectDue(db, NOW, 100, [])).map((r) => r.deliveryId).sort()).toEqual(["w-fresh-true", "w-other-false"]);
+  });
+
+  it("a status change's webhook (updateVerification) is held behind its trace's waiting head as well", async () => {
+    await queue("held", 1, NOW + 30_000, 1); // "held-0" waits for a retry
+    const change = outboxBatch([["w-held", "held-0", "http://127.0.0.1:9/dead", "v5", "{}", 1]], "2", NOW);
+    await updateVerification(db, "default", verificationRow("held-0", {}), "complete", change);
+    expect((await rows("held-0")).map((r) => Number(r.next_at))).toEqual([NOW + 30_000, NOW + 30_000]);
   });
 });
 
