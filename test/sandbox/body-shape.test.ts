@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ShapeScanner, shapeProblem } from "../../templates/sandbox/body-shape.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { call, olderBody, request } from "./helpers.js";
 import { inputSize } from "../support/runs.js";
+import { call, olderBody, request } from "./helpers.js";
 import { harness, memoryDb, type Harness } from "./inprocess.js";
 
 const limits = { maxItems: 3, maxValues: 20 };

@@ -8,9 +8,9 @@ import { migrate } from "../../templates/sandbox/store/migrations.js";
 import { due, OUTBOX_INSERT, outboxBatch, recordOutcomes, selectDue } from "../../templates/sandbox/store/outbox.js";
 import type { Db, Row } from "../../templates/sandbox/store/index.js";
 import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
+import { updateVerification } from "../../templates/sandbox/store/verifications.js";
 import { startReceiver, until } from "./helpers.js";
 import { memoryDb, verificationRow } from "./inprocess.js";
-import { updateVerification } from "../../templates/sandbox/store/verifications.js";
 
 let db: Db;
 beforeAll(async () => {
