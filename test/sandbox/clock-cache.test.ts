@@ -61,9 +61,12 @@ describe("the clock offset's reads", () => {
   });
 });
 
+/** A statement the held database has not answered yet. */
+type Pending = { text: string; answer: (rows: Record<string, unknown>[]) => void };
+
 /** A database whose statements wait until the test answers them, in the order the test chooses. */
-function heldDb(): { db: Db; pending: { text: string; answer: (rows: Record<string, unknown>[]) => void }[] } {
-  const pending: { text: string; answer: (rows: Record<string, unknown>[]) => void }[] = [];
+function heldDb(): { db: Db; pending: Pending[] } {
+  const pending: Pending[] = [];
   const query = (text: string) => new Promise<never[]>((resolve) => pending.push({ text, answer: resolve as (rows: unknown[]) => void }));
   const db = { kind: "pglite", exclusive: true, close: async () => {}, transaction: (fn) => fn({ query }), query } as Db;
   return { db, pending };

@@ -68,16 +68,15 @@ describe("where a body's shared string goes", () => {
   });
 
   it("takes the longest big string wherever it is (not the last one walked), from exactly SHARE_ABOVE code units, past nulls", () => {
-    const at = (n: number, c: string) => c.repeat(n);
-    const long = at(SHARE_ABOVE + 2, "l");
-    const short = at(SHARE_ABOVE + 1, "s");
+    const long = "l".repeat(SHARE_ABOVE + 2);
+    const short = "s".repeat(SHARE_ABOVE + 1);
     expect(longestString({ a: long, b: short })).toBe(long);
     expect(longestString({ a: short, b: [null, long, 3, true] })).toBe(long);
     expect(longestString([long, { n: null }, short])).toBe(long);
-    expect(longestString(at(SHARE_ABOVE, "x"))).toBe(at(SHARE_ABOVE, "x"));
-    expect(longestString({ a: at(SHARE_ABOVE - 1, "x"), b: null })).toBeUndefined();
+    expect(longestString("x".repeat(SHARE_ABOVE))).toBe("x".repeat(SHARE_ABOVE));
+    expect(longestString({ a: "x".repeat(SHARE_ABOVE - 1), b: null })).toBeUndefined();
     // Of two as long, the first the walk meets is kept (an object's values are walked last first).
-    expect(longestString({ a: at(SHARE_ABOVE, "a"), b: at(SHARE_ABOVE, "b") })).toBe(at(SHARE_ABOVE, "b"));
+    expect(longestString({ a: "a".repeat(SHARE_ABOVE), b: "b".repeat(SHARE_ABOVE) })).toBe("b".repeat(SHARE_ABOVE));
   });
 
   it("shares a string found at the very start of either text, and nothing when the request has no big string", () => {
