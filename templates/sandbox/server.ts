@@ -159,7 +159,8 @@ class SandboxHttp implements HttpKit {
     const found = findRoute(this.routes, method, path);
     if (found) return { path, shape: found.route.answer, basic: found.route.auth === "basic", found, authFirst: false };
     const family = familyOf(this.routes, path);
-    return { path, shape: family.answer, basic: family.authFirst || family.answer === "v5", found, authFirst: family.authFirst };
+    // Of a path no route matches, only a family that checks credentials first can answer 401.
+    return { path, shape: family.answer, basic: family.authFirst, found, authFirst: family.authFirst };
   }
 
   /** The route's authentication first (HTTP Basic; the body's credentials after reading it), then its handler. */

@@ -47,6 +47,16 @@ describe("shapeProblem", () => {
     expect(shapeProblem('["\\\\", "x", "y"]', limits)).toBeUndefined();
   });
 
+  it("never throws on text that is not JSON (the parse refuses it after): a stray comma, a container where a key goes, a bad escape", () => {
+    expect(shapeProblem("1,2,3,4,5", limits)).toBeUndefined();
+    expect(shapeProblem("{,,}", limits)).toBeUndefined();
+    // An object's container before any key is at the key "" (its bytes are not yet read).
+    expect(shapeProblem("{[1,2,3,4]}", limits)).toEqual({ kind: "items", path: [""] });
+    expect(shapeProblem('{"a\\x":[1,2,3,4]}', limits)).toEqual({ kind: "items", path: ["a\\x"] });
+    // The first string of all may be empty: its closing quote is not taken as escaped.
+    expect(shapeProblem('["",1,2,3]', limits)).toEqual({ kind: "items", path: [] });
+  });
+
   it("counts values in all: arrays within the item bound still add up", () => {
     const nested = `[${Array.from({ length: 3 }, () => "[1,2,3]").join(",")}]`;
     expect(shapeProblem(nested, limits)).toBeUndefined();

@@ -1,9 +1,14 @@
 // The pure parts of templates/sandbox/server.ts: the JSON depth count that refuses a body before the store
 // would overflow the stack, the NUL finder behind the 422 at a field's path, and the credential checker
 // (written against survivors of the sandbox's mutation run: docs/engineering/mutation-testing.md).
-import { describe, expect, it } from "vitest";
+import { Readable } from "node:stream";
+import { describe, expect, it, vi } from "vitest";
 import { jsonDepth, nulPaths } from "../../templates/sandbox/bodies.js";
-import { accountChecker } from "../../templates/sandbox/http/credentials.js";
+import { HttpError } from "../../templates/sandbox/exchange.js";
+import { accountChecker, basicCredentials } from "../../templates/sandbox/http/credentials.js";
+import { closeIfUnread, traceInPath } from "../../templates/sandbox/http/refused.js";
+import { BIG_BODY, bodyRulesOf, readForm, readJson } from "../../templates/sandbox/http/request.js";
+import { binding } from "./inprocess.js";
 
 describe("jsonDepth", () => {
   it("counts the deepest nesting of arrays and objects, not how many there are", () => {
@@ -58,5 +63,82 @@ describe("accountChecker", () => {
     expect(check.pair({ serviceUid: "uid-a", secret: "secret-b" })).toBeUndefined();
     expect(check.pair({ serviceUid: { toString: () => "uid-a" }, secret: "secret-a" })).toBeUndefined();
     expect(check.pair(undefined)).toBeUndefined();
+  });
+
+  it("compares strings only even where an account's values are empty (a missing field is not the empty string)", () => {
+    const empty = accountChecker([{ name: "e", credentials: { serviceUid: "", secret: "" } }]);
+    expect(empty.pair({ serviceUid: "", secret: "" })?.name).toBe("e");
+    expect(empty.pair({ serviceUid: "", secret: null })).toBeUndefined();
+    expect(empty.pair({ serviceUid: 0, secret: "" })).toBeUndefined();
+    expect(empty.pair({})).toBeUndefined();
+  });
+});
+
+describe("basicCredentials", () => {
+  const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+  it("reads the scheme at the start of the value only, and splits at the first colon, which may be the first character", () => {
+    expect(basicCredentials(`Basic ${b64("u:s:t")}`)).toEqual({ serviceUid: "u", secret: "s:t" });
+    expect(basicCredentials(`Basic ${b64(":s")}`)).toEqual({ serviceUid: "", secret: "s" });
+    expect(basicCredentials(`XBasic ${b64("u:s")}`)).toBeUndefined();
+    expect(basicCredentials(`Basic ${b64("u:s")} x`)).toBeUndefined();
+  });
+});
+
+describe("a refused request's own parts (http/refused.ts)", () => {
+  const LIMIT = 100;
+  /** Whether the answer closes the connection, and what closeIfUnread says, for a request in this state. */
+  const closing = (status: number, complete: boolean, contentLength?: string) => {
+    const headers: Record<string, string> = {};
+    const req = { complete, headers: contentLength === undefined ? {} : { "content-length": contentLength } };
+    const res = { setHeader: (k: string, v: string) => void (headers[k] = v) };
+    const unread = closeIfUnread(req as never, res as never, status, LIMIT);
+    return [unread, headers.Connection ?? "open"];
+  };
+
+  it("a body read in full keeps its connection; one refused unread is drained, and closed unless its declared length is within the limit", () => {
+    expect(closing(422, true, "10")).toEqual([false, "open"]);
+    expect(closing(400, false, "10")).toEqual([true, "open"]);
+    expect(closing(400, false, String(LIMIT))).toEqual([true, "open"]);
+    expect(closing(400, false, String(LIMIT + 1))).toEqual([true, "close"]);
+    expect(closing(400, false)).toEqual([true, "close"]);
+    expect(closing(400, false, "x")).toEqual([true, "close"]);
+    // Over the limit: closed whether or not the request had ended, and whatever length it declared.
+    expect(closing(413, true, "10")).toEqual([true, "close"]);
+    expect(closing(413, false, "10")).toEqual([true, "close"]);
+  });
+
+  it("traceInPath: the decoded trace of a getVerification path; none for another path or a malformed escape", () => {
+    const pattern = /^\/v5\/verifications\/([^/]+)$/;
+    expect(traceInPath(pattern, "/v5/verifications/a%20b")).toBe("a b");
+    expect(traceInPath(pattern, "/v5/verifications")).toBeUndefined();
+    expect(traceInPath(pattern, "/v5/verifications/a%zz")).toBeUndefined();
+  });
+});
+
+describe("reading a body (http/request.ts)", () => {
+  const rules = bodyRulesOf(binding.spec, 10_000_000, () => new Error("invalid"));
+  const body = (type: string, text: string) => Object.assign(Readable.from([Buffer.from(text)]), { headers: { "content-type": type } }) as never;
+
+  it("a body over BIG_BODY bytes is decoded, parsed and handed on in three further turns of the event loop; one of BIG_BODY, in none", async () => {
+    const turns = vi.spyOn(globalThis, "setImmediate");
+    try {
+      const json = (size: number) => `{"a":"${"x".repeat(size - 8)}"}`;
+      expect(json(BIG_BODY)).toHaveLength(BIG_BODY);
+      await readJson(body("application/json", json(BIG_BODY)), rules);
+      const atLimit = turns.mock.calls.length;
+      await readJson(body("application/json", json(BIG_BODY + 1)), rules);
+      expect([atLimit, turns.mock.calls.length - atLimit]).toEqual([0, 3]);
+    } finally {
+      turns.mockRestore();
+    }
+  });
+
+  it("a form of exactly maxValues fields is read; one more is refused by its count", async () => {
+    const max = rules.arrays.maxValues;
+    const form = (n: number) => Array.from({ length: n }, (_, i) => `f${i}=v`).join("&");
+    expect([...(await readForm(body("application/x-www-form-urlencoded", form(max)), rules)).keys()]).toHaveLength(max);
+    const refused = await readForm(body("application/x-www-form-urlencoded", form(max + 1)), rules).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(HttpError);
+    expect((refused as HttpError).message).toBe(rules.arrays.tooManyValues.replace("{max}", String(max)));
   });
 });
