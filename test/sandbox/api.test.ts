@@ -27,6 +27,8 @@ describe("startSandbox() of verispec/sandbox", { timeout: 120_000 }, () => {
       expect(new Set([a.serviceUid, b.serviceUid]).size).toBe(2);
       expect(new Set([a.secret, b.secret, a.signingSecret, b.signingSecret]).size).toBe(4);
       expect((await create(a.url, basic(a.serviceUid, a.secret))).status).toBe(200);
+      // Metrics only when asked for.
+      expect((await fetch(`${a.url}/metrics`)).status).toBe(404);
       expect((await create(a.url, basic(a.serviceUid, b.secret))).status).toBe(401);
       // In memory: b holds nothing of a's.
       expect(

@@ -24,6 +24,25 @@ describe("contentSecurityPolicy", () => {
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
   });
 
+  it("the whole policy and headers of a page with two styles and no script", () => {
+    const html = "<style>a{}</style><style>b{}</style><p>hi</p>";
+    expect(pageSecurityHeaders(html)).toEqual({
+      "Content-Security-Policy": [
+        "default-src 'none'",
+        "script-src 'none'",
+        `style-src ${sha("a{}")} ${sha("b{}")}`,
+        "connect-src 'self'",
+        "img-src 'self'",
+        "form-action 'self'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+      ].join("; "),
+      "X-Frame-Options": "DENY",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+    });
+  });
+
   it("a page without a script allows none", () => {
     expect(contentSecurityPolicy("<p>hi</p>")).toContain("script-src 'none'; style-src 'none'");
     expect(pageSecurityHeaders("<p>hi</p>")["X-Frame-Options"]).toBe("DENY");

@@ -34,6 +34,18 @@ describe("sweep", () => {
     expect(s.calls.filter((c) => c.table === "verifications").map((c) => c.params)).toContainEqual([70 * DAY, 500, "default"]);
   });
 
+  it("a pass that removed rows of any kinds runs another: one verification and one form, or one verification and one delivery", async () => {
+    const cases: Record<string, number>[] = [
+      { "verifications:default": 1, "forms:default": 1 },
+      { "verifications:default": 1, outbox: 1 },
+    ];
+    for (const left of cases) {
+      const s = countingDb(left);
+      await sweep(s.db, { days: 30, now: () => 100 * DAY, pauseMs: 0 });
+      expect(s.calls.filter((c) => c.table === "verifications")).toHaveLength(2);
+    }
+  });
+
   it("a store one process owns (PGlite) deletes 100 rows a statement: a request waits behind a whole statement there", async () => {
     const s = countingDb({ "verifications:default": 250 }, true);
     expect(await sweep(s.db, { days: 30, now: () => 100 * DAY, pauseMs: 0 })).toEqual({ verifications: 250, deliveries: 0, forms: 0 });

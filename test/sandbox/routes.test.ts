@@ -110,8 +110,9 @@ describe("findRoute", () => {
 });
 
 describe("routeNamer", () => {
-  const name = routeNamer([ownRoute("POST", "/v/{trace}", "basic", 0), ownRoute("GET", "/v/{trace}/deliveries", "basic", 0)], ["/healthz", "/v/metrics"]);
   it("names by template whatever the method, exact paths as they are, anything else `other`; unknown methods are OTHER", () => {
+    // Made inside the test: the namer's method set is built when it is made (a mutation run counts what runs in a test only).
+    const name = routeNamer([ownRoute("POST", "/v/{trace}", "basic", 0), ownRoute("GET", "/v/{trace}/deliveries", "basic", 0)], ["/healthz", "/v/metrics"]);
     expect(name("GET", "/v/secret-trace")).toEqual({ method: "GET", route: "/v/{trace}" });
     expect(name("GET", "/v/t/deliveries")).toEqual({ method: "GET", route: "/v/{trace}/deliveries" });
     expect(name("POST", "/v/metrics")).toEqual({ method: "POST", route: "/v/metrics" });

@@ -1,7 +1,7 @@
 // Small parts of the sandbox runtime in-process: the clock, the binding's lookups, the pages' HTML, a listing's query and
 // the store's description.
 import { describe, expect, it, vi } from "vitest";
-import { choice, choiceMessage, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
+import { choice, choiceMessage, errorByRole, successStatus, transitionRow, validateWith } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { escapeHtml, messagePage, sandboxPage } from "../../templates/sandbox/page.js";
 import { MAX_PAGE, openCursor, parseBrowse, sealCursor } from "../../templates/sandbox/browse.js";
@@ -49,6 +49,16 @@ describe("the binding's lookups", () => {
       "sandbox binding: choices.deliveryId.nope is missing (regenerate with 'verispec generate')",
     );
     expect(() => choice(binding.spec, "noSuchChoice", "x")).toThrow("sandbox binding: choices.noSuchChoice.x is missing (regenerate with 'verispec generate')");
+  });
+
+  it("errorByRole and successStatus read the binding, and name a role or an operation it does not hold", () => {
+    expect(errorByRole(binding.spec, "validation")).toMatchObject({ type: "validation_error", httpStatus: 422 });
+    const noError = { ...binding.spec, errors: {} };
+    const noRole = { ...binding.spec, errorRoles: {} };
+    for (const spec of [noError, noRole])
+      expect(() => errorByRole(spec as never, "validation")).toThrow("sandbox binding: no error of role validation (regenerate with 'verispec generate')");
+    expect(successStatus(binding.spec, "createVerification")).toBe(200);
+    expect(() => successStatus(binding.spec, "noSuchOperation")).toThrow("sandbox binding: no endpoint noSuchOperation (regenerate with 'verispec generate')");
   });
 
   it("choiceMessage fills a choice's message from spec/sandbox.yaml; an unknown placeholder stays; a missing message is named", () => {
