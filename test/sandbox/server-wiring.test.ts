@@ -2,7 +2,7 @@
 // when the handler is made. The other in-process suites make it in beforeAll, outside any test, so what the
 // making decides (the body's rules, the NUL refusal, the sole account, each route's authentication and shape,
 // the default log) was reached by no test of its own. Each test here makes its own handler.
-import { request as httpRequest } from "node:http";
+import { type ClientRequest, request as httpRequest, type RequestOptions } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { choice } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
@@ -33,6 +33,19 @@ async function withHarness(test: (h: Harness) => Promise<void>): Promise<void> {
   }
 }
 
+/** The status answered to a request node:http sends as given (a target or a length fetch would not send); `send` ends or holds it. */
+function rawStatus(url: string, options: RequestOptions, send: (req: ClientRequest) => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port: new URL(url).port, ...options }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      req.destroy();
+    });
+    req.on("error", reject);
+    send(req);
+  });
+}
+
 describe("the rules the handler reads when it is made", () => {
   it("an array over the bound is the validators' 422 at its path; a refused create names no path parameter", () =>
     withHarness(async (h) => {
@@ -57,40 +70,13 @@ describe("the rules the handler reads when it is made", () => {
 
   it("a body declared over the limit is refused before a byte of it arrives", () =>
     withHarness(async (h) => {
-      const { port } = new URL(h.url);
-      const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest(
-          {
-            host: "127.0.0.1",
-            port,
-            method: "POST",
-            path: "/v5/verifications",
-            headers: { authorization: basic(), "content-type": "application/json", "content-length": "10485761" },
-          },
-          (res) => {
-            resolve(res.statusCode ?? 0);
-            res.resume();
-            req.destroy();
-          },
-        );
-        req.on("error", reject);
-        req.flushHeaders();
-      });
-      expect(status).toBe(413);
+      const headers = { authorization: basic(), "content-type": "application/json", "content-length": "10485761" };
+      expect(await rawStatus(h.url, { method: "POST", path: "/v5/verifications", headers }, (req) => req.flushHeaders())).toBe(413);
     }));
 
   it("a request target that no URL can be made of is 400, not 500", () =>
     withHarness(async (h) => {
-      const { port } = new URL(h.url);
-      const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: "127.0.0.1", port, method: "GET", path: "//", headers: { authorization: basic() } }, (res) => {
-          resolve(res.statusCode ?? 0);
-          res.resume();
-        });
-        req.on("error", reject);
-        req.end();
-      });
-      expect(status).toBe(400);
+      expect(await rawStatus(h.url, { method: "GET", path: "//", headers: { authorization: basic() } }, (req) => req.end())).toBe(400);
     }));
 
   it("without a log of its own, an internal error is one line on stderr, its path cut at 200 characters", () =>
