@@ -45,6 +45,7 @@ const INCLUDE = [
   "test/sandbox/routes.test.ts",
   "test/sandbox/server-units.test.ts",
   "test/sandbox/server-wiring.test.ts",
+  "test/sandbox/service-rooms.test.ts",
   "test/sandbox/retention-units.test.ts",
   "test/sandbox/tenants.test.ts",
   // startSandbox() of verispec/sandbox (api.ts), and the PGlite template and its opening (store/template.ts, store/pglite-open.ts).

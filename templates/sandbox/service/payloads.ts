@@ -90,13 +90,13 @@ export class Payloads {
     const name = olderPersonName(f) || str(f.name) || `stakeholder ${i + 1}`;
     const own = child ?? {
       trace,
-      type: String(s.type ?? ""),
       name,
       verificationStatus: v.verificationStatus,
       submissionStatus: v.submissionStatus,
       updatedAt: v.updatedAt,
       submissionId: s.type === individual ? olderStakeholderSubmissionId(v, i) : trace,
     };
+    // Scored as an individual whatever the item's type (its own type is not read).
     const { inWatchLists, outOfWatchLists, idvRiskScore, verificationScore } = olderResults(this.core.binding, { ...own, type: individual });
     return {
       id: trace,

@@ -84,8 +84,9 @@ export class V5Operations {
           roles,
           type: core.individual,
           subType: str(entity.subType) ?? null,
-          name: str(entity[core.binding.spec.testValues.fields.stakeholder]) ?? str(entity.name) ?? "",
+          name: str(entity.name) ?? "",
           country: str(entity.country) ?? null,
+          outcome: str(entity[core.binding.spec.testValues.fields.stakeholder]) ?? "",
           request: { tags: body.tags ?? [], ...(str(body.onBehalfUid) ? { onBehalfUid: body.onBehalfUid } : {}) },
         },
         now,
@@ -108,7 +109,6 @@ export class V5Operations {
     const lock = core.row("lock");
     // A locked submission accepts no resubmission (statuses.yaml locksResubmission): the lock's error, nothing changes.
     if (v.submissionStatus === core.binding.spec.lockingSubmissionStatus) return { trace: v.trace, error: core.refusal(lock.error!, v.trace) };
-    if (v.verificationStatus !== retry.from) return undefined;
     if (core.applies(retry, v)) {
       const outcome = core.pickOutcome(this.testText(body), subjectOf(v));
       const patch = {

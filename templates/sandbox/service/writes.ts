@@ -72,14 +72,15 @@ export class Writes {
     const written = await tx.insertVerifications(items, write);
     // The bodies are the texts at hand: not read back from the database; nor is the rest of each row (no tries yet).
     const bodies = new Map(webhooks.map(({ webhook }) => [webhook.deliveryId, webhook.text]));
+    // The store queues exactly the rows that have a receiver (the others are written no_receiver).
     const queued = written
-      .filter((row) => row.state === "queued" && row.url !== null)
+      .filter((row): row is typeof row & { url: string } => row.url !== null)
       .map(
         (row): QueuedRow => ({
           id: row.id,
           tenant: this.core.tenant,
           deliveryId: row.deliveryId,
-          url: row.url!,
+          url: row.url,
           body: bodies.get(row.deliveryId)!,
           signatureVersion: write.signatureVersion,
           tries: 0,
