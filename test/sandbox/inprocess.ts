@@ -12,7 +12,7 @@ import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { Dispatcher } from "../../templates/sandbox/dispatcher.js";
 import type { SandboxOptions } from "../../templates/sandbox/index.js";
 import { createHandler } from "../../templates/sandbox/server.js";
-import { SandboxService } from "../../templates/sandbox/service.js";
+import { SandboxService, type ServiceOptions } from "../../templates/sandbox/service.js";
 import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import { DEFAULT_TENANT, openStore, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
@@ -111,18 +111,36 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** What a test changes of a service's options; `spec` replaces fields of the binding's spec. */
+export type TestServiceOptions = Partial<ServiceOptions> & { readonly spec?: Partial<SandboxBinding["spec"]> };
+
+/**
+ * A service with the tests' defaults (the package's binding, a real-time clock of its own, no receivers,
+ * processing by hand, the test signing secret), over `db` unless `store` is given.
+ */
+export function testService(db: Db | undefined, o: TestServiceOptions = {}): SandboxService {
+  const { spec, ...options } = o;
+  return new SandboxService({
+    binding: spec ? { ...binding, spec: { ...binding.spec, ...spec } } : binding,
+    db,
+    clock: new SandboxClock(),
+    webhookUrls: [],
+    signatureVersion: "2",
+    processingMs: "manual",
+    signingSecret: SIGNING_SECRET,
+    ...options,
+  });
+}
+
 /** The sandbox's parts over `db`, wired as startSandbox wires them; `db` is not closed by close(). */
 export async function harness(db: Db, o: HarnessOptions = {}): Promise<Harness> {
   const clock = new SandboxClock();
   const logs: string[] = [];
-  const service = new SandboxService({
-    binding,
-    db,
+  const service = testService(db, {
     clock,
     webhookUrls: o.webhookUrls ?? [],
     signatureVersion: o.signatureVersion ?? "2",
     processingMs: o.processingMs ?? "manual",
-    signingSecret: SIGNING_SECRET,
   });
   const dispatcher = new Dispatcher({
     db,

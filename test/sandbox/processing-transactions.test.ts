@@ -3,11 +3,9 @@
 // due verifications, each read whole and written again with its webhook, held the connection in one
 // transaction: a 1 MiB one made another client wait 463 ms).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SandboxClock } from "../../templates/sandbox/clock.js";
-import { SandboxService } from "../../templates/sandbox/service.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { SIGNING_SECRET, v5Individual } from "./helpers.js";
-import { binding, memoryDb } from "./inprocess.js";
+import { v5Individual } from "./helpers.js";
+import { memoryDb, testService } from "./inprocess.js";
 
 /** `db`, recording each transaction's begin and commit and its changes of a verification; after the first commit that changed one, another client's statement is sent. */
 function watched(db: Db, events: string[]): Db {
@@ -54,15 +52,7 @@ describe("processing on PGlite", { timeout: 120_000 }, () => {
 
   it("completes each due verification in a transaction of its own; another statement is answered between two", async () => {
     const events: string[] = [];
-    const service = new SandboxService({
-      binding,
-      db: watched(db, events),
-      clock: new SandboxClock(),
-      webhookUrls: [],
-      signatureVersion: "2",
-      processingMs: 1,
-      signingSecret: SIGNING_SECRET,
-    });
+    const service = testService(watched(db, events), { processingMs: 1 });
     const traces = [];
     for (const name of ["Due One", "Due Two", "Due Three"])
       traces.push((await service.createV5(v5Individual(name) as unknown as Record<string, unknown>)).trace);

@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { choice } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { createHandler } from "../../templates/sandbox/server.js";
-import { SandboxService } from "../../templates/sandbox/service.js";
 import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
-import { basic, call, olderBody, request, SIGNING_SECRET, v5Individual } from "./helpers.js";
-import { binding, harness, memoryDb, type Harness } from "./inprocess.js";
+import { basic, call, olderBody, request, v5Individual } from "./helpers.js";
+import { binding, harness, memoryDb, testService, type Harness } from "./inprocess.js";
 
 const FORM = "00000000-0000-4000-8000-000000000000";
 
@@ -173,16 +172,7 @@ describe("the clock the handlers read again", () => {
 describe("the clock of an answer given before credentials", () => {
   const DAY = 86_400_000;
   const accountOf = (name: string, uid: string, clock: SandboxClock) => {
-    const service = new SandboxService({
-      binding,
-      db,
-      clock,
-      webhookUrls: [],
-      signatureVersion: "2",
-      processingMs: "manual",
-      signingSecret: SIGNING_SECRET,
-      tenant: name,
-    });
+    const service = testService(db, { clock, tenant: name });
     return { name, credentials: { serviceUid: uid, secret: `${uid}-secret` }, service, reads: new ControlReads(service.core), clock };
   };
   /** The timestamp of a 401 to a caller without credentials, from a handler over these accounts. */

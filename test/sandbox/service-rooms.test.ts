@@ -4,17 +4,16 @@
 // the clock, and the guards against a binding the runtime cannot use. Every service is made inside its
 // test, so that a mutant of its construction is covered by the test that checks it.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { SandboxBinding } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { QueuedRow } from "../../templates/sandbox/dispatcher.js";
-import { SandboxService, ServiceError } from "../../templates/sandbox/service.js";
+import { ServiceError } from "../../templates/sandbox/service.js";
 import { obj, str } from "../../templates/sandbox/service/core.js";
 import { Writes } from "../../templates/sandbox/service/writes.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { memoryStore } from "../../templates/sandbox/store/memory.js";
 import type { LooseJson } from "../support/loose.js";
-import { olderBody, olderIndividual, SIGNING_SECRET, v5Individual as typedV5 } from "./helpers.js";
-import { binding, memoryDb, outbox } from "./inprocess.js";
+import { olderBody, olderIndividual, v5Individual as typedV5 } from "./helpers.js";
+import { binding, memoryDb, outbox, testService, type TestServiceOptions } from "./inprocess.js";
 
 let db: Db;
 beforeAll(async () => {
@@ -24,24 +23,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-type Spec = SandboxBinding["spec"];
-type Options = ConstructorParameters<typeof SandboxService>[0];
-
 /** A service of its own tenant (nothing another test wrote is in its way), made by the test that calls it. */
-function serviceOf(o: Partial<Options> & { spec?: Partial<Spec> } = {}): SandboxService {
-  const { spec, ...rest } = o;
-  return new SandboxService({
-    binding: spec ? { ...binding, spec: { ...binding.spec, ...spec } } : binding,
-    db,
-    clock: new SandboxClock(),
-    webhookUrls: [],
-    signatureVersion: "2",
-    processingMs: "manual",
-    signingSecret: SIGNING_SECRET,
-    tenant: `rooms-${Math.random().toString(36).slice(2)}`,
-    ...rest,
-  });
-}
+const serviceOf = (o: TestServiceOptions = {}) => testService(db, { tenant: `rooms-${Math.random().toString(36).slice(2)}`, ...o });
 
 const v5Individual = (name: string, userId?: string) => typedV5(name, userId) as unknown as Record<string, unknown>;
 const bodies = async (trace: string) => (await outbox(db, trace)).map((r) => JSON.parse(String(r.body)) as LooseJson);
@@ -70,9 +53,8 @@ const olderEntity = () =>
 
 describe("what a service decides when it is made", () => {
   it("needs a database or a store; a store alone is enough", async () => {
-    const { db: _db, ...noDb } = serviceOptions();
-    expect(() => new SandboxService(noDb)).toThrow(new Error("sandbox bug: a service needs a db or a store"));
-    const inMemory = new SandboxService({ ...noDb, store: memoryStore() });
+    expect(() => testService(undefined)).toThrow(new Error("sandbox bug: a service needs a db or a store"));
+    const inMemory = testService(undefined, { store: memoryStore() });
     const { trace } = await inMemory.createV5(v5Individual("Mem Person"));
     expect((await inMemory.get(trace))?.name).toBe("Mem Person");
   });
@@ -120,10 +102,6 @@ describe("what a service decides when it is made", () => {
     expect(histories.get("no-such-trace") ?? []).toEqual([]);
   });
 });
-
-function serviceOptions(): Options {
-  return { binding, db, clock: new SandboxClock(), webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: SIGNING_SECRET };
-}
 
 describe("core's helpers, given and wanted", () => {
   it("obj keeps a plain object and makes anything else {}; str keeps a string only", () => {

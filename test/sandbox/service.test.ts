@@ -10,14 +10,14 @@ import {
   olderStakeholderSubmissionId,
   olderStakeholderTrace,
   ServiceError,
-  SandboxService,
+  type SandboxService,
   subjectOf,
   type Verification,
 } from "../../templates/sandbox/service.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { olderIndividual, SIGNING_SECRET, v5Individual as typedV5, olderBody as older } from "./helpers.js";
-import { binding, memoryDb, outbox } from "./inprocess.js";
+import { binding, memoryDb, outbox, testService, type TestServiceOptions } from "./inprocess.js";
 import type { LooseJson } from "../support/loose.js";
 
 /** A valid v5 create body, as the service takes it. */
@@ -38,16 +38,9 @@ class StillClock extends SandboxClock {
   }
 }
 
-function make(o: { processingMs?: number | "manual"; webhookUrls?: string[]; signatureVersion?: "1" | "2"; clock?: SandboxClock } = {}) {
-  const s = new SandboxService({
-    binding,
-    db,
-    clock: o.clock ?? clock,
-    webhookUrls: o.webhookUrls ?? [],
-    signatureVersion: o.signatureVersion ?? "2",
-    processingMs: o.processingMs ?? "manual",
-    signingSecret: SIGNING_SECRET,
-  });
+/** A service over the file's database and clock, counting its changes. */
+function make(o: TestServiceOptions = {}) {
+  const s = testService(db, { clock, ...o });
   s.onChange = () => changes++;
   return s;
 }
@@ -470,7 +463,7 @@ describe("the control API's transitions", () => {
   it("the clock offset is stored and read back; 0 when none was stored", async () => {
     const fresh = await memoryDb();
     try {
-      const s = new SandboxService({ binding, db: fresh, clock, webhookUrls: [], signatureVersion: "2", processingMs: "manual", signingSecret: "x" });
+      const s = testService(fresh, { clock });
       expect(await s.loadClockOffset()).toBe(0);
       await s.setClockOffset(1234);
       await s.setClockOffset(5678);
@@ -765,16 +758,7 @@ describe("the hand-over of new verifications' webhooks (onQueued)", () => {
 });
 
 describe("the spec fields that govern (issue 25: read where they claim to)", () => {
-  const withSpec = (patch: Partial<typeof binding.spec>) =>
-    new SandboxService({
-      binding: { ...binding, spec: { ...binding.spec, ...patch } },
-      db,
-      clock,
-      webhookUrls: [],
-      signatureVersion: "2",
-      processingMs: "manual",
-      signingSecret: SIGNING_SECRET,
-    });
+  const withSpec = (spec: Partial<typeof binding.spec>) => testService(db, { clock, spec });
 
   it("testValues.fields.v5 names the field whose words pick the outcome (not `name` by fiat)", async () => {
     const tv = binding.spec.testValues;

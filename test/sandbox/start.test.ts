@@ -8,12 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { startSandbox, StartError } from "../../templates/sandbox/index.js";
-import { SandboxService } from "../../templates/sandbox/service.js";
 import { openStore } from "../../templates/sandbox/store/index.js";
 import { basic, CREDENTIALS, ROOT, SIGNING_SECRET } from "./helpers.js";
-import { binding } from "./inprocess.js";
+import { binding, testService } from "./inprocess.js";
 
 /** Runs `verispec sandbox ...args` to its end: exit code and output. */
 function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -110,15 +108,7 @@ describe("a stored clock offset out of range (item 3): a start-up error naming t
     const dir = mkdtempSync(join(tmpdir(), "verispec-clock-"));
     try {
       const db = await openStore(dir, ROOT);
-      await new SandboxService({
-        binding,
-        db,
-        clock: new SandboxClock(),
-        webhookUrls: [],
-        signatureVersion: "2",
-        processingMs: "manual",
-        signingSecret: SIGNING_SECRET,
-      }).setClockOffset(8_640_000_000_000_000);
+      await testService(db).setClockOffset(8_640_000_000_000_000);
       await db.close();
       const refused = await startSandbox({ ...options, db: dir }).then(
         () => undefined,

@@ -8,10 +8,9 @@ import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { startSandbox, type RunningSandbox } from "../../templates/sandbox/index.js";
 import { createHandler } from "../../templates/sandbox/server.js";
-import { SandboxService } from "../../templates/sandbox/service.js";
 import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import { basic, olderIndividual, request, startReceiver, until, v5Individual, type Answer } from "./helpers.js";
-import { binding } from "./inprocess.js";
+import { binding, testService } from "./inprocess.js";
 
 interface TestTenant {
   readonly name: string;
@@ -357,15 +356,7 @@ export function isolationSuite(dbOf: () => string): void {
 
   it("every route of the route table has an isolation case (a new route fails here until it has one)", async () => {
     const clock = new SandboxClock();
-    const service = new SandboxService({
-      binding,
-      db: sandbox.db,
-      clock,
-      webhookUrls: [],
-      signatureVersion: "2",
-      processingMs: "manual",
-      signingSecret: "unused",
-    });
+    const service = testService(sandbox.db, { clock });
     const handler = createHandler({
       binding,
       db: sandbox.db,

@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { signer } from "../../templates/sandbox/index.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { sweep } from "../../templates/sandbox/retention.js";
-import { SandboxService } from "../../templates/sandbox/service.js";
 import { loadClockOffset, saveClockOffset } from "../../templates/sandbox/store/clock.js";
 import { formTenant } from "../../templates/sandbox/store/forms.js";
 import { DEFAULT_TENANT, type Db } from "../../templates/sandbox/store/index.js";
@@ -14,7 +13,7 @@ import { pgliteDb } from "../../templates/sandbox/store/pglite-open.js";
 import { pgliteInMemory } from "../../templates/sandbox/store/template.js";
 import { findVerification } from "../../templates/sandbox/store/verifications.js";
 import { v5Individual } from "./helpers.js";
-import { binding, memoryDb } from "./inprocess.js";
+import { binding, memoryDb, testService } from "./inprocess.js";
 import { isolationSuite, TENANT_A, TENANT_B } from "./tenants-isolation.js";
 
 describe("tenants on PGlite: each sees only its own data", () => isolationSuite(() => "memory"));
@@ -34,8 +33,7 @@ describe("tenants in the store: processing, retention and what was stored before
   const DAY = 86_400_000;
   // Long enough that A's real-time clock cannot reach it during the test, however loaded the machine.
   const PROCESSING_MS = 600_000;
-  const serviceOf = (db: Db, tenant: string, clock: SandboxClock) =>
-    new SandboxService({ binding, db, clock, webhookUrls: [], signatureVersion: "2", processingMs: PROCESSING_MS, signingSecret: "x".repeat(16), tenant });
+  const serviceOf = (db: Db, tenant: string, clock: SandboxClock) => testService(db, { clock, processingMs: PROCESSING_MS, tenant });
 
   it("each tenant's processing and retention run on its own clock and rows: advancing B's touches none of A's", async () => {
     const db = await memoryDb();
