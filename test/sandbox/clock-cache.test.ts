@@ -1,9 +1,9 @@
 // The account's clock offset is read before every request; on a database one process owns (PGlite) it is
 // kept until the next change instead of costing a statement per request, and a change is seen at once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { advancedOffset, clockOps } from "../../templates/sandbox/store/clock.js";
 import type { Db } from "../../templates/sandbox/store/sql.js";
-import { memoryDb } from "./inprocess.js";
+import { useMemoryDb } from "./inprocess.js";
 
 function counting(db: Db, exclusive: boolean): { db: Db; reads: () => number } {
   let reads = 0;
@@ -22,10 +22,9 @@ function counting(db: Db, exclusive: boolean): { db: Db; reads: () => number } {
 
 describe("the clock offset's reads", () => {
   let db: Db;
-  beforeAll(async () => {
-    db = await memoryDb();
-  }, 60_000);
-  afterAll(async () => db?.close());
+  useMemoryDb((opened) => {
+    db = opened;
+  });
 
   it("an owned database: read once, kept, and every change (advance, save) seen by the next read", async () => {
     const { db: owned, reads } = counting(db, true);

@@ -5,23 +5,20 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MemoryReplayStore, verifyWebhook } from "../../generated/webhooks.js";
 import { Dispatcher, listDeliveries, resend, type DispatcherOptions, type QueuedRow } from "../../templates/sandbox/dispatcher.js";
 import { toQueuedRow } from "../../templates/sandbox/store/outbox.js";
 import { DEFAULT_TENANT, type Db, type Row } from "../../templates/sandbox/store/index.js";
 import { SIGNING_SECRET, startReceiver, until, v5Individual as typedV5 } from "./helpers.js";
-import { binding, harness, memoryDb, outbox } from "./inprocess.js";
+import { binding, harness, memoryDb, outbox, useMemoryDb } from "./inprocess.js";
 
 /** A valid v5 create body, as the service takes it. */
 const v5Individual = (name: string, userId?: string) => typedV5(name, userId) as unknown as Record<string, unknown>;
 
 let db: Db;
-beforeAll(async () => {
-  db = await memoryDb();
-}, 60_000);
-afterAll(async () => {
-  await db?.close();
+useMemoryDb((opened) => {
+  db = opened;
 });
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { sandboxBinding } from "../../generated/sandbox.js";
 import type { SandboxBinding } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
@@ -65,6 +66,21 @@ export const verificationRow = (trace: string, request: Record<string, unknown>,
   updatedAt: 1,
   ...patch,
 });
+
+/**
+ * A database in memory for the tests of the file or `describe` that calls this: opened before them (handed
+ * to `opened`), closed after them.
+ */
+export function useMemoryDb(opened: (db: Db) => void): void {
+  let db: Db | undefined;
+  beforeAll(async () => {
+    db = await memoryDb();
+    opened(db);
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+}
 
 /**
  * A fresh database in memory with every migration applied: loaded from the package's template

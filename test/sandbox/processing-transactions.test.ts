@@ -2,10 +2,10 @@
 // PGlite's one connection another client's statement is answered between two of them (before, up to 100
 // due verifications, each read whole and written again with its webhook, held the connection in one
 // transaction: a 1 MiB one made another client wait 463 ms).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { v5Individual } from "./helpers.js";
-import { memoryDb, testService } from "./inprocess.js";
+import { testService, useMemoryDb } from "./inprocess.js";
 
 /** `db`, recording each transaction's begin and commit and its changes of a verification; after the first commit that changed one, another client's statement is sent. */
 function watched(db: Db, events: string[]): Db {
@@ -43,11 +43,8 @@ function watched(db: Db, events: string[]): Db {
 
 describe("processing on PGlite", { timeout: 120_000 }, () => {
   let db: Db;
-  beforeAll(async () => {
-    db = await memoryDb();
-  }, 60_000);
-  afterAll(async () => {
-    await db?.close();
+  useMemoryDb((opened) => {
+    db = opened;
   });
 
   it("completes each due verification in a transaction of its own; another statement is answered between two", async () => {

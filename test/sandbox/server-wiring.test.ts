@@ -3,23 +3,20 @@
 // making decides (the body's rules, the NUL refusal, the sole account, each route's authentication and shape,
 // the default log) was reached by no test of its own. Each test here makes its own handler.
 import { type ClientRequest, request as httpRequest, type RequestOptions } from "node:http";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { choice } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { ControlReads } from "../../templates/sandbox/service/reads.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { basic, call, olderBody, request, v5Individual } from "./helpers.js";
-import { binding, harness, memoryDb, testService, type Harness } from "./inprocess.js";
+import { binding, harness, testService, type Harness, useMemoryDb } from "./inprocess.js";
 
 const FORM = "00000000-0000-4000-8000-000000000000";
 
 let db: Db;
-beforeAll(async () => {
-  db = await memoryDb();
-}, 60_000);
-afterAll(async () => {
-  await db?.close();
+useMemoryDb((opened) => {
+  db = opened;
 });
 
 /** A harness made inside the test that uses it, and closed after it. */

@@ -3,7 +3,7 @@
 // entity's individuals, an entity's items after an individual's own change, the bounds of processing and of
 // the clock, and the guards against a binding the runtime cannot use. Every service is made inside its
 // test, so that a mutant of its construction is covered by the test that checks it.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import type { QueuedRow } from "../../templates/sandbox/dispatcher.js";
 import { ServiceError } from "../../templates/sandbox/service.js";
@@ -13,14 +13,11 @@ import type { Db } from "../../templates/sandbox/store/index.js";
 import { memoryStore } from "../../templates/sandbox/store/memory.js";
 import type { LooseJson } from "../support/loose.js";
 import { olderBody, olderIndividual, v5Individual as typedV5 } from "./helpers.js";
-import { binding, memoryDb, outbox, testService, type TestServiceOptions } from "./inprocess.js";
+import { binding, outbox, testService, type TestServiceOptions, useMemoryDb } from "./inprocess.js";
 
 let db: Db;
-beforeAll(async () => {
-  db = await memoryDb();
-}, 60_000);
-afterAll(async () => {
-  await db?.close();
+useMemoryDb((opened) => {
+  db = opened;
 });
 
 /** A service of its own tenant (nothing another test wrote is in its way), made by the test that calls it. */
