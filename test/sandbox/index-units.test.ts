@@ -8,6 +8,7 @@ import { StartError, startSandbox, tenantsOf } from "../../templates/sandbox/ind
 import { describeDb } from "../../templates/sandbox/store/index.js";
 import { CREDENTIALS, SIGNING_SECRET } from "./helpers.js";
 import { binding, inProcessOptions, memoryDb } from "./inprocess.js";
+import { rejectionOf } from "../support/rejection.js";
 
 const BASE = inProcessOptions;
 const tenant = (name: string, serviceUid: string) => ({
@@ -20,13 +21,9 @@ const tenant = (name: string, serviceUid: string) => ({
 
 /** The StartError a start rejects with. */
 async function refusal(start: Promise<unknown>): Promise<StartError> {
-  const err = await start.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StartError);
-  expect((err as StartError).name).toBe("StartError");
-  return err as StartError;
+  const err = await rejectionOf(start, StartError);
+  expect(err.name).toBe("StartError");
+  return err;
 }
 
 describe("tenantsOf: the accounts of the options", () => {

@@ -4,7 +4,7 @@
 // the default log) was reached by no test of its own. Each test here makes its own handler.
 import { type ClientRequest, request as httpRequest, type RequestOptions } from "node:http";
 import { describe, expect, it, vi } from "vitest";
-import { choice } from "../../templates/sandbox/binding.js";
+import { choice, choiceMessage } from "../../templates/sandbox/binding.js";
 import { SandboxClock } from "../../templates/sandbox/clock.js";
 import { createHandler } from "../../templates/sandbox/server.js";
 import { ControlReads } from "../../templates/sandbox/service/reads.js";
@@ -155,7 +155,7 @@ describe("the clock the handlers read again", () => {
       try {
         const r = await call(h.url, "POST", "/_sandbox/clock", { advanceMs: 1000 });
         const max = choice<number>(binding.spec, "controlApi", "maxClockOffsetMs");
-        const text = choice<Record<string, string>>(binding.spec, "controlApi", "messages").advanceMs!.replace("{max}", String(max - h.clock.offset));
+        const text = choiceMessage(binding.spec, "controlApi", "advanceMs", { max: max - h.clock.offset });
         expect([r.status, r.body.error?.message ?? r.body.message]).toEqual([400, text]);
         // Once for the request's account, once after the refusal.
         expect(refresh).toHaveBeenCalledTimes(2);

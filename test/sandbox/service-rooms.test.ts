@@ -12,6 +12,7 @@ import { Writes } from "../../templates/sandbox/service/writes.js";
 import type { Db } from "../../templates/sandbox/store/index.js";
 import { memoryStore } from "../../templates/sandbox/store/memory.js";
 import type { LooseJson } from "../support/loose.js";
+import { rejectionOf } from "../support/rejection.js";
 import { olderBody, olderIndividual, v5Individual as typedV5 } from "./helpers.js";
 import { binding, outbox, testService, type TestServiceOptions, useMemoryDb } from "./inprocess.js";
 
@@ -27,13 +28,6 @@ const v5Individual = (name: string, userId?: string) => typedV5(name, userId) as
 const bodies = async (trace: string) => (await outbox(db, trace)).map((r) => JSON.parse(String(r.body)) as LooseJson);
 const childrenOf = async (trace: string) =>
   (await db.query("SELECT trace FROM verifications WHERE parent_trace = $1 ORDER BY seq", [trace])).map((r) => String(r.trace));
-
-async function refusal(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => expect.fail("expected a refusal"),
-    (err: unknown) => err,
-  );
-}
 
 /** An older entity with two individual stakeholders (the first with a role, the second rejected by its test word) and a company. */
 const olderEntity = () =>
@@ -223,13 +217,13 @@ describe("processing and the control API", () => {
     const s = serviceOf();
     const { trace } = await s.createV5(v5Individual("Rita Retry"));
     await s.applyStatus(trace, "rejected", {});
-    const capped = (await refusal(s.applyStatus(trace, "pending", { trigger: "retry", maxAttempts: 1 }))) as ServiceError;
+    const capped = await rejectionOf(s.applyStatus(trace, "pending", { trigger: "retry", maxAttempts: 1 }), ServiceError);
     expect(capped.message).toBe(
       "The transition rejected → pending (retry) needs `attempt` below `maxAttempts` and submissionStatus not `locked`, which does not hold (attempt 1, maxAttempts 1, submissionStatus submitted).",
     );
     const corp = await s.createV5({ type: "company", country: "AUS", name: "Verified Corp" });
     await s.applyStatus(corp.trace, "verified", {});
-    const noRow = (await refusal(s.applyStatus(corp.trace, "info", {}))) as ServiceError;
+    const noRow = await rejectionOf(s.applyStatus(corp.trace, "info", {}), ServiceError);
     expect(noRow.message).toBe(
       'The transition table has no row from verified to info; pass "trigger": "compliance" for an automated compliance check or portal edit, which may change any status.',
     );
@@ -275,7 +269,7 @@ describe("the sandbox clock in the store", () => {
 describe("guards against a binding the runtime cannot use", () => {
   it("a webhook payload its schema refuses is a sandbox bug, not a queued webhook", async () => {
     const s = serviceOf({ spec: { payloadSchemas: { ...binding.spec.payloadSchemas, v5: binding.spec.payloadSchemas.older } } });
-    const err = (await refusal(s.createV5(v5Individual("Bad Payload")))) as Error;
+    const err = await rejectionOf(s.createV5(v5Individual("Bad Payload")), Error);
     expect(err.message).toMatch(new RegExp(`^sandbox bug: a webhook payload fails ${binding.spec.payloadSchemas.older}: \\[`));
   });
 
@@ -290,7 +284,7 @@ describe("guards against a binding the runtime cannot use", () => {
       const id = await s.createForm(olderBody({ type: "soleTrader", fields: { country: "AUS", name: "Form Trader" } }));
       const request = { type: "soleTrader", fields: { country: "AUS", name: "Form Trader" } };
       await s.submitForm(id, request);
-      const err = (await refusal(s.submitForm(id, request))) as Error;
+      const err = await rejectionOf(s.submitForm(id, request), Error);
       expect(err.message).toBe("sandbox binding: choices.hostedForm refusals or messages lack notRetryable (regenerate with 'verispec generate')");
     }
   });

@@ -19,6 +19,7 @@ import type { Db } from "../../templates/sandbox/store/index.js";
 import { olderIndividual, SIGNING_SECRET, v5Individual as typedV5, olderBody as older } from "./helpers.js";
 import { binding, memoryDb, outbox, testService, type TestServiceOptions } from "./inprocess.js";
 import type { LooseJson } from "../support/loose.js";
+import { rejectionOf } from "../support/rejection.js";
 
 /** A valid v5 create body, as the service takes it. */
 const v5Individual = (name: string, userId?: string) => typedV5(name, userId) as unknown as Record<string, unknown>;
@@ -60,14 +61,7 @@ const history = async (trace: string) =>
   (await service.historyOf(trace)).map((r) => `${r.verification_status}/${r.submission_status}/${r.attempt}/${r.trigger}`);
 const unique = () => `u-${Math.random().toString(36).slice(2)}`;
 
-async function refusal(p: Promise<unknown>): Promise<ServiceError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ServiceError);
-  return e as ServiceError;
-}
+const refusal = (p: Promise<unknown>) => rejectionOf(p, ServiceError);
 
 describe("v5 creation", () => {
   it("stores a pending verification with its history row and one outbox row per receiver, and calls onChange", async () => {
